@@ -1,0 +1,19 @@
+"""functrans: composable function transformations (jvp, vjp/grad, vmap, jit) on numpy.
+
+>>> import functrans as ft
+>>> float(ft.grad(ft.grad(lambda a: a * a * a))(3.0))
+18.0
+"""
+
+from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
+from functrans import primitives as _primitives  # noqa: F401  (registers the table)
+from functrans import tree_util  # noqa: F401
+from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
+                            eval_jaxpr, make_jaxpr)
+from functrans.transforms.jacobians import hessian, jacfwd, jacrev  # noqa: F401
+from functrans.transforms.jvp import jvp  # noqa: F401
+from functrans.transforms.linearize import linearize  # noqa: F401
+from functrans.transforms.vjp import grad, value_and_grad, vjp  # noqa: F401
+from functrans.transforms.vmap import vmap  # noqa: F401
+
+__version__ = "0.1.0"

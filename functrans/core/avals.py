@@ -1,0 +1,73 @@
+"""Abstract values: what a transform knows about an array without its contents."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from functrans.errors import DTypeError
+
+_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64", "int32": "i32",
+          "int16": "i16", "int8": "i8", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+          "uint64": "u64", "bool": "bool", "complex128": "c128", "complex64": "c64"}
+
+
+class ShapedArray:
+    """Shape and dtype of an array: the type of a `Var` in the IR."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def str_short(self) -> str:
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{','.join(map(str, self.shape))}]"
+
+    __str__ = str_short
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()})"
+
+    def update(self, shape=None, dtype=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype)
+
+
+def is_float(dtype) -> bool:
+    return np.issubdtype(dtype, np.inexact)
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of a concrete value or a tracer."""
+    aval = getattr(x, "aval", None)
+    if aval is not None and not isinstance(x, np.ndarray):
+        return aval
+    if isinstance(x, np.ndarray | np.generic):
+        return ShapedArray(x.shape, x.dtype)
+    if isinstance(x, _PY_SCALARS):
+        return ShapedArray((), np.result_type(x))
+    if isinstance(x, numbers.Number):
+        return ShapedArray((), np.asarray(x).dtype)
+    raise DTypeError(
+        f"functrans cannot use a value of type {type(x).__module__}.{type(x).__qualname__} as an "
+        "array. Pass numpy arrays, Python scalars, or pytrees (tuples, lists, dicts) of them; "
+        "convert other array types with numpy.asarray first.")
+
+
+def is_valid_value(x) -> bool:
+    return isinstance(x, np.ndarray | np.generic | _PY_SCALARS) or hasattr(x, "aval")

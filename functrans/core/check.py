@@ -1,0 +1,55 @@
+"""`check_jaxpr`: validate any program (single assignment, defined before use, types agree)."""
+
+from __future__ import annotations
+
+from functrans.core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from functrans.errors import InvalidJaxprError
+
+
+def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
+    """Raise InvalidJaxprError naming the first equation that breaks an invariant."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        if len(jaxpr.consts) != len(jaxpr.jaxpr.constvars):
+            raise InvalidJaxprError("ClosedJaxpr: consts and constvars differ in number")
+        jaxpr = jaxpr.jaxpr
+    defined: set[Var] = set()
+
+    def define(v, where):
+        if not isinstance(v, Var):
+            raise InvalidJaxprError(f"{where}: binder {v!r} is not a Var")
+        if v in defined:
+            raise InvalidJaxprError(f"{where}: variable {v!r} is assigned twice")
+        defined.add(v)
+
+    def read(a, where):
+        if isinstance(a, Literal):
+            if a.aval.shape != ():
+                raise InvalidJaxprError(f"{where}: literal {a!r} is not a scalar")
+            return
+        if a not in defined:
+            raise InvalidJaxprError(f"{where}: variable {a!r} is used before it is defined")
+
+    for v in jaxpr.constvars:
+        define(v, "constvars")
+    for v in jaxpr.invars:
+        define(v, "invars")
+    for i, eqn in enumerate(jaxpr.eqns):
+        where = f"equation {i} ({eqn.primitive.name})"
+        for a in eqn.invars:
+            read(a, where)
+        try:
+            out = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
+        except Exception as e:  # the shape rule itself rejects the operands
+            raise InvalidJaxprError(f"{where}: the shape rule rejects its inputs: {e}") from e
+        out = out if eqn.primitive.multiple_results else [out]
+        if [a for a in out] != [v.aval for v in eqn.outvars]:
+            raise InvalidJaxprError(
+                f"{where}: outputs typed {[str(v.aval) for v in eqn.outvars]} but the shape rule "
+                f"gives {[str(a) for a in out]}")
+        for v in eqn.outvars:
+            define(v, where)
+        for p in eqn.params.values():
+            if isinstance(p, Jaxpr | ClosedJaxpr):
+                check_jaxpr(p)
+    for a in jaxpr.outvars:
+        read(a, "outvars")

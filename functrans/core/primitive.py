@@ -1,0 +1,45 @@
+"""`Primitive`: a named operation whose rules (impl, abstract eval, jvp, transpose, batch, ...)
+are filled in by one row of the table in `functrans/primitives`."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from functrans.errors import MissingRuleError
+
+
+class Primitive:
+    """One operation of the IR. `rules` maps a rule kind ("jvp", "transpose", "batch", ...) to
+    its function; `props` holds data the jit passes read ("elementwise", "linear", ...)."""
+
+    __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "rules", "props",
+                 "torch_name", "module", "__weakref__")
+
+    def __init__(self, name: str, *, multiple_results: bool = False, module: str = "?"):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl: Callable[..., Any] | None = None
+        self.abstract_eval: Callable[..., Any] | None = None
+        self.rules: dict[str, Callable[..., Any]] = {}
+        self.props: frozenset[str] = frozenset()
+        self.torch_name: str | None = None
+        self.module = module
+
+    def bind(self, *args, **params):
+        from functrans.core.trace import bind
+        return bind(self, *args, **params)
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+
+def lookup(prim: Primitive, kind: str) -> Callable[..., Any]:
+    """The `kind` rule of `prim`, or an error that says where to add it."""
+    rule = prim.rules.get(kind)
+    if rule is None:
+        raise MissingRuleError(
+            f"primitive '{prim.name}' has no {kind} rule, so the transform that needs it cannot "
+            f"run. Add `{kind}=...` to its row in functrans/primitives/{prim.module}.py.")
+    return rule

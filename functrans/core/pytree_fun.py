@@ -1,0 +1,81 @@
+"""Wrapping user functions of pytrees into functions of flat lists, as every transform needs."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from functrans.core.avals import get_aval, is_valid_value
+from functrans.core.trace import Tracer
+from functrans.errors import DTypeError
+from functrans.tree_util import tree_flatten, tree_unflatten
+
+
+class Store:
+    """A box set once, read after the wrapped function ran (its output structure)."""
+
+    __slots__ = ("val",)
+
+    def __init__(self):
+        self.val = None
+
+
+def flatten_fun(f: Callable, in_tree) -> tuple[Callable, Store]:
+    """`f` over flat leaves; the output structure lands in the returned store."""
+    store = Store()
+
+    def f_flat(*leaves):
+        args, kwargs = tree_unflatten(in_tree, leaves)
+        out = f(*args, **kwargs)
+        out_flat, out_tree = tree_flatten(out)
+        store.val = out_tree
+        return out_flat
+
+    return f_flat, store
+
+
+def as_value(x, where: str):
+    """Check a leaf is an array-like functrans can trace, converting lists and scalars."""
+    if isinstance(x, Tracer | np.ndarray):
+        return x
+    if isinstance(x, bool | int | float | complex | np.generic):
+        return np.asarray(x)
+    if is_valid_value(x):
+        return x
+    if hasattr(x, "__array__"):
+        return np.asarray(x)
+    raise DTypeError(
+        f"{where}: a leaf of type {type(x).__module__}.{type(x).__qualname__} is not an array. "
+        "Arguments must be pytrees (tuple, list, dict, None) of numpy arrays or Python scalars.")
+
+
+def normalize_argnums(argnums, nargs: int, fname: str) -> tuple[int, ...]:
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(f"{fname}: argnums={argnums!r} is out of range for a function "
+                             f"called with {nargs} positional argument(s). Use indices in "
+                             f"[0, {nargs}).")
+    return tuple(a % nargs for a in nums)
+
+
+def split_static(args: Sequence, static_argnums, fname: str):
+    """(dynamic args, function rebuilding the full argument list, static values)."""
+    static = normalize_argnums(static_argnums, len(args), fname) if static_argnums != () \
+        else ()
+    static_vals = tuple(args[i] for i in static)
+    dyn = [a for i, a in enumerate(args) if i not in static]
+
+    def merge(dyn_args):
+        it = iter(dyn_args)
+        return [args[i] if i in static else next(it) for i in range(len(args))]
+
+    return dyn, merge, static_vals
+
+
+def leaf_avals(leaves) -> list:
+    return [get_aval(x) for x in leaves]
+
+

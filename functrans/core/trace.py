@@ -1,0 +1,210 @@
+"""The interpreter stack: traces, tracers and `bind`.
+
+Each active transform owns a `MainTrace` at a level of a thread-local stack. `bind` finds the
+highest-level tracer among the arguments (or the dynamic trace of `make_jaxpr`), raises every
+argument to that trace and lets it process the primitive. With no tracer and no dynamic trace,
+`bind` calls the primitive's numpy implementation directly: that is eager mode.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Any
+
+from functrans.core.avals import ShapedArray
+from functrans.errors import ConcretizationTypeError, TracerBoolConversionError, \
+    UnexpectedTracerError
+
+
+class MainTrace:
+    """One active transform: its level in the stack, its Trace class and its global data."""
+
+    __slots__ = ("level", "trace_type", "global_data", "trace", "alive", "name")
+
+    def __init__(self, level: int, trace_type, global_data, name: str):
+        self.level = level
+        self.trace_type = trace_type
+        self.global_data = global_data
+        self.alive = True
+        self.name = name
+        self.trace = trace_type(self) if trace_type is not None else None
+
+    def __repr__(self):
+        return f"MainTrace({self.level}, {self.name})"
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        self.base = MainTrace(0, None, None, "eager")
+        self.stack = [self.base]
+        self.dynamic = self.base
+
+
+_state = _TraceState()
+
+
+@contextmanager
+def new_main(trace_type, global_data=None, *, dynamic: bool = False, name: str = "transform"):
+    """Push a new transform onto this thread's stack for the duration of the block."""
+    st = _state
+    main = MainTrace(len(st.stack), trace_type, global_data, name)
+    st.stack.append(main)
+    prev_dynamic = st.dynamic
+    if dynamic:
+        st.dynamic = main
+    try:
+        yield main
+    finally:
+        st.dynamic = prev_dynamic
+        popped = st.stack.pop()
+        assert popped is main, "transforms must be exited in the order they were entered"
+        main.alive = False
+
+
+def _leaked(main: MainTrace) -> UnexpectedTracerError:
+    return UnexpectedTracerError(
+        f"a value traced by `{main.name}` was used after that transform returned: it leaked out "
+        "(stored in a global, a closure or an attribute while the function was traced). Return "
+        "every value you need from the transformed function instead of stashing it.")
+
+
+class Trace:
+    """How one transform interprets primitives. Subclasses define pure, lift and
+    process_primitive."""
+
+    __slots__ = ("main",)
+
+    def __init__(self, main: MainTrace):
+        self.main = main
+
+    def pure(self, val):
+        raise NotImplementedError
+
+    def lift(self, tracer):
+        return self.pure(tracer)
+
+    def full_raise(self, val):
+        if not isinstance(val, Tracer):
+            return self.pure(val)
+        vmain = val._trace.main
+        if vmain is self.main:
+            return val
+        if not vmain.alive:
+            raise _leaked(vmain)
+        if vmain.level < self.main.level:
+            return self.lift(val)
+        raise UnexpectedTracerError(
+            f"a value of `{vmain.name}` (level {vmain.level}) reached `{self.main.name}` "
+            f"(level {self.main.level}) from above. This happens when a tracer escapes an inner "
+            "transform; return it from the transformed function instead.")
+
+    def process_primitive(self, prim, tracers, params):
+        raise NotImplementedError
+
+
+class Tracer:
+    """A stand-in for an array while a transform runs. Array methods and operators are installed
+    by `functrans.numpy` (see `install_array_methods`), so the core knows no primitive."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    __hash__ = object.__hash__
+
+    def concrete_value(self):
+        """The concrete value behind this tracer when one is known (eager `grad`), else None."""
+        return None
+
+    def _concretize(self, what: str):
+        val = self.concrete_value()
+        if val is not None:
+            return val
+        cls = TracerBoolConversionError if what == "bool" else ConcretizationTypeError
+        raise cls(
+            f"`{what}()` was called on a traced value {self.aval.str_short()} while tracing for "
+            f"`{self._trace.main.name}`: its value is not known until the program runs, so Python "
+            "cannot branch or convert on it. Mark the argument static (jit(f, static_argnums=...) "
+            "or make_jaxpr(f, static_argnums=...)), or express the choice with "
+            "functrans.numpy.where(cond, a, b).")
+
+    def __bool__(self):
+        return bool(self._concretize("bool"))
+
+    def __int__(self):
+        return int(self._concretize("int"))
+
+    def __float__(self):
+        return float(self._concretize("float"))
+
+    def __complex__(self):
+        return complex(self._concretize("complex"))
+
+    def __index__(self):
+        return int(self._concretize("index"))
+
+    def __array__(self, dtype=None, copy=None):
+        val = self.concrete_value()
+        if val is not None:
+            import numpy as np
+            return np.asarray(val, dtype=dtype)
+        raise ConcretizationTypeError(
+            f"numpy.asarray was called on a traced value {self.aval.str_short()} while tracing "
+            f"for `{self._trace.main.name}`. Inside transformed functions use functrans.numpy "
+            "(import functrans.numpy as fnp) instead of numpy on traced values.")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d traced array; it has no leading axis.")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced array; it has no leading axis.")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+def install_array_methods(methods: dict[str, Any]) -> None:
+    """Give tracers numpy-style operators and methods (called once by functrans.numpy)."""
+    for name, fn in methods.items():
+        setattr(Tracer, name, fn)
+
+
+def find_top_trace(args) -> Trace | None:
+    """The trace that must process an operation on `args`, or None for eager evaluation."""
+    st = _state
+    top = st.dynamic
+    for x in args:
+        if isinstance(x, Tracer):
+            m = x._trace.main
+            if m.level > top.level:
+                top = m
+    if top.level == 0:
+        return None
+    if not top.alive:
+        raise _leaked(top)
+    return top.trace
+
+
+def bind(prim, *args, **params):
+    """Apply `prim` to `args` under whatever transforms are active."""
+    trace = find_top_trace(args)
+    if trace is None:
+        return prim.impl(*args, **params)
+    tracers = [trace.full_raise(a) for a in args]
+    return trace.process_primitive(prim, tracers, params)
+
+
+def current_level() -> int:
+    return len(_state.stack) - 1

@@ -1,0 +1,36 @@
+"""Exceptions functrans raises. Each subclasses what users already catch, and each message says
+what happened, why, and what to do about it."""
+
+from __future__ import annotations
+
+
+class FunctransError(Exception):
+    """Base class of every functrans-specific error."""
+
+
+class ShapeError(FunctransError, ValueError):
+    """Operand shapes do not fit an operation (the message names both shapes)."""
+
+
+class DTypeError(FunctransError, TypeError):
+    """An operand's dtype is not accepted by an operation or a transform."""
+
+
+class ConcretizationTypeError(FunctransError, TypeError):
+    """A traced value was used where a concrete Python value is needed (`if`, `int()`, ...)."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """`if`/`bool()` on a traced value."""
+
+
+class UnexpectedTracerError(FunctransError, RuntimeError):
+    """A tracer escaped the transform that created it and was used after it ended."""
+
+
+class MissingRuleError(FunctransError, NotImplementedError):
+    """A primitive lacks the rule a transform needs (the message names the file to edit)."""
+
+
+class InvalidJaxprError(FunctransError, ValueError):
+    """The IR checker found a malformed program."""

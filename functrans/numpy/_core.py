@@ -1,0 +1,66 @@
+"""Conversion and dtype promotion shared by the functrans.numpy functions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.core.trace import Tracer
+from functrans.primitives.shape_ops import convert_element_type
+
+
+def is_array(x) -> bool:
+    return isinstance(x, Tracer | np.ndarray)
+
+
+def asarray(a, dtype=None):
+    """An array (or tracer) for `a`; lists and scalars become numpy arrays, as numpy does."""
+    if isinstance(a, Tracer):
+        return a if dtype is None else convert_element_type(a, dtype)
+    if isinstance(a, list | tuple) and any(isinstance(x, Tracer) for x in _leaves(a)):
+        from functrans.numpy._shape import stack
+        return stack([asarray(x, dtype) for x in a])
+    return np.asarray(a, dtype=dtype)
+
+
+def _leaves(a):
+    for x in a:
+        if isinstance(x, list | tuple):
+            yield from _leaves(x)
+        else:
+            yield x
+
+
+def _dtype_arg(x):
+    """What np.result_type should see for x: its dtype, or the Python scalar itself (weak)."""
+    if isinstance(x, Tracer | np.ndarray | np.generic):
+        return x.dtype
+    if isinstance(x, bool | int | float | complex):
+        return x
+    return np.asarray(x).dtype
+
+
+def result_dtype(*args) -> np.dtype:
+    """numpy's promotion (NEP 50: Python scalars are weak and take the array's dtype)."""
+    return np.result_type(*map(_dtype_arg, args))
+
+
+def promote(*args, dtype=None):
+    """Operands converted to one dtype (numpy promotion), ready for a primitive."""
+    dtype = result_dtype(*args) if dtype is None else np.dtype(dtype)
+    out = []
+    for x in args:
+        if isinstance(x, Tracer):
+            out.append(convert_element_type(x, dtype))
+        elif isinstance(x, np.ndarray) and x.dtype == dtype:
+            out.append(x)
+        else:
+            out.append(np.asarray(x, dtype=dtype))
+    return out
+
+
+def to_float(x):
+    """Integers and bools go to float64 for functions like sin, as numpy does."""
+    x = asarray(x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        return convert_element_type(x, np.float64)
+    return x

@@ -1,0 +1,136 @@
+"""dot_general: the one contraction primitive behind matmul, dot, einsum, tensordot, outer."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.backend import xp
+from functrans.core.avals import ShapedArray
+from functrans.core.symbolic import Zero, is_undefined
+from functrans.errors import DTypeError, ShapeError
+from functrans.primitives.elementwise import add_tangents
+from functrans.primitives.registry import define
+from functrans.primitives.shape_ops import moveaxis, transpose
+
+M = "linalg"
+
+
+def dot_general(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn)
+
+
+def _free(ndim, *used):
+    return [i for i in range(ndim) if not any(i in u for u in used)]
+
+
+def _dot_general_impl(lhs, rhs, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if not lb:
+        if lhs.ndim == 2 and rhs.ndim <= 2 and lc == (1,) and rc == (0,):
+            return xp.matmul(lhs, rhs)
+        if lhs.ndim == 2 and rhs.ndim == 2 and lc == (0,) and rc == (0,):
+            return xp.matmul(lhs.T, rhs)
+        if lhs.ndim == 2 and rhs.ndim == 2 and lc == (1,) and rc == (1,):
+            return xp.matmul(lhs, rhs.T)
+        return xp.tensordot(lhs, rhs, axes=(list(lc), list(rc)))
+    # batch dims: bring both to (batch..., free..., contract...) and use matmul
+    lf = _free(lhs.ndim, lc, lb)
+    rf = _free(rhs.ndim, rc, rb)
+    l = xp.transpose(lhs, (*lb, *lf, *lc))
+    r = xp.transpose(rhs, (*rb, *rc, *rf))
+    bshape = l.shape[:len(lb)]
+    lfs = [lhs.shape[i] for i in lf]
+    rfs = [rhs.shape[i] for i in rf]
+    k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
+    out = xp.matmul(l.reshape(*bshape, int(np.prod(lfs, dtype=np.int64)), k),
+                    r.reshape(*bshape, k, int(np.prod(rfs, dtype=np.int64))))
+    return out.reshape(*bshape, *lfs, *rfs)
+
+
+def _dot_general_abstract(lhs, rhs, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if lhs.dtype != rhs.dtype:
+        raise DTypeError(f"dot_general: operand dtypes {lhs.dtype.name} and {rhs.dtype.name} "
+                         "differ; promote first (functrans.numpy does).")
+    if len(lc) != len(rc) or len(lb) != len(rb) or \
+            any(lhs.shape[a] != rhs.shape[b] for a, b in zip((*lc, *lb), (*rc, *rb))):
+        raise ShapeError(
+            f"dot_general: shapes {lhs.shape} and {rhs.shape} do not agree on contracting "
+            f"dimensions {lc} / {rc} or batch dimensions {lb} / {rb}. For matmul, the last "
+            "axis of the left operand must equal the second-to-last axis of the right one.")
+    shape = ([lhs.shape[i] for i in lb] + [lhs.shape[i] for i in _free(lhs.ndim, lc, lb)]
+             + [rhs.shape[i] for i in _free(rhs.ndim, rc, rb)])
+    return ShapedArray(shape, lhs.dtype)
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        yield list(range(start, start + len(x)))
+        start += len(x)
+
+
+def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False):
+    (xc, yc), (xb, yb) = dimension_numbers
+    x_kept = _free(x_aval.ndim, xc, xb)
+    y_kept = _free(np.ndim(y), yc, yb)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(xb, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(xb, x_kept, y_kept)
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
+    xc_sorted_by_y = [xc[i] for i in np.argsort(yc)]
+    out_axes = np.argsort(list(xb) + x_kept + xc_sorted_by_y)
+    return transpose(dot_general(ct, y, dims), tuple(int(a) for a in out_axes))
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise TypeError("dot_general: both operands are linear inputs; the product is bilinear, "
+                        "not linear.")
+    if is_undefined(lhs):
+        return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers), None]
+    swapped = ((rc, lc), (rb, lb))
+    return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, swap_ans=True)]
+
+
+def _dot_general_jvp(primals, tangents, *, dimension_numbers):
+    lhs, rhs = primals
+    tl, tr = tangents
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dimension_numbers)
+    a = Zero(None) if type(tl) is Zero else dot_general_p.bind(
+        tl, rhs, dimension_numbers=dimension_numbers)
+    b = Zero(None) if type(tr) is Zero else dot_general_p.bind(
+        lhs, tr, dimension_numbers=dimension_numbers)
+    return out, add_tangents(a, b)
+
+
+def _shift(dims, by=1):
+    return tuple(d + by for d in dims)
+
+
+def _dot_general_batch(vals, dims, *, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = vals
+    ld, rd = dims
+    if ld is not None and rd is not None:
+        lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
+        dn = ((_shift(lc), _shift(rc)), ((0, *_shift(lb)), (0, *_shift(rb))))
+        return dot_general(lhs, rhs, dn), 0
+    if ld is not None:
+        lhs = moveaxis(lhs, ld, 0)
+        dn = ((_shift(lc), rc), (_shift(lb), rb))
+        return dot_general(lhs, rhs, dn), len(lb)
+    rhs = moveaxis(rhs, rd, 0)
+    dn = ((lc, _shift(rc)), (lb, _shift(rb)))
+    n_lhs_free = np.ndim(lhs) - len(lc) - len(lb)
+    return dot_general(lhs, rhs, dn), len(lb) + n_lhs_free
+
+
+dot_general_p = define(
+    "dot_general", module=M, impl=_dot_general_impl, abstract=_dot_general_abstract,
+    jvp=_dot_general_jvp, transpose=_dot_general_transpose, batch=_dot_general_batch,
+    props=("linear",), torch_name="MmBackward0")

@@ -1,0 +1,331 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, expand_dims, dtype
+conversion. All linear, so their JVP is themselves and each has a transpose."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.backend import xp
+from functrans.core.avals import ShapedArray, is_float
+from functrans.core.symbolic import Zero
+from functrans.errors import ShapeError
+from functrans.primitives.registry import define
+
+M = "shape_ops"
+
+
+def instantiate(t):
+    """A materialised array for a tangent that may be symbolically zero."""
+    if type(t) is Zero:
+        return broadcast_to(np.zeros((), t.aval.dtype), t.aval.shape)
+    return t
+
+
+def linear_jvp(prim):
+    """JVP of a primitive linear in all its array inputs: apply it to the tangents."""
+    def jvp(primals, tangents, **params):
+        return (prim.bind(*primals, **params),
+                prim.bind(*map(instantiate, tangents), **params))
+    return jvp
+
+
+def moveaxis(x, src: int, dst: int):
+    """Move axis `src` of `x` to position `dst` (a transpose, or nothing)."""
+    if src == dst:
+        return x
+    perm = [i for i in range(x.ndim) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, tuple(perm))
+
+
+def bdim_to_front(x, bdim, size: int):
+    """Batched value with its batch axis first; unbatched values get one by broadcasting."""
+    if bdim is None:
+        return broadcast_in_dim(x, (size, *x.shape), tuple(range(1, x.ndim + 1)))
+    return moveaxis(x, bdim, 0)
+
+
+# --- convert_element_type --------------------------------------------------------------------
+
+def convert_element_type(x, dtype):
+    dtype = np.dtype(dtype)
+    if getattr(x, "dtype", None) == dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=dtype)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype):
+    x, = primals
+    t, = tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype)
+    if not is_float(new_dtype) or type(t) is Zero:
+        return out, Zero(ShapedArray(out.shape, new_dtype))
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype)
+
+
+convert_element_type_p = define(
+    "convert_element_type", module=M,
+    impl=lambda x, *, new_dtype: xp.asarray(x).astype(new_dtype),
+    abstract=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype),
+    jvp=_convert_jvp,
+    transpose=lambda ct, x, *, new_dtype: [convert_element_type(ct, x.aval.dtype)],
+    batch=lambda vals, dims, *, new_dtype: (
+        convert_element_type_p.bind(vals[0], new_dtype=new_dtype), dims[0]),
+    props=("elementwise", "linear"), torch_name="ToCopyBackward0")
+
+
+# --- broadcast_in_dim ------------------------------------------------------------------------
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    shape = tuple(shape)
+    if tuple(np.shape(x)) == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
+        return x
+    return broadcast_in_dim_p.bind(x, shape=shape,
+                                   broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def broadcast_to(x, shape):
+    """numpy-style broadcast of `x` to `shape` (dimensions aligned from the right)."""
+    shape = tuple(shape)
+    nd = np.ndim(x)
+    if tuple(np.shape(x)) == shape:
+        return x
+    return broadcast_in_dim(x, shape, tuple(range(len(shape) - nd, len(shape))))
+
+
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    x = xp.asarray(x)
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return xp.broadcast_to(x.reshape(expanded), shape)
+
+
+def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+    ok = (len(broadcast_dimensions) == x.ndim
+          and all(0 <= d < len(shape) for d in broadcast_dimensions)
+          and list(broadcast_dimensions) == sorted(set(broadcast_dimensions))
+          and all(x.shape[i] in (1, shape[d]) for i, d in enumerate(broadcast_dimensions)))
+    if not ok:
+        raise ShapeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
+                         f"{tuple(shape)} along dimensions {broadcast_dimensions}: each operand "
+                         "dimension must be 1 or equal the output dimension it maps to.")
+    return ShapedArray(shape, x.dtype)
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    in_shape = x.aval.shape
+    summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
+    kept_ones = tuple(d for i, d in enumerate(broadcast_dimensions)
+                      if in_shape[i] == 1 and shape[d] != 1)
+    from functrans.primitives.reductions import reduce_sum
+    out = reduce_sum(ct, tuple(sorted(summed + kept_ones)))
+    return [reshape(out, in_shape)]
+
+
+def _broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
+    x = moveaxis(vals[0], dims[0], 0)
+    out_shape = (x.shape[0], *shape)
+    bdims = (0, *(d + 1 for d in broadcast_dimensions))
+    return broadcast_in_dim_p.bind(x, shape=out_shape, broadcast_dimensions=bdims), 0
+
+
+broadcast_in_dim_p = define(
+    "broadcast_in_dim", module=M, impl=_broadcast_in_dim_impl,
+    abstract=_broadcast_in_dim_abstract, transpose=_broadcast_in_dim_transpose,
+    batch=_broadcast_in_dim_batch, props=("linear",), torch_name="ExpandBackward0")
+broadcast_in_dim_p.rules["jvp"] = linear_jvp(broadcast_in_dim_p)
+
+
+# --- reshape ---------------------------------------------------------------------------------
+
+def reshape(x, new_sizes):
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if tuple(np.shape(x)) == new_sizes:
+        return x
+    return reshape_p.bind(x, new_sizes=new_sizes)
+
+
+def _reshape_abstract(x, *, new_sizes):
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise ShapeError(f"reshape: cannot reshape an array of shape {x.shape} ({x.size} "
+                         f"elements) into shape {tuple(new_sizes)}. The element counts must "
+                         "match.")
+    return ShapedArray(new_sizes, x.dtype)
+
+
+def _reshape_batch(vals, dims, *, new_sizes):
+    x = moveaxis(vals[0], dims[0], 0)
+    return reshape_p.bind(x, new_sizes=(x.shape[0], *new_sizes)), 0
+
+
+reshape_p = define(
+    "reshape", module=M, impl=lambda x, *, new_sizes: xp.reshape(x, new_sizes),
+    abstract=_reshape_abstract,
+    transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
+    batch=_reshape_batch, props=("linear",), torch_name="ViewBackward0")
+reshape_p.rules["jvp"] = linear_jvp(reshape_p)
+
+
+# --- transpose -------------------------------------------------------------------------------
+
+def transpose(x, permutation):
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+def _transpose_abstract(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: permutation {permutation} is not a permutation of the "
+                         f"{x.ndim} axes of shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype)
+
+
+def _transpose_batch(vals, dims, *, permutation):
+    x = moveaxis(vals[0], dims[0], 0)
+    return transpose_p.bind(x, permutation=(0, *(p + 1 for p in permutation))), 0
+
+
+transpose_p = define(
+    "transpose", module=M, impl=lambda x, *, permutation: xp.transpose(x, permutation),
+    abstract=_transpose_abstract,
+    transpose=lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))],
+    batch=_transpose_batch, props=("linear",), torch_name="PermuteBackward0")
+transpose_p.rules["jvp"] = linear_jvp(transpose_p)
+
+
+# --- squeeze / expand_dims -------------------------------------------------------------------
+
+def squeeze(x, dimensions):
+    dimensions = tuple(sorted(int(d) % max(np.ndim(x), 1) for d in dimensions))
+    if not dimensions:
+        return x
+    return squeeze_p.bind(x, dimensions=dimensions)
+
+
+def _squeeze_abstract(x, *, dimensions):
+    if any(not 0 <= d < x.ndim or x.shape[d] != 1 for d in dimensions):
+        raise ShapeError(f"squeeze: dimensions {dimensions} of shape {x.shape} are not all of "
+                         "size 1; only size-1 axes can be squeezed.")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype)
+
+
+def _squeeze_batch(vals, dims, *, dimensions):
+    x = moveaxis(vals[0], dims[0], 0)
+    return squeeze_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+
+
+squeeze_p = define(
+    "squeeze", module=M, impl=lambda x, *, dimensions: xp.squeeze(x, dimensions),
+    abstract=_squeeze_abstract,
+    transpose=lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)],
+    batch=_squeeze_batch, props=("linear",), torch_name="SqueezeBackward1")
+squeeze_p.rules["jvp"] = linear_jvp(squeeze_p)
+
+
+def expand_dims(x, dimensions):
+    out_ndim = np.ndim(x) + len(dimensions)
+    dimensions = tuple(sorted(int(d) % out_ndim for d in dimensions))
+    return expand_dims_p.bind(x, dimensions=dimensions)
+
+
+def _expand_dims_abstract(x, *, dimensions):
+    out_ndim = x.ndim + len(dimensions)
+    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < out_ndim
+                                                      for d in dimensions):
+        raise ShapeError(f"expand_dims: dimensions {dimensions} are out of range or repeated "
+                         f"for an output of rank {out_ndim} (operand shape {x.shape}).")
+    shape = list(x.shape)
+    for d in dimensions:
+        shape.insert(d, 1)
+    return ShapedArray(shape, x.dtype)
+
+
+def _expand_dims_batch(vals, dims, *, dimensions):
+    x = moveaxis(vals[0], dims[0], 0)
+    return expand_dims_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+
+
+expand_dims_p = define(
+    "expand_dims", module=M, impl=lambda x, *, dimensions: xp.expand_dims(x, dimensions),
+    abstract=_expand_dims_abstract,
+    transpose=lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)],
+    batch=_expand_dims_batch, props=("linear",), torch_name="UnsqueezeBackward0")
+expand_dims_p.rules["jvp"] = linear_jvp(expand_dims_p)
+
+
+# --- pad: (low, high, interior) per axis; negative low/high crop -----------------------------
+
+def pad(x, padding_value, padding_config):
+    config = tuple((int(lo), int(hi), int(it)) for lo, hi, it in padding_config)
+    if all(c == (0, 0, 0) for c in config):
+        return x
+    return pad_p.bind(x, padding_value, padding_config=config)
+
+
+def _pad_impl(x, padding_value, *, padding_config):
+    x = xp.asarray(x)
+    shape = []
+    for d, (lo, hi, it) in zip(x.shape, padding_config):
+        shape.append(lo + hi + d + max(d - 1, 0) * it)
+    out = xp.full([max(s, 0) + max(-lo, 0) + max(-hi, 0) for s, (lo, hi, _) in
+                   zip(shape, padding_config)], padding_value, dtype=x.dtype)
+    idx = tuple(slice(max(lo, 0), max(lo, 0) + (d - 1) * (it + 1) + 1 if d else max(lo, 0),
+                      it + 1) for d, (lo, hi, it) in zip(x.shape, padding_config))
+    out[idx] = x
+    crop = tuple(slice(max(-lo, 0), max(-lo, 0) + s) for s, (lo, hi, _) in
+                 zip(shape, padding_config))
+    return out[crop]
+
+
+def _pad_abstract(x, padding_value, *, padding_config):
+    if padding_value.shape != () or padding_value.dtype != x.dtype or \
+            len(padding_config) != x.ndim:
+        raise ShapeError(f"pad: needs a scalar padding value of the operand's dtype and one "
+                         f"(low, high, interior) triple per axis; got operand {x}, value "
+                         f"{padding_value}, config {padding_config}.")
+    shape = [lo + hi + d + max(d - 1, 0) * it for d, (lo, hi, it) in zip(x.shape, padding_config)]
+    if any(s < 0 or it < 0 for s, (_, _, it) in zip(shape, padding_config)):
+        raise ShapeError(f"pad: config {padding_config} crops operand {x.shape} below zero.")
+    return ShapedArray(shape, x.dtype)
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from functrans.primitives.indexing import slice_
+    from functrans.primitives.reductions import reduce_sum
+    from functrans.primitives.elementwise import sub
+    from functrans.core.symbolic import is_undefined
+    # undo negative (cropping) padding by padding the cotangent with zeros, then slice
+    zero = np.zeros((), ct.dtype)
+    unpadded = pad(ct, zero, tuple((max(-lo, 0), max(-hi, 0), 0)
+                                   for lo, hi, _ in padding_config))
+    lo_pos = [max(lo, 0) for lo, _, _ in padding_config]
+    x_ct = slice_(unpadded, lo_pos,
+                  [lo + (d - 1) * (it + 1) + 1 if d else lo for lo, d, (_, _, it) in
+                   zip(lo_pos, x.aval.shape, padding_config)],
+                  [it + 1 for _, _, it in padding_config]) if is_undefined(x) else None
+    if is_undefined(padding_value):
+        total = reduce_sum(ct, tuple(range(np.ndim(ct))))
+        inside = reduce_sum(x_ct, tuple(range(np.ndim(x_ct)))) if x_ct is not None else 0
+        v_ct = sub(total, inside) if x_ct is not None else total
+    else:
+        v_ct = None
+    return [x_ct, v_ct]
+
+
+def _pad_batch(vals, dims, *, padding_config):
+    x, v = vals
+    xd, vd = dims
+    if vd is not None:
+        raise NotImplementedError("pad: a batched padding value is not supported; pad with a "
+                                  "constant and use where() to fill per-example values.")
+    x = moveaxis(x, xd, 0)
+    return pad_p.bind(x, v, padding_config=((0, 0, 0), *padding_config)), 0
+
+
+pad_p = define("pad", module=M, impl=_pad_impl, abstract=_pad_abstract,
+               transpose=_pad_transpose, batch=_pad_batch, props=("linear",),
+               torch_name="ConstantPadNdBackward0")
+pad_p.rules["jvp"] = linear_jvp(pad_p)

@@ -1,0 +1,1 @@
+"""Transforms: interpreters over the IR (jvp, linearize, vjp/grad, vmap, jacobians, jit)."""

@@ -1,0 +1,30 @@
+"""Dead-code elimination: drop equations whose outputs no output depends on."""
+
+from __future__ import annotations
+
+from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
+    """A copy of `jaxpr` without dead equations (primitives are pure, so any unused one is dead).
+    `used_outputs` (booleans) keeps only some outputs."""
+    outvars = jaxpr.outvars if used_outputs is None else \
+        [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
+    live = {v for v in outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, Var))
+    kept.reverse()
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, kept)
+
+
+def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """DCE over a ClosedJaxpr, also dropping constants nothing reads any more."""
+    jaxpr = dce_jaxpr(closed.jaxpr)
+    used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    used.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in used]
+    jaxpr = Jaxpr([v for v, _ in pairs], jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
+    return ClosedJaxpr(jaxpr, [c for _, c in pairs])

@@ -1,0 +1,115 @@
+"""Forward mode: a trace whose tracers carry (primal, tangent) and apply each primitive's JVP rule.
+
+Known-zero tangents stay symbolic (`Zero`): a primitive whose tangents are all zero is simply
+re-bound on its primals, and its JVP rule never runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.core.avals import ShapedArray, get_aval, is_float
+from functrans.core.primitive import lookup
+from functrans.core.pytree_fun import as_value, flatten_fun
+from functrans.core.symbolic import Zero
+from functrans.core.trace import Trace, Tracer, new_main
+from functrans.errors import ShapeError
+from functrans.primitives.shape_ops import instantiate
+from functrans.tree_util import tree_flatten, tree_unflatten
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent", "_aval")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+        self._aval = None
+
+    @property
+    def aval(self):
+        if self._aval is None:
+            self._aval = get_aval(self.primal)
+        return self._aval
+
+    def concrete_value(self):
+        p = self.primal
+        return p.concrete_value() if isinstance(p, Tracer) else p
+
+
+class JVPTrace(Trace):
+    __slots__ = ()
+
+    def pure(self, val):
+        return JVPTracer(self, val, Zero(get_aval(val)))
+
+    lift = pure
+
+    def process_primitive(self, prim, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(type(t) is Zero for t in tangents):
+            out = prim.bind(*primals, **params)
+            if prim.multiple_results:
+                return [JVPTracer(self, o, Zero(get_aval(o))) for o in out]
+            return JVPTracer(self, out, Zero(get_aval(out)))
+        primal_out, tangent_out = lookup(prim, "jvp")(primals, tangents, **params)
+        if prim.multiple_results:
+            return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return JVPTracer(self, primal_out, tangent_out)
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray | None:
+    """Tangent type of a primal type: itself for floats, none (always zero) for ints and bools."""
+    return aval if is_float(aval.dtype) else None
+
+
+def jvp_flat(fun_flat, primals, tangents, *, name="jvp"):
+    """Run `fun_flat` on JVP tracers; returns (primals_out, tangents_out) with Zero kept."""
+    with new_main(JVPTrace, name=name) as main:
+        trace = main.trace
+        ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+        outs = [trace.full_raise(o) for o in fun_flat(*ins)]
+        return [o.primal for o in outs], [o.tangent for o in outs]
+
+
+def jvp(f, primals, tangents, has_aux=False):
+    """Forward-mode derivative: (f(*primals), J_f(primals) @ tangents).
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> y, y_dot = ft.jvp(fnp.sin, (0.0,), (2.0,))
+    >>> float(y), float(y_dot)
+    (0.0, 2.0)
+    """
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise TypeError("jvp: primals and tangents must be tuples (one entry per positional "
+                        f"argument of f), got {type(primals).__name__} and "
+                        f"{type(tangents).__name__}. Write jvp(f, (x,), (v,)).")
+    p_flat, p_tree = tree_flatten((tuple(primals), {}))
+    t_flat, t_tree = tree_flatten((tuple(tangents), {}))
+    if p_tree != t_tree:
+        raise TypeError(f"jvp: primals and tangents must have the same structure, got {p_tree} "
+                        f"and {t_tree}.")
+    p_flat = [as_value(x, "jvp primals") for x in p_flat]
+    t_in = []
+    for i, (p, t) in enumerate(zip(p_flat, as_values(t_flat))):
+        pa, ta = get_aval(p), get_aval(t)
+        if pa.shape != ta.shape:
+            raise ShapeError(f"jvp: primal {i} has shape {pa.shape} but its tangent has shape "
+                             f"{ta.shape}; each tangent must match its primal's shape.")
+        t_in.append(t if tangent_aval(pa) is not None else Zero(pa))
+        if tangent_aval(pa) is not None and ta.dtype != pa.dtype:
+            t_in[-1] = np.asarray(t, pa.dtype) if not isinstance(t, Tracer) else t
+    f_flat, out_tree = flatten_fun(f, p_tree)
+    p_out, t_out = jvp_flat(f_flat, p_flat, t_in)
+    t_out = [instantiate(t) for t in t_out]
+    if has_aux:
+        (out, aux), (t, _) = (tree_unflatten(out_tree.val, p_out),
+                              tree_unflatten(out_tree.val, t_out))
+        return out, t, aux
+    return tree_unflatten(out_tree.val, p_out), tree_unflatten(out_tree.val, t_out)
+
+
+def as_values(xs):
+    return [as_value(x, "jvp tangents") for x in xs]

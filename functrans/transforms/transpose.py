@@ -1,0 +1,86 @@
+"""Transposition: run a linear program backwards, from output cotangents to input cotangents.
+
+Each equation's transpose rule receives the cotangent of its output and, for each input, either
+its known value or `UndefinedPrimal` (a linear input). Cotangents of a variable used several
+times are summed.
+"""
+
+from __future__ import annotations
+
+from functrans.core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from functrans.core.primitive import lookup
+from functrans.core.staging import trace_to_jaxpr
+from functrans.core.symbolic import UndefinedPrimal, Zero
+from functrans.core.trace import bind
+from functrans.primitives.elementwise import add_tangents
+from functrans.primitives.shape_ops import instantiate
+
+
+def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
+    """Cotangents of `jaxpr.invars` given cotangents of its outputs. Inputs flagged False in
+    `linear_in` are known values passed in `consts` order after the constvars (none by
+    default); equations reading only known values are evaluated forward first."""
+    env: dict[Var, object] = dict(zip(jaxpr.constvars, consts))
+    linear: set[Var] = set(jaxpr.invars)
+    if linear_in is not None:
+        known_vals = iter(consts[len(jaxpr.constvars):])
+        for v, lin in zip(jaxpr.invars, linear_in):
+            if not lin:
+                env[v] = next(known_vals)
+                linear.discard(v)
+
+    def read(a):
+        return a.val if type(a) is Literal else env[a]
+
+    lin_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(v) is Var and v in linear for v in eqn.invars):
+            lin_eqns.append(eqn)
+            linear.update(eqn.outvars)
+        else:
+            outs = bind(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+            if eqn.primitive.multiple_results:
+                env.update(zip(eqn.outvars, outs))
+            else:
+                env[eqn.outvars[0]] = outs
+
+    ct_env: dict[Var, object] = {}
+
+    def write_ct(v, ct):
+        if type(v) is Var and v in linear and ct is not None and type(ct) is not Zero:
+            prev = ct_env.get(v)
+            ct_env[v] = ct if prev is None else add_tangents(prev, ct)
+
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        write_ct(v, ct)
+    for eqn in reversed(lin_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts):
+            continue
+        args = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
+                for v in eqn.invars]
+        rule = lookup(eqn.primitive, "transpose")
+        if eqn.primitive.multiple_results:
+            cts = [Zero(v.aval) if c is None else c for c in cts]
+            cts_in = rule(cts, *args, **eqn.params)
+        else:
+            cts_in = rule(cts[0], *args, **eqn.params)
+        for v, ct in zip(eqn.invars, cts_in):
+            write_ct(v, ct)
+    return [ct_env.pop(v, Zero(v.aval)) if v in linear else None for v in jaxpr.invars]
+
+
+def transpose_jaxpr(closed: ClosedJaxpr, linear_in) -> ClosedJaxpr:
+    """The program taking (known inputs..., output cotangents...) to the cotangents of the
+    linear inputs of `closed` (those flagged True in `linear_in`)."""
+    jaxpr = closed.jaxpr
+    known_avals = [v.aval for v, lin in zip(jaxpr.invars, linear_in) if not lin]
+    out_avals = [v.aval for v in jaxpr.outvars]
+    n_known = len(known_avals)
+
+    def fun(*args):
+        known, cts = args[:n_known], args[n_known:]
+        res = backward_pass(jaxpr, [*closed.consts, *known], cts, linear_in)
+        return [instantiate(c) for c, lin in zip(res, linear_in) if lin]
+
+    return trace_to_jaxpr(fun, known_avals + out_avals, name="transpose", dynamic=True)

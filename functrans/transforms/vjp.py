@@ -1,0 +1,136 @@
+"""Reverse mode: vjp, grad and value_and_grad, all as linearize followed by transpose."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from functrans.core.avals import get_aval, is_float
+from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
+from functrans.core.trace import Tracer
+from functrans.errors import DTypeError, ShapeError
+from functrans.primitives.shape_ops import instantiate
+from functrans.transforms.linearize import linearize_flat
+from functrans.tree_util import tree_flatten, tree_unflatten
+
+
+def vjp(f, *primals, has_aux=False):
+    """(f(*primals), vjp_fn), where vjp_fn(ct) returns the cotangents of the primals: ct @ J.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> y, f_vjp = ft.vjp(lambda x: x * x, 3.0)
+    >>> [float(g) for g in f_vjp(1.0)]
+    [6.0]
+    """
+    flat, in_tree = tree_flatten((primals, {}))
+    flat = [as_value(x, "vjp") for x in flat]
+    f_flat, out_store = flatten_fun(f, in_tree)
+    aux_box = []
+    if has_aux:
+        def f_main(*xs):
+            out_flat = f_flat(*xs)
+            pair = tree_unflatten(out_store.val, out_flat)
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise TypeError("has_aux=True: f must return a pair (output, aux).")
+            out_leaves, tree = tree_flatten(pair[0])
+            aux_box.append((pair[1], tree))
+            return out_leaves
+    else:
+        f_main = f_flat
+    out_flat, lin = linearize_flat(f_main, flat, name="vjp")
+    out_tree = aux_box[0][1] if has_aux else out_store.val
+    out_avals = [get_aval(o) for o in out_flat]
+
+    def vjp_fn(ct):
+        ct_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"vjp_fn: the cotangent's structure {ct_tree} differs from the "
+                            f"output's {out_tree}; pass one cotangent per output leaf.")
+        cts = []
+        for i, (c, a) in enumerate(zip(ct_flat, out_avals)):
+            c = as_value(c, "vjp_fn")
+            ca = get_aval(c)
+            if ca.shape != a.shape:
+                raise ShapeError(f"vjp_fn: cotangent {i} has shape {ca.shape} but the output "
+                                 f"it pairs with has shape {a.shape}.")
+            if ca.dtype != a.dtype and not isinstance(c, Tracer):
+                c = np.asarray(c, a.dtype)
+            cts.append(c)
+        cts_in = [instantiate(c) for c in lin.transpose(cts)]
+        return tree_unflatten(in_tree, cts_in)[0]
+
+    out = tree_unflatten(out_tree, out_flat)
+    if has_aux:
+        return out, vjp_fn, aux_box[0][0]
+    return out, vjp_fn
+
+
+def _check_differentiable(dyn_args, argnums, fname):
+    for a, arg in zip(argnums, dyn_args):
+        for leaf in tree_flatten(arg)[0]:
+            dtype = get_aval(as_value(leaf, fname)).dtype
+            if not is_float(dtype):
+                raise DTypeError(
+                    f"{fname} requires float inputs to differentiate with respect to, but "
+                    f"argument {a} has dtype {dtype.name}. Pass floats (e.g. 3.0 instead of 3, or "
+                    "x.astype(float)), or leave that argument out of argnums.")
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """A function returning (f(*args), gradient of f with respect to args[argnums]).
+
+    >>> import functrans as ft
+    >>> v, g = ft.value_and_grad(lambda a: a * a * a)(3.0)
+    >>> float(v), float(g)
+    (27.0, 27.0)
+    """
+    @functools.wraps(f)
+    def vg(*args, **kwargs):
+        nums = normalize_argnums(argnums, len(args), "grad")
+        dyn = [args[i] for i in nums]
+        _check_differentiable(dyn, nums, "grad")
+
+        def f_dyn(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return f(*full, **kwargs)
+
+        res = vjp(f_dyn, *dyn, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        out_leaves, out_tree = tree_flatten(out)
+        if len(out_leaves) != 1 or get_aval(as_value(out_leaves[0], "grad")).shape != ():
+            shapes = [get_aval(as_value(o, "grad")).str_short() for o in out_leaves]
+            raise TypeError(
+                f"grad requires a function with a scalar output, but it returned "
+                f"{shapes[0] if len(shapes) == 1 else shapes}. Reduce it to a scalar (e.g. "
+                "fnp.sum), or use ft.vjp for vector-Jacobian products or ft.jacrev for the "
+                "full Jacobian.")
+        y = out_leaves[0]
+        dtype = get_aval(as_value(y, "grad")).dtype
+        if not is_float(dtype):
+            raise DTypeError(f"grad requires a float output, but the function returned "
+                             f"{dtype.name}.")
+        g = f_vjp(tree_unflatten(out_tree, [np.ones((), dtype)]))
+        g = g[0] if isinstance(argnums, int) else tuple(g)
+        return ((out, res[2]), g) if has_aux else (out, g)
+
+    return vg
+
+
+def grad(f, argnums=0, has_aux=False):
+    """The gradient of scalar-valued `f` with respect to args[argnums]; nest for higher orders.
+
+    >>> import functrans as ft
+    >>> float(ft.grad(ft.grad(lambda a: a * a * a))(3.0))
+    18.0
+    """
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def g(*args, **kwargs):
+        res, grads = vg(*args, **kwargs)
+        return (grads, res[1]) if has_aux else grads
+
+    return g

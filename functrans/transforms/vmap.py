@@ -1,0 +1,170 @@
+"""Vectorisation: a trace whose tracers carry (value, batch axis) and apply batching rules.
+
+The batch axis is an int or None (not mapped). Every primitive is applied once to the whole
+batch, so `make_jaxpr(vmap(f))` has as many equations for a batch of 10 as of 1,000.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from functrans.core.avals import ShapedArray, get_aval
+from functrans.core.primitive import lookup
+from functrans.core.pytree_fun import as_value, flatten_fun
+from functrans.core.staging import trace_to_jaxpr
+from functrans.core.trace import Trace, Tracer, new_main
+from functrans.errors import ShapeError
+from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
+from functrans.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, trace, val, bdim):
+        self._trace = trace
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def aval(self):
+        a = get_aval(self.val)
+        if self.bdim is None:
+            return a
+        return ShapedArray(a.shape[:self.bdim] + a.shape[self.bdim + 1:], a.dtype)
+
+
+class BatchTrace(Trace):
+    __slots__ = ()
+
+    def pure(self, val):
+        return BatchTracer(self, val, None)
+
+    lift = pure
+
+    def process_primitive(self, prim, tracers, params):
+        vals = [t.val for t in tracers]
+        dims = [t.bdim for t in tracers]
+        if all(d is None for d in dims):
+            out = prim.bind(*vals, **params)
+            if prim.multiple_results:
+                return [BatchTracer(self, o, None) for o in out]
+            return BatchTracer(self, out, None)
+        out, out_dim = lookup(prim, "batch")(vals, dims, **params)
+        if prim.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+        return BatchTracer(self, out, out_dim)
+
+
+def move_batch_axis(x, bdim, size: int, out_axis):
+    """Put the batch axis of a batched value at `out_axis`, broadcasting unbatched values."""
+    if out_axis is None:
+        if bdim is not None:
+            raise ValueError("vmap: out_axes=None requires that output not depend on the "
+                             "mapped axis, but it does.")
+        return x
+    if bdim is None:
+        nd = np.ndim(x)
+        out_axis = out_axis % (nd + 1)
+        shape = list(np.shape(x))
+        shape.insert(out_axis, size)
+        return broadcast_in_dim(x, tuple(shape),
+                                tuple(i for i in range(nd + 1) if i != out_axis))
+    return moveaxis(x, bdim, out_axis % np.ndim(x))
+
+
+def batch_flat(fun_flat, vals, in_dims, out_dims, size):
+    """Apply `fun_flat` to batched flat values; results with batch axes at `out_dims`."""
+    with new_main(BatchTrace, size, name="vmap") as main:
+        trace = main.trace
+        ins = [BatchTracer(trace, v, d) for v, d in zip(vals, in_dims)]
+        outs = [trace.full_raise(o) for o in fun_flat(*ins)]
+        od = out_dims() if callable(out_dims) else out_dims
+        return [move_batch_axis(o.val, o.bdim, size, d) for o, d in zip(outs, od)]
+
+
+def vmap(f, in_axes=0, out_axes=0, axis_size=None):
+    """Vectorise `f` over an axis of its arguments (in_axes) into an axis of its results.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.vmap(lambda r: fnp.dot(r, r))(fnp.ones((4, 3))).shape
+    (4,)
+    """
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @functools.wraps(f)
+    def batched(*args, **kwargs):
+        if kwargs:
+            raise TypeError("vmap: keyword arguments are not mapped; pass arrays positionally "
+                            "(or close over constant keyword arguments with a lambda).")
+        flat, in_tree = tree_flatten((args, {}))
+        flat = [as_value(x, "vmap") for x in flat]
+        axes_prefix = in_axes if isinstance(in_axes, tuple) or in_axes is None \
+            or isinstance(in_axes, int) else in_axes
+        if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
+            raise ValueError(f"vmap: in_axes has {len(axes_prefix)} entries but the function "
+                             f"was called with {len(args)} positional arguments; give one "
+                             "entry per argument (or a single int for all).")
+        try:
+            dims = broadcast_prefix(axes_prefix if isinstance(axes_prefix, tuple)
+                                    else (axes_prefix,) * len(args), args)
+        except ValueError as e:
+            raise ValueError(f"vmap: in_axes structure does not match the arguments: {e}") \
+                from None
+        sizes = []
+        norm_dims = []
+        for i, (x, d) in enumerate(zip(flat, dims)):
+            if d is None:
+                norm_dims.append(None)
+                continue
+            nd = np.ndim(x)
+            if not isinstance(d, int) or not -nd <= d < nd:
+                raise ValueError(f"vmap: in_axes entry {d!r} for leaf {i} (shape "
+                                 f"{np.shape(x)}) is out of range; it must be an int in "
+                                 f"[{-nd}, {nd}) or None.")
+            d %= nd
+            norm_dims.append(d)
+            sizes.append((i, d, np.shape(x)[d]))
+        size = axis_size
+        if not sizes and size is None:
+            raise ValueError("vmap: no argument is mapped (all in_axes are None); pass "
+                             "axis_size= to say how many copies to make.")
+        if len({s for _, _, s in sizes} | ({size} if size is not None else set())) > 1:
+            desc = ", ".join(f"leaf {i} axis {d} has size {s}" for i, d, s in sizes)
+            raise ShapeError(f"vmap got mapped axes of different sizes: {desc}. All mapped "
+                             "axes must have the same size.")
+        size = sizes[0][2] if size is None else size
+        f_flat, out_tree = flatten_fun(f, in_tree)
+
+        outs = batch_flat(f_flat, flat, norm_dims, lambda: _out_dims(out_axes, out_tree.val),
+                          size)
+        return tree_unflatten(out_tree.val, outs)
+
+    return batched
+
+
+def _out_dims(out_axes, out_tree):
+    if isinstance(out_axes, int) or out_axes is None:
+        return [out_axes] * out_tree.num_leaves
+    dummy = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))
+    return broadcast_prefix(out_axes, dummy)
+
+
+def vmap_jaxpr(closed, in_dims, size, out_dims=0):
+    """The batched program of `closed` (IR in, IR out)."""
+    from functrans.core.eval import eval_jaxpr
+    in_avals = []
+    for a, d in zip(closed.in_avals, in_dims):
+        shape = list(a.shape)
+        if d is not None:
+            shape.insert(d, size)
+        in_avals.append(ShapedArray(shape, a.dtype))
+    n_out = len(closed.out_avals)
+    od = [out_dims] * n_out if isinstance(out_dims, int) or out_dims is None else out_dims
+    return trace_to_jaxpr(
+        lambda *xs: batch_flat(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys),
+                               xs, in_dims, od, size),
+        in_avals, name="vmap")

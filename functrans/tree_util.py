@@ -1,0 +1,171 @@
+"""Pytrees: nested tuples, lists, dicts (sorted keys), None and registered nodes, with arrays
+or scalars at the leaves. Transforms flatten their arguments and results through these."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, NamedTuple
+
+__all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
+           "tree_leaves", "tree_structure", "treedef_is_leaf"]
+
+
+class _NodeType(NamedTuple):
+    flatten: Callable[[Any], tuple[list, Any]]
+    unflatten: Callable[[Any, list], Any]
+
+
+_registry: dict[type, _NodeType] = {}
+
+
+def register_pytree_node(cls: type, flatten_fn, unflatten_fn) -> None:
+    """Make `cls` a pytree node: flatten_fn(x) -> (children, aux); unflatten_fn(aux, children)."""
+    _registry[cls] = _NodeType(flatten_fn, unflatten_fn)
+
+
+register_pytree_node(tuple, lambda t: (list(t), None), lambda _, c: tuple(c))
+register_pytree_node(list, lambda l: (list(l), None), lambda _, c: list(c))
+register_pytree_node(dict, lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
+                     lambda keys, c: dict(zip(keys, c)))
+register_pytree_node(OrderedDict, lambda d: (list(d.values()), tuple(d)),
+                     lambda keys, c: OrderedDict(zip(keys, c)))
+register_pytree_node(type(None), lambda _: ([], None), lambda _, c: None)
+
+
+class PyTreeDef:
+    """The structure of a pytree with its leaves removed. Hashable, so it can key caches."""
+
+    __slots__ = ("node_type", "node_data", "children", "num_leaves", "_hash")
+
+    def __init__(self, node_type, node_data, children: tuple):
+        self.node_type = node_type
+        self.node_data = node_data
+        self.children = children
+        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self._hash = hash((node_type, node_data, children))
+
+    def __eq__(self, other):
+        return (isinstance(other, PyTreeDef) and self._hash == other._hash
+                and self.node_type == other.node_type and self.node_data == other.node_data
+                and self.children == other.children)
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        if self.node_type is None:
+            return "*"
+        inner = ", ".join(map(repr, self.children))
+        if self.node_type is tuple:
+            return f"({inner}{',' if len(self.children) == 1 else ''})"
+        if self.node_type is list:
+            return f"[{inner}]"
+        if self.node_type is dict:
+            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in
+                                   zip(self.node_data, self.children)) + "}"
+        if self.node_type is type(None):
+            return "None"
+        return f"{self.node_type.__name__}({inner})"
+
+
+_LEAF = PyTreeDef(None, None, ())
+
+
+def _node_type_of(x):
+    t = type(x)
+    if t in _registry:
+        return t, _registry[t]
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # namedtuple
+        return t, _NodeType(lambda nt: (list(nt), None), lambda _, c, t=t: t(*c))
+    return None, None
+
+
+def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    """Leaves of `tree` in order, and its structure."""
+    leaves: list = []
+
+    def rec(x):
+        if is_leaf is not None and is_leaf(x):
+            leaves.append(x)
+            return _LEAF
+        t, node = _node_type_of(x)
+        if node is None:
+            leaves.append(x)
+            return _LEAF
+        children, data = node.flatten(x)
+        return PyTreeDef(t, data, tuple(rec(c) for c in children))
+
+    return leaves, rec(tree)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
+    """Rebuild a pytree of structure `treedef` from `leaves`."""
+    it = iter(leaves)
+
+    def rec(td: PyTreeDef):
+        if td.node_type is None:
+            return next(it)
+        children = [rec(c) for c in td.children]
+        t = td.node_type
+        node = _registry.get(t)
+        if node is None:  # namedtuple
+            return t(*children)
+        return node.unflatten(td.node_data, children)
+
+    out = rec(treedef)
+    if next(it, _sentinel) is not _sentinel:
+        raise ValueError(f"tree_unflatten: too many leaves for structure {treedef}")
+    return out
+
+
+_sentinel = object()
+
+
+def tree_leaves(tree, is_leaf=None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    return treedef.node_type is None
+
+
+def tree_map(f: Callable, tree, *rest, is_leaf=None):
+    """Apply `f` to corresponding leaves of `tree` and of each tree in `rest`."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = []
+    for r in rest:
+        r_leaves, r_def = tree_flatten(r, is_leaf)
+        if r_def != treedef:
+            raise ValueError(f"tree_map: structures differ: {treedef} and {r_def}")
+        others.append(r_leaves)
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def broadcast_prefix(prefix, tree, is_leaf=None) -> list:
+    """Leaves of `prefix` repeated over the subtrees of `tree` they cover (for in_axes etc.)."""
+    out: list = []
+
+    def rec(p, t):
+        if p is None or _node_type_of(p)[1] is None or (is_leaf and is_leaf(p)):
+            out.extend([p] * len(tree_leaves(t)))
+            return
+        pt, pnode = _node_type_of(p)
+        tt, tnode = _node_type_of(t)
+        if pt is not tt:
+            raise ValueError(f"prefix structure {tree_structure(prefix)} does not match "
+                             f"{tree_structure(tree)}")
+        pc, pd = pnode.flatten(p)
+        tc, td = tnode.flatten(t)
+        if pd != td or len(pc) != len(tc):
+            raise ValueError(f"prefix structure {tree_structure(prefix)} does not match "
+                             f"{tree_structure(tree)}")
+        for a, b in zip(pc, tc):
+            rec(a, b)
+
+    rec(prefix, tree)
+    return out
+
