@@ -201,9 +201,23 @@ def bind(prim, *args, **params):
     """Apply `prim` to `args` under whatever transforms are active."""
     trace = find_top_trace(args)
     if trace is None:
-        return prim.impl(*args, **params)
+        try:
+            return prim.impl(*args, **params)
+        except Exception:
+            _explain_eager_failure(prim, args, params)
+            raise
     tracers = [trace.full_raise(a) for a in args]
     return trace.process_primitive(prim, tracers, params)
+
+
+def _explain_eager_failure(prim, args, params):
+    """Re-check a failed eager call with the shape rule, whose error names the fix."""
+    from functrans.core.avals import get_aval
+    try:
+        avals = [get_aval(a) for a in args]
+    except Exception:
+        return
+    prim.abstract_eval(*avals, **params)  # raises the explanatory error, if the rule sees one
 
 
 def current_level() -> int:

@@ -1,0 +1,90 @@
+"""Checking derivatives numerically: the tools functrans' own tests use, public for yours.
+
+`check_grads` compares forward mode with central finite differences along a random direction,
+checks reverse mode against forward mode through the identity <w, J v> == <J^T w, v>, and for
+order > 1 applies the same checks to the derivative functions themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.transforms.jvp import jvp
+from functrans.transforms.vjp import vjp
+from functrans.tree_util import tree_flatten, tree_map
+
+
+def _rand_like(rng, x):
+    x = np.asarray(x)
+    return rng.standard_normal(x.shape).astype(x.dtype) if np.issubdtype(
+        x.dtype, np.inexact) else np.zeros(x.shape, x.dtype)
+
+
+def _inner(a, b) -> float:
+    la, lb = tree_flatten(a)[0], tree_flatten(b)[0]
+    return float(sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64))
+                     for x, y in zip(la, lb)))
+
+
+def _assert_close(actual, expected, atol, rtol, what):
+    la, lb = tree_flatten(actual)[0], tree_flatten(expected)[0]
+    for x, y in zip(la, lb):
+        x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+        if not np.allclose(x, y, atol=atol, rtol=rtol, equal_nan=True):
+            err = np.max(np.abs(x - y)) if x.size else 0.0
+            raise AssertionError(f"{what}: max abs error {err:.3e} (atol {atol}, rtol {rtol})"
+                                 f"\nactual:   {x}\nexpected: {y}")
+
+
+def check_jvp(f, args, *, eps=1e-6, atol=1e-5, rtol=1e-5, seed=0):
+    """jvp(f) along a random direction matches a central difference of f."""
+    rng = np.random.default_rng(seed)
+    v = tuple(tree_map(lambda x: _rand_like(rng, x), a) for a in args)
+    _, t_out = jvp(f, tuple(args), v)
+
+    def shifted(s):
+        return f(*[tree_map(lambda x, d: np.asarray(x) + s * d, a, va)
+                   for a, va in zip(args, v)])
+
+    fd = tree_map(lambda p, m: (np.asarray(p, np.float64) - np.asarray(m, np.float64))
+                  / (2 * eps), shifted(eps), shifted(-eps))
+    _assert_close(t_out, fd, atol, rtol, "jvp vs central difference")
+
+
+def check_vjp(f, args, *, atol=1e-5, rtol=1e-5, seed=0):
+    """<w, J v> (forward mode) equals <J^T w, v> (reverse mode) for random v, w."""
+    rng = np.random.default_rng(seed + 1)
+    v = tuple(tree_map(lambda x: _rand_like(rng, x), a) for a in args)
+    out, t_out = jvp(f, tuple(args), v)
+    w = tree_map(lambda x: _rand_like(rng, x), out)
+    _, f_vjp = vjp(f, *args)
+    ct = f_vjp(w)
+    lhs, rhs = _inner(w, t_out), _inner(ct, v)
+    if not np.isclose(lhs, rhs, atol=atol, rtol=rtol):
+        raise AssertionError(f"vjp identity: <w, J v> = {lhs!r} but <J^T w, v> = {rhs!r}")
+
+
+def check_grads(f, args, order: int = 1, modes=("fwd", "rev"), *, eps=1e-6, atol=1e-5,
+                rtol=1e-5, seed=0):
+    """Check derivatives of `f` at `args` up to `order` in the given modes (float64 advised).
+
+    >>> import functrans.numpy as fnp
+    >>> check_grads(fnp.sin, (0.3,), order=2)
+    """
+    args = tuple(args)
+    kw = dict(eps=eps, atol=atol, rtol=rtol, seed=seed)
+    if "fwd" in modes:
+        check_jvp(f, args, **kw)
+    if "rev" in modes:
+        check_vjp(f, args, atol=atol, rtol=rtol, seed=seed)
+    if order > 1:
+        rng = np.random.default_rng(seed + 2)
+        v = tuple(tree_map(lambda x: _rand_like(rng, x), a) for a in args)
+        if "fwd" in modes:
+            check_grads(lambda *xs: jvp(f, xs, v)[1], args, order - 1, modes, **kw)
+        if "rev" in modes:
+            out = f(*args)
+            w = tree_map(lambda x: _rand_like(rng, x), out)
+            check_grads(lambda *xs: vjp(f, *xs)[1](w), args, order - 1, modes, **kw)
+
+

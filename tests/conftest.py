@@ -1,0 +1,20 @@
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+try:
+    from hypothesis import settings
+    settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True)
+    settings.register_profile("dev", max_examples=10, deadline=None)
+    settings.load_profile("ci" if os.environ.get("CI") else "dev")
+except ImportError:  # hypothesis is a test extra; property tests skip without it
+    pass
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
