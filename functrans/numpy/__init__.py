@@ -7,25 +7,10 @@
 
 from numpy import e, inf, nan, pi  # noqa: F401
 
-from functrans.numpy import _methods  # noqa: F401  (installs tracer operators)
-from functrans.numpy._core import asarray
-from functrans.numpy._elementwise import (add, cos, divide, equal, exp, greater, greater_equal,
-                                          less, less_equal, log, multiply, negative, not_equal,
-                                          sin, sqrt, subtract, tanh, true_divide, where)
-from functrans.numpy._linalg import matmul
-from functrans.numpy._reductions import mean, sum
-from functrans.numpy._shape import reshape, transpose
-
-import numpy as _np
-
-
-def array(object, dtype=None):
-    return asarray(object, dtype)
-
-
-def zeros(shape, dtype=None):
-    return _np.zeros(shape, dtype)
-
-
-def ones(shape, dtype=None):
-    return _np.ones(shape, dtype)
+from functrans.numpy import _methods  # noqa: F401  (installs tracer operators first)
+from functrans.numpy._creation import *  # noqa: F401,F403
+from functrans.numpy._elementwise import *  # noqa: F401,F403
+from functrans.numpy._indexing import *  # noqa: F401,F403
+from functrans.numpy._linalg import *  # noqa: F401,F403
+from functrans.numpy._reductions import *  # noqa: F401,F403
+from functrans.numpy._shape import *  # noqa: F401,F403

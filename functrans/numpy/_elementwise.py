@@ -7,6 +7,8 @@ import numpy as np
 from functrans.numpy._core import asarray, promote, to_float
 from functrans.primitives import elementwise as E
 
+__all__ = ['sin', 'cos', 'exp', 'log', 'tanh', 'sqrt', 'negative', 'add', 'subtract', 'multiply', 'true_divide', 'divide', 'less', 'less_equal', 'greater', 'greater_equal', 'equal', 'not_equal', 'where']
+
 
 def _unary_float(prim):
     def fn(x):

@@ -8,6 +8,8 @@ from functrans.numpy._core import asarray
 from functrans.primitives.indexing import slice_
 from functrans.primitives.shape_ops import reshape, squeeze
 
+__all__ = []
+
 
 def getitem(x, idx):
     x = asarray(x)

@@ -6,6 +6,8 @@ from functrans.errors import ShapeError
 from functrans.numpy._core import promote
 from functrans.primitives.linalg import dot_general
 
+__all__ = ['matmul']
+
 
 def matmul(a, b):
     a, b = promote(a, b)

@@ -8,6 +8,8 @@ from functrans.numpy._core import asarray
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import convert_element_type, reshape
 
+__all__ = ['sum', 'mean']
+
 
 def _axes(axis, ndim):
     if axis is None:

@@ -7,6 +7,8 @@ import numpy as np
 from functrans.numpy._core import asarray
 from functrans.primitives import shape_ops as S
 
+__all__ = ['reshape', 'transpose', 'stack']
+
 
 def reshape(a, newshape, order="C"):
     if order != "C":

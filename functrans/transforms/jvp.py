@@ -113,3 +113,33 @@ def jvp(f, primals, tangents, has_aux=False):
 
 def as_values(xs):
     return [as_value(x, "jvp tangents") for x in xs]
+
+
+def jvp_jaxpr(closed, nonzeros, instantiate=False):
+    """The JVP program of `closed` (IR in, IR out).
+
+    Inputs: (primals..., tangents of the inputs flagged in `nonzeros`...).
+    Outputs: (primal outputs..., tangents of the outputs flagged in the returned
+    `out_nonzeros`...). `instantiate` (bool or one per output) forces zero tangents out.
+    Returns (ClosedJaxpr, out_nonzeros).
+    """
+    from functrans.core.eval import eval_jaxpr
+    from functrans.core.staging import trace_to_jaxpr
+    n = len(closed.in_avals)
+    n_out = len(closed.out_avals)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    t_avals = [a for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    out_nz_box = []
+
+    def fun(*args):
+        primals, t_iter = args[:n], iter(args[n:])
+        tangents = [next(t_iter) if nz else Zero(a) for a, nz in zip(closed.in_avals, nonzeros)]
+        p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                primals, tangents)
+        out_nz = [type(t) is not Zero or i for t, i in zip(t_out, inst)]
+        out_nz_box.append(out_nz)
+        return [*p_out, *[instantiate(t) for t, nz in zip(t_out, out_nz) if nz]]
+
+    jaxpr = trace_to_jaxpr(fun, [*closed.in_avals, *t_avals], name="jvp")
+    return jaxpr, out_nz_box[0]
+
