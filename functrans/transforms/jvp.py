@@ -15,6 +15,7 @@ from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ShapeError
 from functrans.primitives.shape_ops import instantiate
+from functrans.primitives.shape_ops import instantiate as materialize
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 
@@ -138,7 +139,7 @@ def jvp_jaxpr(closed, nonzeros, instantiate=False):
                                 primals, tangents)
         out_nz = [type(t) is not Zero or i for t, i in zip(t_out, inst)]
         out_nz_box.append(out_nz)
-        return [*p_out, *[instantiate(t) for t, nz in zip(t_out, out_nz) if nz]]
+        return [*p_out, *[materialize(t) for t, nz in zip(t_out, out_nz) if nz]]
 
     jaxpr = trace_to_jaxpr(fun, [*closed.in_avals, *t_avals], name="jvp")
     return jaxpr, out_nz_box[0]
