@@ -70,4 +70,4 @@ def get_aval(x) -> ShapedArray:
 
 
 def is_valid_value(x) -> bool:
-    return isinstance(x, np.ndarray | np.generic | _PY_SCALARS) or hasattr(x, "aval")
+    return isinstance(x, (np.ndarray, np.generic, *_PY_SCALARS)) or hasattr(x, "aval")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from functrans.core.trace import bind as _bind
 from functrans.errors import MissingRuleError
 
 
@@ -26,8 +27,7 @@ class Primitive:
         self.module = module
 
     def bind(self, *args, **params):
-        from functrans.core.trace import bind
-        return bind(self, *args, **params)
+        return _bind(self, *args, **params)
 
     def __repr__(self):
         return self.name

@@ -199,7 +199,13 @@ def find_top_trace(args) -> Trace | None:
 
 def bind(prim, *args, **params):
     """Apply `prim` to `args` under whatever transforms are active."""
-    trace = find_top_trace(args)
+    # eager fast path: no tracer among the arguments and no dynamic trace (make_jaxpr, jit)
+    for x in args:
+        if isinstance(x, Tracer):
+            trace = find_top_trace(args)
+            break
+    else:
+        trace = None if _state.dynamic.level == 0 else find_top_trace(args)
     if trace is None:
         try:
             return prim.impl(*args, **params)
