@@ -100,6 +100,10 @@ def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[li
 
 def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
     """Rebuild a pytree of structure `treedef` from `leaves`."""
+    leaves = list(leaves)
+    if len(leaves) < treedef.num_leaves:
+        raise ValueError(f"tree_unflatten: too few leaves ({len(leaves)}) for structure "
+                         f"{treedef}, which has {treedef.num_leaves}")
     it = iter(leaves)
 
     def rec(td: PyTreeDef):
@@ -114,7 +118,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
 
     out = rec(treedef)
     if next(it, _sentinel) is not _sentinel:
-        raise ValueError(f"tree_unflatten: too many leaves for structure {treedef}")
+        raise ValueError(f"tree_unflatten: too many leaves ({len(leaves)}) for structure "
+                         f"{treedef}, which has {treedef.num_leaves}")
     return out
 
 

@@ -42,8 +42,10 @@ class LinearFunction:
         return [next(res) if m else Zero(a) for a, m in zip(self.in_avals, self.in_mask)]
 
 
-def linearize_flat(fun_flat, primals, *, name="linearize"):
-    """(primals_out, LinearFunction) for a function of flat arrays."""
+def linearize_flat(fun_flat, primals, *, name="linearize", num_aux=0):
+    """(primals_out, LinearFunction) for a function of flat arrays. The last `num_aux` outputs
+    are auxiliary: returned as primal values, left out of the linear map (`num_aux` may be a
+    function called once `fun_flat` has run, when the count is known only then)."""
     in_avals = [get_aval(p) for p in primals]
     in_mask = [tangent_aval(a) is not None for a in in_avals]
     builder = JaxprBuilder()
@@ -54,11 +56,12 @@ def linearize_flat(fun_flat, primals, *, name="linearize"):
         ins = [JVPTracer(trace, p, t) for p, t in zip(primals, t_in)]
         outs = [trace.full_raise(o) for o in fun_flat(*ins)]
         primals_out = [o.primal for o in outs]
+        outs = outs[:len(outs) - (num_aux() if callable(num_aux) else num_aux)]
         out_mask = [type(o.tangent) is not Zero and tangent_aval(get_aval(o.primal)) is not None
                     for o in outs]
         t_out = [ttrace.full_raise(o.tangent) for o, m in zip(outs, out_mask) if m]
         closed = builder.to_closed_jaxpr([t for t in t_in if type(t) is not Zero], t_out)
-    out_avals = [get_aval(p) for p in primals_out]
+    out_avals = [get_aval(p) for p in primals_out[:len(outs)]]
     return primals_out, LinearFunction(dce(closed), in_avals, in_mask, out_avals, out_mask)
 
 

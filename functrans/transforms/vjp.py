@@ -32,14 +32,24 @@ def vjp(f, *primals, has_aux=False):
             out_flat = f_flat(*xs)
             pair = tree_unflatten(out_store.val, out_flat)
             if not isinstance(pair, tuple) or len(pair) != 2:
-                raise TypeError("has_aux=True: f must return a pair (output, aux).")
+                raise TypeError("has_aux=True: f must return a pair (output, aux), got "
+                                f"{out_store.val}.")
             out_leaves, tree = tree_flatten(pair[0])
-            aux_box.append((pair[1], tree))
-            return out_leaves
+            aux_leaves, aux_tree = tree_flatten(pair[1])
+            aux_box.append((tree, aux_tree, len(aux_leaves)))
+            # aux leaves leave the trace as outputs, so they come back as primal values
+            return [*out_leaves, *aux_leaves]
     else:
         f_main = f_flat
-    out_flat, lin = linearize_flat(f_main, flat, name="vjp")
-    out_tree = aux_box[0][1] if has_aux else out_store.val
+    out_flat, lin = linearize_flat(f_main, flat, name="vjp",
+                                   num_aux=(lambda: aux_box[0][2]) if has_aux else 0)
+    aux = None
+    if has_aux:
+        out_tree, aux_tree, n_aux = aux_box[0]
+        out_flat, aux_flat = out_flat[:len(out_flat) - n_aux], out_flat[len(out_flat) - n_aux:]
+        aux = tree_unflatten(aux_tree, aux_flat)
+    else:
+        out_tree = out_store.val
     out_avals = [get_aval(o) for o in out_flat]
 
     def vjp_fn(ct):
@@ -62,7 +72,7 @@ def vjp(f, *primals, has_aux=False):
 
     out = tree_unflatten(out_tree, out_flat)
     if has_aux:
-        return out, vjp_fn, aux_box[0][0]
+        return out, vjp_fn, aux
     return out, vjp_fn
 
 
