@@ -1,14 +1,15 @@
 """Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, expand_dims, dtype
-conversion. All linear, so their JVP is themselves and each has a transpose."""
+conversion, pad, concatenate, rev, and iota (which has no inputs). All but iota are linear, so
+their JVP is themselves and each has a transpose."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray, is_float
+from functrans.core.avals import ShapedArray, get_aval, is_float
 from functrans.core.symbolic import Zero
-from functrans.errors import ShapeError
+from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.registry import define
 
 M = "shape_ops"
@@ -293,11 +294,12 @@ def _pad_abstract(x, padding_value, *, padding_config):
 
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from functrans.core.symbolic import is_undefined
+    from functrans.primitives.elementwise import sub
     from functrans.primitives.indexing import slice_
     from functrans.primitives.reductions import reduce_sum
-    from functrans.primitives.elementwise import sub
-    from functrans.core.symbolic import is_undefined
-    # undo negative (cropping) padding by padding the cotangent with zeros, then slice
+    # undo negative (cropping) padding by padding the cotangent with zeros, then slice out the
+    # positions the operand's elements landed on (stride interior + 1)
     zero = np.zeros((), ct.dtype)
     unpadded = pad(ct, zero, tuple((max(-lo, 0), max(-hi, 0), 0)
                                    for lo, hi, _ in padding_config))
@@ -305,27 +307,163 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     x_ct = slice_(unpadded, lo_pos,
                   [lo + (d - 1) * (it + 1) + 1 if d else lo for lo, d, (_, _, it) in
                    zip(lo_pos, x.aval.shape, padding_config)],
-                  [it + 1 for _, _, it in padding_config]) if is_undefined(x) else None
+                  [it + 1 for _, _, it in padding_config])
+    v_ct = None
     if is_undefined(padding_value):
-        total = reduce_sum(ct, tuple(range(np.ndim(ct))))
-        inside = reduce_sum(x_ct, tuple(range(np.ndim(x_ct)))) if x_ct is not None else 0
-        v_ct = sub(total, inside) if x_ct is not None else total
-    else:
-        v_ct = None
-    return [x_ct, v_ct]
+        # every output position not holding an operand element holds the padding value
+        every = tuple(range(np.ndim(ct)))
+        v_ct = sub(reduce_sum(ct, every), reduce_sum(x_ct, tuple(range(np.ndim(x_ct)))))
+    return [x_ct if is_undefined(x) else None, v_ct]
 
 
 def _pad_batch(vals, dims, *, padding_config):
+    from functrans.primitives.elementwise import select
     x, v = vals
     xd, vd = dims
-    if vd is not None:
-        raise NotImplementedError("pad: a batched padding value is not supported; pad with a "
-                                  "constant and use where() to fill per-example values.")
-    x = moveaxis(x, xd, 0)
-    return pad_p.bind(x, v, padding_config=((0, 0, 0), *padding_config)), 0
+    if vd is None:
+        x = moveaxis(x, xd, 0)
+        return pad_p.bind(x, v, padding_config=((0, 0, 0), *padding_config)), 0
+    # a per-example padding value: pad with zeros, then fill the padded positions by select
+    size = v.shape[vd]
+    x = bdim_to_front(x, xd, size)
+    v = moveaxis(v, vd, 0)
+    config = ((0, 0, 0), *padding_config)
+    padded = pad_p.bind(x, np.zeros((), x.dtype), padding_config=config)
+    inside = pad(np.ones(x.shape[1:], np.bool_), np.zeros((), np.bool_), padding_config)
+    return select(inside, padded, reshape(v, (size,) + (1,) * (x.ndim - 1))), 0
 
 
 pad_p = define("pad", module=M, impl=_pad_impl, abstract=_pad_abstract,
                transpose=_pad_transpose, batch=_pad_batch, props=("linear",),
                torch_name="ConstantPadNdBackward0")
 pad_p.rules["jvp"] = linear_jvp(pad_p)
+
+
+# --- concatenate -----------------------------------------------------------------------------
+
+def concatenate(operands, dimension: int):
+    operands = list(operands)
+    if len(operands) == 1:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def _concatenate_abstract(*avals, dimension):
+    shapes = [a.shape for a in avals]
+    if not avals:
+        raise ShapeError("concatenate: needs at least one operand.")
+    nd = avals[0].ndim
+    if nd == 0 or not 0 <= dimension < nd:
+        raise ShapeError(f"concatenate: dimension {dimension} is out of range for operands of "
+                         f"shape {shapes[0]}; 0-d arrays cannot be concatenated (stack them "
+                         "instead).")
+    if len({a.dtype for a in avals}) > 1:
+        raise DTypeError(f"concatenate: operands have dtypes {[a.dtype.name for a in avals]}; "
+                         "the primitive needs one dtype. Use functrans.numpy.concatenate (which "
+                         "promotes like numpy) or convert with .astype first.")
+    for s in shapes:
+        if len(s) != nd or any(a != b for i, (a, b) in enumerate(zip(s, shapes[0]))
+                               if i != dimension):
+            raise ShapeError(f"concatenate: operand shapes {shapes} must agree on every axis "
+                             f"except dimension {dimension} (and have the same rank).")
+    out = list(shapes[0])
+    out[dimension] = sum(s[dimension] for s in shapes)
+    return ShapedArray(out, avals[0].dtype)
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    from functrans.core.symbolic import is_undefined
+    from functrans.primitives.indexing import slice_
+    cts, start = [], 0
+    shape = list(np.shape(ct))
+    for x in operands:
+        n = (x.aval if is_undefined(x) else get_aval(x)).shape[dimension]
+        if is_undefined(x):
+            starts = [0] * len(shape)
+            limits = list(shape)
+            starts[dimension], limits[dimension] = start, start + n
+            cts.append(slice_(ct, starts, limits))
+        else:
+            cts.append(None)
+        start += n
+    return cts
+
+
+def _concatenate_batch(vals, dims, *, dimension):
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    vals = [bdim_to_front(v, d, size) for v, d in zip(vals, dims)]
+    return concatenate_p.bind(*vals, dimension=dimension + 1), 0
+
+
+concatenate_p = define(
+    "concatenate", module=M, impl=lambda *xs, dimension: xp.concatenate(xs, axis=dimension),
+    abstract=_concatenate_abstract, transpose=_concatenate_transpose,
+    batch=_concatenate_batch, props=("linear",), torch_name="CatBackward0")
+concatenate_p.rules["jvp"] = linear_jvp(concatenate_p)
+
+
+# --- iota: the indices 0, 1, ... along one dimension of a new array --------------------------
+
+def iota(dtype, shape, dimension: int = 0):
+    return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(int(d) for d in shape),
+                       dimension=int(dimension))
+
+
+def _iota_impl(*, dtype, shape, dimension):
+    ramp = xp.arange(shape[dimension], dtype=dtype)
+    ramp = xp.reshape(ramp, tuple(s if i == dimension else 1 for i, s in enumerate(shape)))
+    return xp.ascontiguousarray(xp.broadcast_to(ramp, shape))
+
+
+def _iota_abstract(*, dtype, shape, dimension):
+    if not 0 <= dimension < len(shape) or any(s < 0 for s in shape):
+        raise ShapeError(f"iota: dimension {dimension} is out of range for shape {shape} (or "
+                         "the shape has a negative size).")
+    if not np.issubdtype(dtype, np.number):
+        raise DTypeError(f"iota: needs a numeric dtype, got {np.dtype(dtype).name}.")
+    return ShapedArray(shape, dtype)
+
+
+def _iota_jvp(primals, tangents, **params):
+    # iota has no inputs, so transforms never call this rule; it exists to say "no derivative"
+    out = iota_p.bind(**params)
+    return out, Zero(ShapedArray(params["shape"], params["dtype"]))
+
+
+def _iota_batch(vals, dims, **params):
+    # with no inputs there is never a batched argument: the result is the same for every example
+    return iota_p.bind(**params), None
+
+
+iota_p = define("iota", module=M, impl=_iota_impl, abstract=_iota_abstract, jvp=_iota_jvp,
+                batch=_iota_batch, torch_name=None)  # like torch.arange: a leaf, no grad_fn
+
+
+# --- rev: reverse the order of elements along some dimensions --------------------------------
+
+def rev(x, dimensions):
+    nd = np.ndim(x)
+    dimensions = tuple(sorted({int(d) % nd for d in dimensions})) if nd else ()
+    if not dimensions:
+        return x
+    return rev_p.bind(x, dimensions=dimensions)
+
+
+def _rev_abstract(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
+        raise ShapeError(f"rev: dimensions {dimensions} are out of range or repeated for an "
+                         f"operand of shape {x.shape}.")
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _rev_batch(vals, dims, *, dimensions):
+    x = moveaxis(vals[0], dims[0], 0)
+    return rev_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+
+
+rev_p = define(
+    "rev", module=M, impl=lambda x, *, dimensions: xp.flip(x, dimensions),
+    abstract=_rev_abstract,
+    transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],
+    batch=_rev_batch, props=("linear",), torch_name="FlipBackward0")
+rev_p.rules["jvp"] = linear_jvp(rev_p)
