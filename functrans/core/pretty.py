@@ -8,13 +8,11 @@ from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 
 def _name(i: int) -> str:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    s = letters[i % 26]
-    i //= 26
-    while i:
-        i -= 1
-        s = letters[i % 26] + s
-        i //= 26
+    """JAX's names: base-26 digits a..z, so 25 is z, 26 is ba and 702 is bba."""
+    s = ""
+    while not s or i:
+        i, d = divmod(i, 26)
+        s = chr(ord("a") + d) + s
     return s
 
 
@@ -44,11 +42,11 @@ def _pp_literal(lit: Literal) -> str:
     return repr(val)
 
 
-def _pp_param(v, names: _Names, indent: int) -> str:
+def _pp_param(v) -> str:
     if isinstance(v, ClosedJaxpr):
         v = v.jaxpr
-    if isinstance(v, Jaxpr):
-        return _pp_jaxpr(v, _Names(), indent + 4)
+    if isinstance(v, Jaxpr):  # _pp_eqn indents its lines to the equation's column
+        return _pp_jaxpr(v, _Names())
     if isinstance(v, np.dtype) or isinstance(v, type) and issubclass(v, np.generic):
         return np.dtype(v).name
     if callable(v):
@@ -59,29 +57,28 @@ def _pp_param(v, names: _Names, indent: int) -> str:
 def _pp_eqn(eqn: Eqn, names: _Names, indent: int) -> str:
     params = ""
     if eqn.params:
-        items = (f"{k}={_pp_param(v, names, indent)}" for k, v in sorted(eqn.params.items()))
+        items = (f"{k}={_pp_param(v)}" for k, v in sorted(eqn.params.items()))
         params = "[" + " ".join(items).replace("\n", "\n" + " " * indent) + "]"
     ins = " ".join(names(v) for v in eqn.invars)
     outs = " ".join(names.binder(v) for v in eqn.outvars)
     return f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip()
 
 
-def _pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
-    pad = " " * indent
+def _pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> str:
     consts = " ".join(names.binder(v) for v in jaxpr.constvars)
     ins = " ".join(names.binder(v) for v in jaxpr.invars)
-    lines = [f"{{ lambda {consts}; {ins}. let".replace("lambda ;", "lambda ;")]
+    lines = [f"{{ lambda {consts}; {ins}. let"]
     for eqn in jaxpr.eqns:
-        lines.append(pad + "    " + _pp_eqn(eqn, names, indent + 4))
+        lines.append("    " + _pp_eqn(eqn, names, 4))
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     if len(jaxpr.outvars) == 1:
         outs += ","
-    lines.append(f"{pad}  in ({outs}) }}")
+    lines.append(f"  in ({outs}) }}")
     return "\n".join(lines)
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> str:
-    return _pp_jaxpr(jaxpr, _Names(), 0)
+    return _pp_jaxpr(jaxpr, _Names())
 
 
 def pp_eqn(eqn: Eqn) -> str:
