@@ -301,12 +301,13 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     # undo negative (cropping) padding by padding the cotangent with zeros, then slice out the
     # positions the operand's elements landed on (stride interior + 1)
     zero = np.zeros((), ct.dtype)
+    x_shape = x.aval.shape if is_undefined(x) else np.shape(x)
     unpadded = pad(ct, zero, tuple((max(-lo, 0), max(-hi, 0), 0)
                                    for lo, hi, _ in padding_config))
     lo_pos = [max(lo, 0) for lo, _, _ in padding_config]
     x_ct = slice_(unpadded, lo_pos,
                   [lo + (d - 1) * (it + 1) + 1 if d else lo for lo, d, (_, _, it) in
-                   zip(lo_pos, x.aval.shape, padding_config)],
+                   zip(lo_pos, x_shape, padding_config)],
                   [it + 1 for _, _, it in padding_config])
     v_ct = None
     if is_undefined(padding_value):

@@ -19,6 +19,8 @@ CASES = [
     Case("rev", lambda x: S.rev(x, (0, 2)), [(2, 3, 4)], name="rev-two-axes"),
     Case("pad", lambda x, v: S.pad(x, v, ((1, -1, 2), (-2, 1, 0))), [(3, 4), ()],
          name="pad-traced-value"),
+    Case("pad", lambda v: S.pad(np.ones((2, 3)), v, ((1, 1, 1), (0, -1, 0))), [()],
+         name="pad-only-value-traced"),
     Case("pad", lambda x: S.pad(x, np.asarray(1.5), ((-1, -1, 1), (2, 0, 0))), [(4, 2)],
          name="pad-crop-interior"),
     Case("pad", lambda x, v: S.pad(x, v, ((0, 0, 3),)), [(0,), ()], domain=real,
