@@ -1,0 +1,227 @@
+"""Tracers: numpy-style operators and methods, errors that teach (concretization, leaks,
+unsupported arguments), and trace stacks private to each thread."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans.core.trace import Tracer
+from functrans.errors import ConcretizationTypeError, TracerBoolConversionError, \
+    UnexpectedTracerError
+
+X = np.array([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]])
+Y = np.array([[1.5, 0.2, -0.9], [2.2, -0.6, 0.8]])
+M = np.array([[0.5, -1.0], [1.5, 2.0], [0.1, 0.4]])
+
+# (name of the Tracer attribute it needs, function usable on ndarrays and tracers alike, args)
+OPS = [
+    ("__add__", lambda a, b: a + b, (X, Y)), ("__radd__", lambda a: 2.0 + a, (X,)),
+    ("__sub__", lambda a, b: a - b, (X, Y)), ("__rsub__", lambda a: 2.0 - a, (X,)),
+    ("__mul__", lambda a, b: a * b, (X, Y)), ("__rmul__", lambda a: 3 * a, (X,)),
+    ("__truediv__", lambda a, b: a / b, (X, Y)), ("__rtruediv__", lambda a: 1.0 / a, (X,)),
+    ("__neg__", lambda a: -a, (X,)), ("__pos__", lambda a: +a, (X,)),
+    ("__pow__", lambda a: a ** 2, (X,)), ("__rpow__", lambda a: 2.0 ** a, (X,)),
+    ("__abs__", lambda a: abs(a), (X,)),
+    ("__floordiv__", lambda a, b: a // b, (X, Y)), ("__mod__", lambda a, b: a % b, (X, Y)),
+    ("__matmul__", lambda a, m: a @ m, (X, M)), ("__rmatmul__", lambda m: X @ m, (M,)),
+    ("__lt__", lambda a, b: a < b, (X, Y)), ("__le__", lambda a, b: a <= b, (X, Y)),
+    ("__gt__", lambda a, b: a > b, (X, Y)), ("__ge__", lambda a, b: a >= b, (X, Y)),
+    ("__eq__", lambda a, b: a == b, (X, X)), ("__ne__", lambda a, b: a != b, (X, Y)),
+    ("__getitem__", lambda a: a[1], (X,)), ("__getitem__", lambda a: a[:, 1:], (X,)),
+    ("__getitem__", lambda a: a[-1, ::2], (X,)), ("__getitem__", lambda a: a[None, 0], (X,)),
+    ("T", lambda a: a.T, (X,)),
+    ("reshape", lambda a: a.reshape(3, 2), (X,)), ("reshape", lambda a: a.reshape((-1,)), (X,)),
+    ("sum", lambda a: a.sum(), (X,)), ("sum", lambda a: a.sum(axis=0), (X,)),
+    ("sum", lambda a: a.sum(1, keepdims=True), (X,)),
+    ("mean", lambda a: a.mean(axis=1), (X,)), ("max", lambda a: a.max(axis=0), (X,)),
+    ("min", lambda a: a.min(), (X,)), ("prod", lambda a: a.prod(axis=1), (X,)),
+    ("std", lambda a: a.std(), (X,)), ("var", lambda a: a.var(axis=0), (X,)),
+    ("cumsum", lambda a: a.cumsum(axis=1), (X,)), ("dot", lambda a, m: a.dot(m), (X, M)),
+    ("transpose", lambda a: a.transpose(), (X,)), ("flatten", lambda a: a.flatten(), (X,)),
+    ("ravel", lambda a: a.ravel(), (X,)), ("swapaxes", lambda a: a.swapaxes(0, 1), (X,)),
+    ("squeeze", lambda a: a[None].squeeze(0), (X,)),
+    ("astype", lambda a: a.astype(np.float32), (X,)),
+]
+
+
+@pytest.mark.parametrize("attr,f,args", OPS, ids=[f"{o[0]}-{i}" for i, o in enumerate(OPS)])
+def test_tracer_operators_and_methods_match_numpy(attr, f, args):
+    if not hasattr(Tracer, attr):
+        pytest.skip(f"Tracer.{attr} is not installed by functrans.numpy yet")
+    expected = f(*args)
+    closed = ft.make_jaxpr(f)(*args)
+    got, = closed(*args)
+    assert np.asarray(got).dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+    # under a non-staging transform too (eager jvp): the primal output equals numpy's
+    if expected.dtype.kind == "f":
+        out, _ = ft.jvp(f, args, tuple(np.ones_like(a) for a in args))
+        np.testing.assert_allclose(out, expected, rtol=1e-14)
+
+
+def test_tracer_array_attributes_len_and_iteration():
+    def f(x):
+        assert (x.shape, x.ndim, x.size, x.dtype, len(x)) == ((2, 3), 2, 6, np.float64, 2)
+        rows = list(x)
+        assert len(rows) == 2 and rows[0].shape == (3,)
+        return rows[0] + rows[1]
+
+    np.testing.assert_allclose(ft.make_jaxpr(f)(X)(X)[0], X[0] + X[1])
+    with pytest.raises(TypeError, match="0-d"):
+        ft.make_jaxpr(lambda s: len(s))(1.0)
+
+
+# --- control flow on traced values -----------------------------------------------------------
+
+def relu_if(x):
+    if x > 0:
+        return x * x
+    return -x
+
+
+@pytest.mark.parametrize("convert", [bool, int, float], ids=["bool", "int", "float"])
+def test_python_conversions_of_a_staged_value_teach_the_fix(convert):
+    with pytest.raises(ConcretizationTypeError) as info:
+        ft.make_jaxpr(lambda x: convert(fnp.sin(x)))(0.5)
+    msg = str(info.value)
+    assert f"`{convert.__name__}()`" in msg and "f64[]" in msg  # the abstract value
+    assert "static_argnums" in msg and "where" in msg  # the fixes
+    assert issubclass(ConcretizationTypeError, TypeError)
+
+
+def test_if_on_a_staged_value_names_it_and_suggests_static_argnums_or_where():
+    with pytest.raises(TracerBoolConversionError) as info:
+        ft.make_jaxpr(relu_if)(np.float64(2.0))
+    msg = str(info.value)
+    assert "bool[]" in msg and "make_jaxpr" in msg
+    assert "static_argnums" in msg and "numpy.where" in msg
+    with pytest.raises(TracerBoolConversionError):
+        ft.vmap(relu_if)(np.ones(3))  # batched values have no single truth value either
+    # the suggested fixes work
+    closed = ft.make_jaxpr(lambda x: fnp.where(x > 0, x * x, -x))(2.0)
+    assert float(closed(-3.0)[0]) == 3.0
+    static = ft.make_jaxpr(lambda x, c: x * x if c > 0 else -x, static_argnums=1)
+    assert [e.primitive.name for e in static(2.0, 1).eqns] == ["mul"]
+
+
+def test_control_flow_on_values_works_inside_eager_grad_as_in_jax():
+    assert float(ft.grad(relu_if)(3.0)) == 6.0
+    assert float(ft.grad(relu_if)(-3.0)) == -1.0
+    assert float(ft.grad(ft.grad(relu_if))(3.0)) == 2.0
+    assert float(ft.grad(lambda x: x * int(x))(2.5)) == 2.0
+    assert float(ft.grad(lambda x: x * float(x))(2.5)) == 2.5  # float() drops the tangent
+    y, t = ft.jvp(relu_if, (-2.0,), (1.0,))
+    assert (float(y), float(t)) == (2.0, -1.0)
+    # but not once grad itself is being staged: the primal is unknown there
+    with pytest.raises(TracerBoolConversionError):
+        ft.make_jaxpr(ft.grad(relu_if))(3.0)
+
+
+def test_numpy_functions_on_staged_values_suggest_functrans_numpy():
+    with pytest.raises(ConcretizationTypeError, match="functrans.numpy"):
+        ft.make_jaxpr(lambda x: np.sin(x))(np.ones(2))
+
+
+# --- leaked tracers --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("transform", [
+    lambda f: ft.make_jaxpr(f)(1.0),
+    lambda f: ft.grad(f)(1.0),
+    lambda f: ft.jvp(f, (1.0,), (1.0,)),
+    lambda f: ft.vmap(f)(np.ones(2)),
+], ids=["make_jaxpr", "grad", "jvp", "vmap"])
+def test_a_leaked_tracer_used_later_says_it_leaked(transform):
+    leaked = []
+
+    def f(x):
+        leaked.append(x)
+        return x * 2.0
+
+    transform(f)
+    tracer, = leaked
+    for use in (lambda: tracer + 1.0, lambda: fnp.sin(tracer),
+                lambda: ft.make_jaxpr(lambda y: y * tracer)(1.0)):
+        with pytest.raises(UnexpectedTracerError, match="leaked") as info:
+            use()
+        assert "Return every value" in str(info.value)
+
+
+# --- unsupported arguments -------------------------------------------------------------------
+
+@pytest.mark.parametrize("transform", [
+    lambda f, x: ft.make_jaxpr(f)(x),
+    lambda f, x: ft.grad(f)(x),
+    lambda f, x: ft.jvp(f, (x,), (x,)),
+    lambda f, x: ft.vjp(f, x),
+    lambda f, x: ft.vmap(f)(x),
+    lambda f, x: ft.jacfwd(f)(x),
+    lambda f, x: ft.jacrev(f)(x),
+], ids=["make_jaxpr", "grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev"])
+@pytest.mark.parametrize("value", ["text", object(), {1, 2}], ids=["str", "object", "set"])
+def test_unsupported_argument_types_are_named(transform, value):
+    with pytest.raises(TypeError) as info:
+        transform(lambda x: x, value)
+    msg = str(info.value)
+    assert type(value).__name__ in msg and ("array" in msg or "pytree" in msg)
+
+
+# --- threads ---------------------------------------------------------------------------------
+
+def test_traces_in_two_threads_do_not_see_each_other():
+    barrier = threading.Barrier(2, timeout=20)
+    out, errors = {}, []
+
+    def worker(name, op, n_ops):
+        def f(x):
+            y = x
+            for _ in range(n_ops):
+                y = op(y)
+                barrier.wait()  # both threads are mid-trace here, interleaving their ops
+            return y
+        try:
+            out[name] = ft.make_jaxpr(f)(np.ones(3))
+            barrier.wait()
+            out[name + " eager"] = fnp.sin(np.zeros(2))  # eager again: nothing is staged
+            barrier.wait()
+            out[name + " grad"] = ft.grad(lambda s: fnp.sum(op(s * np.ones(2))))(0.5)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+            barrier.abort()
+
+    threads = [threading.Thread(target=worker, args=("sin", fnp.sin, 4)),
+               threading.Thread(target=worker, args=("exp", fnp.exp, 4))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    assert [e.primitive.name for e in out["sin"].eqns] == ["sin"] * 4
+    assert [e.primitive.name for e in out["exp"].eqns] == ["exp"] * 4
+    assert isinstance(out["sin eager"], np.ndarray) and isinstance(out["exp eager"], np.ndarray)
+    np.testing.assert_allclose(out["sin grad"], 2 * np.cos(0.5))
+    np.testing.assert_allclose(out["exp grad"], 2 * np.exp(0.5))
+
+
+def test_eager_calls_in_one_thread_are_not_staged_by_another_threads_trace():
+    inside, done = threading.Event(), threading.Event()
+    results = {}
+
+    def tracer_thread():
+        def f(x):
+            inside.set()
+            assert done.wait(20)
+            return fnp.cos(x)
+        results["jaxpr"] = ft.make_jaxpr(f)(1.0)
+
+    t = threading.Thread(target=tracer_thread)
+    t.start()
+    assert inside.wait(20)
+    results["eager"] = fnp.sin(np.float64(0.25)) + 1.0  # this thread has no active trace
+    done.set()
+    t.join(20)
+    assert not isinstance(results["eager"], Tracer)
+    np.testing.assert_allclose(results["eager"], np.sin(0.25) + 1.0)
+    assert [e.primitive.name for e in results["jaxpr"].eqns] == ["cos"]
