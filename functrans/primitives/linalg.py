@@ -27,6 +27,7 @@ def _free(ndim, *used):
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     if not lb:
         if lhs.ndim == 2 and rhs.ndim <= 2 and lc == (1,) and rc == (0,):
             return xp.matmul(lhs, rhs)
@@ -49,8 +50,20 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     return out.reshape(*bshape, *lfs, *rfs)
 
 
+def _check_dims(side, aval, contract, batch):
+    used = (*contract, *batch)
+    if any(not isinstance(d, int | np.integer) or not 0 <= d < aval.ndim for d in used) or \
+            len(set(used)) != len(used):
+        raise ShapeError(
+            f"dot_general: the {side} operand has shape {aval.shape}, but its contracting "
+            f"dimensions {tuple(contract)} and batch dimensions {tuple(batch)} must be distinct "
+            f"axes in range(0, {aval.ndim}) (non-negative; normalise negative axes first).")
+
+
 def _dot_general_abstract(lhs, rhs, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
+    _check_dims("left", lhs, lc, lb)
+    _check_dims("right", rhs, rc, rb)
     if lhs.dtype != rhs.dtype:
         raise DTypeError(f"dot_general: operand dtypes {lhs.dtype.name} and {rhs.dtype.name} "
                          "differ; promote first (functrans.numpy does).")

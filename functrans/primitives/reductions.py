@@ -1,4 +1,5 @@
-"""Reductions over axes: reduce_sum (linear), and the order-statistic and product reductions."""
+"""Reductions over axes: reduce_sum (linear), the order statistics (reduce_max/min, argmax/min),
+reduce_prod, the boolean reductions behind all/any, and the scans cumsum and cumprod."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import numpy as np
 
 from functrans.backend import xp
 from functrans.core.avals import ShapedArray
-from functrans.errors import ShapeError
+from functrans.core.symbolic import Zero
+from functrans.errors import DTypeError, ShapeError
+from functrans.primitives.elementwise import add, div, eq_p, mul
+from functrans.primitives.indexing import slice_
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import broadcast_in_dim, linear_jvp, moveaxis
+from functrans.primitives.shape_ops import (broadcast_in_dim, convert_element_type, linear_jvp,
+                                            moveaxis, pad, reshape, transpose)
 
 M = "reductions"
 
@@ -25,6 +30,18 @@ def reduced_aval(x, *, axes, dtype=None):
                        x.dtype if dtype is None else dtype)
 
 
+def _nonempty_reduced_aval(name, what):
+    """Shape rule of a reduction with no identity: reducing a size-0 axis is an error."""
+    def abstract(x, *, axes):
+        out = reduced_aval(x, axes=axes)
+        if any(x.shape[a] == 0 for a in axes):
+            raise ShapeError(f"{name}: cannot take the {what} over axes {axes} of shape "
+                             f"{x.shape}, which include a size-0 axis (no identity). Reduce a "
+                             "non-empty axis, or give an initial value (fnp.max(x, initial=v)).")
+        return out
+    return abstract
+
+
 def expand_reduced(ct, in_shape, axes):
     """Broadcast a reduced value back over the axes it was reduced along."""
     kept = tuple(i for i in range(len(in_shape)) if i not in axes)
@@ -38,6 +55,15 @@ def reduce_batch(prim):
         return prim.bind(x, axes=tuple(a + 1 for a in axes), **params), 0
     return rule
 
+
+def _zero_jvp(prim):
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+    return jvp
+
+
+# --- reduce_sum ------------------------------------------------------------------------------
 
 def reduce_sum(x, axes):
     axes = _normalize_axes(axes, np.ndim(x))
@@ -53,3 +79,226 @@ reduce_sum_p = define(
     props=("linear",), torch_name="SumBackward1")
 reduce_sum_p.rules["jvp"] = linear_jvp(reduce_sum_p)
 reduce_sum_p.rules["batch"] = reduce_batch(reduce_sum_p)
+
+
+# --- reduce_max / reduce_min -----------------------------------------------------------------
+
+def reduce_max(x, axes):
+    return reduce_max_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+
+
+def reduce_min(x, axes):
+    return reduce_min_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+
+
+def _chooser_jvp(prim):
+    """The tangent at the chosen entries, averaged over ties (as JAX does): with the location
+    mask L = (x == ans), t_out = sum(t * L) / sum(L)."""
+    def jvp(primals, tangents, *, axes):
+        x, = primals
+        t, = tangents
+        ans = prim.bind(x, axes=axes)
+        where = eq_p.bind(x, expand_reduced(ans, np.shape(x), axes))
+        mask = convert_element_type(where, t.dtype)
+        counts = reduce_sum(mask, axes)
+        return ans, div(reduce_sum(mul(t, mask), axes), counts)
+    return jvp
+
+
+reduce_max_p = define(
+    "reduce_max", module=M, impl=lambda x, *, axes: xp.max(x, axis=axes),
+    abstract=_nonempty_reduced_aval("reduce_max", "maximum"), torch_name="AmaxBackward0")
+reduce_max_p.rules["jvp"] = _chooser_jvp(reduce_max_p)
+reduce_max_p.rules["batch"] = reduce_batch(reduce_max_p)
+
+reduce_min_p = define(
+    "reduce_min", module=M, impl=lambda x, *, axes: xp.min(x, axis=axes),
+    abstract=_nonempty_reduced_aval("reduce_min", "minimum"), torch_name="AminBackward0")
+reduce_min_p.rules["jvp"] = _chooser_jvp(reduce_min_p)
+reduce_min_p.rules["batch"] = reduce_batch(reduce_min_p)
+
+
+# --- reduce_prod -----------------------------------------------------------------------------
+
+def reduce_prod(x, axes):
+    axes = _normalize_axes(axes, np.ndim(x))
+    if not axes:
+        return x
+    return reduce_prod_p.bind(x, axes=axes)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    """Product rule along a pairwise tree of multiplications: exact when entries are zero
+    (no division by x), and built from mul/add/slice/pad so it differentiates again."""
+    x, = primals
+    t, = tangents
+    ans = reduce_prod_p.bind(x, axes=axes)
+    shape = np.shape(x)
+    kept = [i for i in range(len(shape)) if i not in axes]
+    out_shape = tuple(shape[i] for i in kept)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    m = int(np.prod(out_shape, dtype=np.int64))
+    if n == 0:  # the empty product is the constant 1
+        return ans, Zero(ShapedArray(out_shape, t.dtype))
+    one, zero = np.ones((), t.dtype), np.zeros((), t.dtype)
+    xs = reshape(transpose(x, (*axes, *kept)), (n, m))
+    ts = reshape(transpose(t, (*axes, *kept)), (n, m))
+    while n > 1:
+        if n % 2:  # pad the odd row out with the identity (tangent 0)
+            xs = pad(xs, one, ((0, 1, 0), (0, 0, 0)))
+            ts = pad(ts, zero, ((0, 1, 0), (0, 0, 0)))
+            n += 1
+        h = n // 2
+        x1, x2 = slice_(xs, (0, 0), (h, m)), slice_(xs, (h, 0), (n, m))
+        t1, t2 = slice_(ts, (0, 0), (h, m)), slice_(ts, (h, 0), (n, m))
+        ts = add(mul(t1, x2), mul(x1, t2))  # d(x1 x2) = dx1 x2 + x1 dx2
+        xs = mul(x1, x2) if h > 1 else xs
+        n = h
+    return ans, reshape(ts, out_shape)
+
+
+reduce_prod_p = define(
+    "reduce_prod", module=M, impl=lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype),
+    abstract=reduced_aval, jvp=_reduce_prod_jvp, torch_name="ProdBackward1")
+reduce_prod_p.rules["batch"] = reduce_batch(reduce_prod_p)
+
+
+# --- reduce_and / reduce_or (all / any) ------------------------------------------------------
+
+def _bool_reduced_aval(name):
+    def abstract(x, *, axes):
+        if x.dtype != np.bool_:
+            raise DTypeError(f"{name}: needs a bool operand, got {x.dtype.name}. Compare first "
+                             "(x != 0), as functrans.numpy.all/any do.")
+        return reduced_aval(x, axes=axes)
+    return abstract
+
+
+def reduce_and(x, axes):
+    return reduce_and_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+
+
+def reduce_or(x, axes):
+    return reduce_or_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+
+
+reduce_and_p = define("reduce_and", module=M, impl=lambda x, *, axes: xp.all(x, axis=axes),
+                      abstract=_bool_reduced_aval("reduce_and"))
+reduce_and_p.rules.update(jvp=_zero_jvp(reduce_and_p), batch=reduce_batch(reduce_and_p))
+reduce_or_p = define("reduce_or", module=M, impl=lambda x, *, axes: xp.any(x, axis=axes),
+                     abstract=_bool_reduced_aval("reduce_or"))
+reduce_or_p.rules.update(jvp=_zero_jvp(reduce_or_p), batch=reduce_batch(reduce_or_p))
+
+
+# --- argmax / argmin -------------------------------------------------------------------------
+
+def argmax(x, axis, index_dtype=np.int64):
+    return argmax_p.bind(x, axes=(int(axis) % max(np.ndim(x), 1),),
+                         index_dtype=np.dtype(index_dtype))
+
+
+def argmin(x, axis, index_dtype=np.int64):
+    return argmin_p.bind(x, axes=(int(axis) % max(np.ndim(x), 1),),
+                         index_dtype=np.dtype(index_dtype))
+
+
+def _arg_abstract(name):
+    def abstract(x, *, axes, index_dtype):
+        if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+            raise ShapeError(f"{name}: needs exactly one axis in range for an operand of shape "
+                             f"{x.shape}, got axes={axes}. Flatten first to search all axes.")
+        if x.shape[axes[0]] == 0:
+            raise ShapeError(f"{name}: axis {axes[0]} of shape {x.shape} is empty, so there is "
+                             "no index to return. Search a non-empty axis.")
+        if not np.issubdtype(index_dtype, np.integer):
+            raise DTypeError(f"{name}: index_dtype must be an integer dtype, got {index_dtype}.")
+        return reduced_aval(x, axes=axes, dtype=index_dtype)
+    return abstract
+
+
+def _arg_impl(fn):
+    # numpy picks the first occurrence of ties (and of NaN), which is the rule we keep
+    return lambda x, *, axes, index_dtype: xp.asarray(fn(x, axis=axes[0])).astype(index_dtype)
+
+
+argmax_p = define("argmax", module=M, impl=_arg_impl(xp.argmax),
+                  abstract=_arg_abstract("argmax"))
+argmax_p.rules.update(jvp=_zero_jvp(argmax_p), batch=reduce_batch(argmax_p))
+argmin_p = define("argmin", module=M, impl=_arg_impl(xp.argmin),
+                  abstract=_arg_abstract("argmin"))
+argmin_p.rules.update(jvp=_zero_jvp(argmin_p), batch=reduce_batch(argmin_p))
+
+
+# --- cumsum / cumprod: inclusive scans along one axis, optionally from the end ---------------
+
+def cumsum(x, axis, reverse=False):
+    return cumsum_p.bind(x, axis=int(axis) % max(np.ndim(x), 1), reverse=bool(reverse))
+
+
+def cumprod(x, axis, reverse=False):
+    return cumprod_p.bind(x, axis=int(axis) % max(np.ndim(x), 1), reverse=bool(reverse))
+
+
+def _scan_abstract(name):
+    def abstract(x, *, axis, reverse):
+        if not 0 <= axis < x.ndim:
+            raise ShapeError(f"{name}: axis {axis} is out of range for an operand of shape "
+                             f"{x.shape}; scans need an operand of rank >= 1 (reshape 0-d "
+                             "values to (1,)).")
+        return x
+    return abstract
+
+
+def _scan_impl(fn):
+    def impl(x, *, axis, reverse):
+        if reverse:
+            return xp.flip(fn(xp.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+        return fn(x, axis=axis, dtype=x.dtype)
+    return impl
+
+
+def _scan_batch(prim):
+    def rule(vals, dims, *, axis, reverse):
+        x, = vals
+        d, = dims
+        return prim.bind(x, axis=axis + (d <= axis), reverse=reverse), d
+    return rule
+
+
+def _shift(x, fill, axis, d, reverse):
+    """x moved d places along `axis` (towards the end, or the start if reverse), `fill`ed in."""
+    config = [(0, 0, 0)] * np.ndim(x)
+    config[axis] = (-d, d, 0) if reverse else (d, -d, 0)
+    return pad(x, fill, tuple(config))
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    """Product rule along a Hillis-Steele scan (log2(n) doubling steps): window products
+    y_i <- y_i * y_{i-d}, tangents t_i <- t_i * y_{i-d} + y_i * t_{i-d}. No division by x."""
+    x, = primals
+    t, = tangents
+    ans = cumprod_p.bind(x, axis=axis, reverse=reverse)
+    one, zero = np.ones((), t.dtype), np.zeros((), t.dtype)
+    n = np.shape(x)[axis]
+    ys, ts, d = x, t, 1
+    while d < n:
+        y_prev = _shift(ys, one, axis, d, reverse)
+        t_prev = _shift(ts, zero, axis, d, reverse)
+        ts = add(mul(ts, y_prev), mul(ys, t_prev))
+        ys = mul(ys, y_prev) if 2 * d < n else ys
+        d *= 2
+    return ans, ts
+
+
+cumsum_p = define(
+    "cumsum", module=M, impl=_scan_impl(xp.cumsum), abstract=_scan_abstract("cumsum"),
+    # the adjoint of a running sum from the start is a running sum from the end
+    transpose=lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis,
+                                                             reverse=not reverse)],
+    props=("linear",), torch_name="CumsumBackward0")
+cumsum_p.rules.update(jvp=linear_jvp(cumsum_p), batch=_scan_batch(cumsum_p))
+
+cumprod_p = define(
+    "cumprod", module=M, impl=_scan_impl(xp.cumprod), abstract=_scan_abstract("cumprod"),
+    jvp=_cumprod_jvp, torch_name="CumprodBackward0")
+cumprod_p.rules["batch"] = _scan_batch(cumprod_p)
