@@ -1,0 +1,174 @@
+"""functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives.
+
+Derivatives at zero follow JAX's formulas, which these are: the 2-norm and Frobenius norm are
+sqrt(sum(x * x)), so their gradient at an all-zero vector is nan (sqrt'(0) = inf times 0),
+exactly as in JAX (PyTorch instead returns 0 there). |x| differentiates to 1 at 0 (JAX's abs
+rule), so the 1-norm's gradient at 0 is finite; max-type norms combine with an initial 0 the
+way JAX's amax(..., initial=0) does, so ties with it share the derivative. The general p-norm
+computes |x|^p and s^(1/p) with zero-guarded powers: its gradient is finite at 0 (JAX's too
+for entries that are 0 when p > 1; JAX returns nan for an all-zero vector where we return 0).
+
+>>> import numpy as np, functrans.numpy as fnp
+>>> float(fnp.linalg.norm(np.array([3.0, 4.0])))
+5.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.errors import DTypeError
+from functrans.numpy._core import asarray, to_float
+from functrans.numpy._reductions import _combine_initial, normalize_axes
+from functrans.primitives import elementwise as E
+from functrans.primitives import reductions as R
+from functrans.primitives.shape_ops import convert_element_type, reshape
+
+__all__ = ['norm', 'vector_norm', 'matrix_norm']
+
+
+def _abs(x):
+    # d|x| = select(x >= 0, dx, -dx): JAX's rule, derivative 1 at 0
+    return E.select(E.ge_p.bind(x, np.zeros((), x.dtype)), x, E.neg(x))
+
+
+def _pow_nonneg(c, p):
+    """c ** p for c >= 0 as exp(p log c), guarded at c == 0 (value 0 for p > 0, inf for
+    p < 0; derivative 0 there, with no log(0) evaluated)."""
+    zero = np.zeros((), c.dtype)
+    pos = E.gt_p.bind(c, zero)
+    safe = E.select(pos, c, np.ones((), c.dtype))
+    powered = E.exp_p.bind(E.mul(np.asarray(p, c.dtype), E.log_p.bind(safe)))
+    return E.select(pos, powered, np.asarray(0.0 if p > 0 else np.inf, c.dtype))
+
+
+def _sum(x, axes):
+    return R.reduce_sum(x, axes)
+
+
+def _keepdims(x, shape, axes):
+    return reshape(x, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+
+
+def _squeeze_out(x, shape, axes, keepdims):
+    if keepdims:
+        return x
+    return reshape(x, tuple(s for i, s in enumerate(shape) if i not in axes))
+
+
+def _vector(x, ord, axes):
+    """The vector norm of `x` over `axes`, with the reduced axes kept (size 1)."""
+    shape = x.shape
+    if ord is None or ord == 2:
+        res = E.sqrt_p.bind(_sum(E.mul(x, x), axes))
+    elif isinstance(ord, str):
+        raise ValueError(f"norm: invalid norm order {ord!r} for vectors; use a number, "
+                         "fnp.inf or -fnp.inf.")
+    elif ord == np.inf:
+        a = _abs(x)
+        res = R.reduce_max(a, axes) if all(shape[i] for i in axes) else \
+            R.reduce_sum(a, axes)  # empty: the initial 0
+        res = _combine_initial(R.reduce_max_p, res, 0)
+    elif ord == -np.inf:
+        res = R.reduce_min(_abs(x), axes)
+    elif ord == 0:
+        nonzero = E.ne_p.bind(x, np.zeros((), x.dtype))
+        res = _sum(convert_element_type(nonzero, x.dtype), axes)
+    elif ord == 1:
+        res = _sum(_abs(x), axes)
+    else:
+        p = float(ord)
+        res = _pow_nonneg(_sum(_pow_nonneg(_abs(x), p), axes), 1.0 / p)
+    return _keepdims(res, shape, axes)
+
+
+def _matrix(x, ord, row, col):
+    """The matrix norm over (row, col), with both axes kept (size 1)."""
+    shape = x.shape
+    axes = tuple(sorted((row, col)))
+    if ord is None or ord in ("fro", "f"):
+        return _keepdims(E.sqrt_p.bind(_sum(E.mul(x, x), axes)), shape, axes)
+    if ord in (1, -1, np.inf, -np.inf):
+        inner, outer = (row, col) if ord in (1, -1) else (col, row)
+        sums = _keepdims(_sum(_abs(x), (inner,)), shape, (inner,))
+        if ord > 0:
+            res = R.reduce_max(sums, (outer,)) if shape[outer] else R.reduce_sum(sums, (outer,))
+            res = _combine_initial(R.reduce_max_p, res, 0)
+        else:
+            res = R.reduce_min(sums, (outer,))
+        return _keepdims(res, sums.shape, (outer,))
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"norm: ord={ord!r} matrix norms need singular values, and "
+                                  "functrans has no SVD primitive yet. Use ord='fro', 1, -1, "
+                                  "inf or -inf.")
+    raise ValueError(f"norm: invalid norm order {ord!r} for matrices; use None, 'fro', 1, -1, "
+                     "inf, -inf (or 'nuc', 2, -2 once an SVD exists).")
+
+
+def _prepare(x, name):
+    x = to_float(asarray(x))
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise DTypeError(f"{name}: complex inputs are not supported yet (they need |x|^2 via "
+                         "conj); pass the real and imaginary parts separately.")
+    return x
+
+
+def _one_axis(a, ndim, name):
+    return normalize_axes(a, ndim, name)[0] if ndim else 0
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """numpy.linalg.norm: vector norms over one axis, matrix norms over two.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> x = np.array([[3.0, -4.0], [0.0, 12.0]])
+    >>> float(fnp.linalg.norm(x)), float(fnp.linalg.norm(x, 1))
+    (13.0, 16.0)
+    >>> fnp.linalg.norm(x, np.inf, axis=1)
+    array([ 4., 12.])
+    """
+    x = _prepare(x, "norm")
+    nd = x.ndim
+    if axis is None:
+        if ord is None:
+            axes = tuple(range(nd))
+            res = _keepdims(E.sqrt_p.bind(_sum(E.mul(x, x), axes)), x.shape, axes)
+            return _squeeze_out(res, x.shape, axes, keepdims)
+        if nd not in (1, 2):
+            raise ValueError(f"norm: improper number of dimensions to norm: ord={ord!r} with "
+                             f"axis=None needs a 1-d or 2-d array, got shape {x.shape}. Pass "
+                             "axis= to choose the axes.")
+        axis = tuple(range(nd))
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    axes = tuple(_one_axis(a, nd, "norm") for a in axes)
+    if len(axes) == 1:
+        res = _vector(x, ord, axes)
+    elif len(axes) == 2:
+        if axes[0] == axes[1]:
+            raise ValueError(f"norm: duplicate axes given ({axis!r}); name two different axes.")
+        res = _matrix(x, ord, *axes)
+    else:
+        raise ValueError(f"norm: improper number of dimensions to norm: axis={axis!r}. Pass "
+                         "one axis for a vector norm or two for a matrix norm.")
+    return _squeeze_out(res, x.shape, tuple(sorted(axes)), keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """numpy.linalg.vector_norm: any `axis` (None flattens), treated as one vector each."""
+    x = _prepare(x, "vector_norm")
+    shape = x.shape
+    axes = normalize_axes(axis, x.ndim, "vector_norm")
+    kept = [i for i in range(x.ndim) if i not in axes]
+    n = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    from functrans.primitives.shape_ops import transpose
+    flat = reshape(transpose(x, (*kept, *axes)), (*(shape[i] for i in kept), n))
+    res = reshape(_vector(flat, ord, (len(kept),)), tuple(shape[i] for i in kept))
+    return _keepdims(res, shape, axes) if keepdims else res
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """numpy.linalg.matrix_norm: the matrix norm over the last two axes."""
+    x = _prepare(x, "matrix_norm")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm: needs at least 2 dimensions, got shape {x.shape}.")
+    return norm(x, ord, (-2, -1), keepdims)
