@@ -7,7 +7,8 @@ from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
-           "tree_leaves", "tree_structure", "treedef_is_leaf"]
+           "tree_leaves", "tree_structure", "treedef_is_leaf", "tree_flatten_with_path",
+           "keystr"]
 
 
 class _NodeType(NamedTuple):
@@ -96,6 +97,39 @@ def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[li
         return PyTreeDef(t, data, tuple(rec(c) for c in children))
 
     return leaves, rec(tree)
+
+
+def tree_flatten_with_path(tree, is_leaf=None) -> tuple[list, PyTreeDef]:
+    """Like tree_flatten, but each leaf comes as (path, leaf); a path is a tuple of keys
+    written as in Python (`[0]`, `['w']`, `.x`), joined by `keystr`, for error messages."""
+    paths: list = []
+
+    def rec(x, path):
+        if is_leaf is not None and is_leaf(x):
+            paths.append(path)
+            return
+        t, node = _node_type_of(x)
+        if node is None:
+            paths.append(path)
+            return
+        children, data = node.flatten(x)
+        if t is dict or t is OrderedDict:
+            keys = [f"[{k!r}]" for k in data]
+        elif hasattr(x, "_fields") and isinstance(x, tuple):
+            keys = [f".{name}" for name in x._fields]
+        else:
+            keys = [f"[{i}]" for i in range(len(children))]
+        for k, c in zip(keys, children):
+            rec(c, (*path, k))
+
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    rec(tree, ())
+    return list(zip(paths, leaves)), treedef
+
+
+def keystr(path) -> str:
+    """A path from tree_flatten_with_path as text: `[1]['w']`."""
+    return "".join(path)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:

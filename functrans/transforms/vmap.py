@@ -17,7 +17,8 @@ from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ShapeError
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
-from functrans.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from functrans.tree_util import broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, \
+    tree_unflatten
 
 
 class BatchTracer(Tracer):
@@ -65,6 +66,11 @@ def move_batch_axis(x, bdim, size: int, out_axis):
             raise ValueError("vmap: out_axes=None requires that output not depend on the "
                              "mapped axis, but it does.")
         return x
+    nd = np.ndim(x) + (bdim is None)  # rank of the batched result
+    if not isinstance(out_axis, int) or not -nd <= out_axis < nd:
+        raise ValueError(f"vmap: out_axes entry {out_axis!r} is out of range for an output of "
+                         f"rank {nd} (batch axis included); use an int in [{-nd}, {nd}) or "
+                         "None.")
     if bdim is None:
         nd = np.ndim(x)
         out_axis = out_axis % (nd + 1)
@@ -89,7 +95,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
     """Vectorise `f` over an axis of its arguments (in_axes) into an axis of its results.
 
     >>> import functrans as ft, functrans.numpy as fnp
-    >>> ft.vmap(lambda r: fnp.dot(r, r))(fnp.ones((4, 3))).shape
+    >>> ft.vmap(lambda r: fnp.sum(r * r))(fnp.ones((4, 3))).shape
     (4,)
     """
     if isinstance(in_axes, list):
@@ -101,7 +107,8 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
             raise TypeError("vmap: keyword arguments are not mapped; pass arrays positionally "
                             "(or close over constant keyword arguments with a lambda).")
         flat, in_tree = tree_flatten((args, {}))
-        flat = [as_value(x, "vmap") for x in flat]
+        names = ["args" + keystr(p) for p, _ in tree_flatten_with_path(args)[0]]
+        flat = [as_value(x, f"vmap {name}") for x, name in zip(flat, names)]
         axes_prefix = in_axes if isinstance(in_axes, tuple) or in_axes is None \
             or isinstance(in_axes, int) else in_axes
         if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
@@ -111,9 +118,11 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
         try:
             dims = broadcast_prefix(axes_prefix if isinstance(axes_prefix, tuple)
                                     else (axes_prefix,) * len(args), args)
-        except ValueError as e:
-            raise ValueError(f"vmap: in_axes structure does not match the arguments: {e}") \
-                from None
+        except ValueError:
+            raise ValueError(
+                f"vmap: in_axes={in_axes!r} is not a tree prefix of the arguments, whose "
+                f"structure is {tree_flatten(args)[1]}. Give one entry per positional argument: "
+                "an int, None, or a pytree of those shaped like that argument.") from None
         sizes = []
         norm_dims = []
         for i, (x, d) in enumerate(zip(flat, dims)):
@@ -122,20 +131,22 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                 continue
             nd = np.ndim(x)
             if not isinstance(d, int) or not -nd <= d < nd:
-                raise ValueError(f"vmap: in_axes entry {d!r} for leaf {i} (shape "
+                raise ValueError(f"vmap: in_axes entry {d!r} for {names[i]} (shape "
                                  f"{np.shape(x)}) is out of range; it must be an int in "
                                  f"[{-nd}, {nd}) or None.")
             d %= nd
             norm_dims.append(d)
-            sizes.append((i, d, np.shape(x)[d]))
+            sizes.append((names[i], d, np.shape(x)[d]))
         size = axis_size
         if not sizes and size is None:
             raise ValueError("vmap: no argument is mapped (all in_axes are None); pass "
                              "axis_size= to say how many copies to make.")
         if len({s for _, _, s in sizes} | ({size} if size is not None else set())) > 1:
-            desc = ", ".join(f"leaf {i} axis {d} has size {s}" for i, d, s in sizes)
+            desc = "; ".join(f"{name} axis {d} has size {s}" for name, d, s in sizes)
+            if axis_size is not None:
+                desc += f"; axis_size={axis_size}"
             raise ShapeError(f"vmap got mapped axes of different sizes: {desc}. All mapped "
-                             "axes must have the same size.")
+                             "axes must have the same size (check in_axes).")
         size = sizes[0][2] if size is None else size
         f_flat, out_tree = flatten_fun(f, in_tree)
 

@@ -1,0 +1,97 @@
+"""Forward mode and linearize: values against closed forms and central differences, pytrees,
+symbolic zero tangents, and the IR-to-IR jvp_jaxpr."""
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans.core.check import check_jaxpr
+from functrans.errors import ShapeError
+from functrans.transforms.jvp import jvp_jaxpr
+
+X = np.array([0.3, -1.2, 2.0])
+V = np.array([1.0, 0.5, -2.0])
+
+
+def fd(f, x, v, eps=1e-6):
+    return (f(x + eps * v) - f(x - eps * v)) / (2 * eps)
+
+
+def test_jvp_closed_forms_and_central_differences():
+    y, t = ft.jvp(fnp.sin, (X,), (V,))
+    np.testing.assert_allclose(y, np.sin(X))
+    np.testing.assert_allclose(t, np.cos(X) * V, rtol=1e-15)
+    f = lambda x: fnp.exp(fnp.tanh(x) * x) / (1.0 + x * x)
+    fn = lambda x: np.exp(np.tanh(x) * x) / (1.0 + x * x)
+    np.testing.assert_allclose(ft.jvp(f, (X,), (V,))[1], fd(fn, X, V), rtol=1e-8)
+
+
+def test_jvp_of_pytrees_and_several_arguments():
+    def f(p, s):
+        return {"a": p[0] * s, "b": (fnp.sin(p[1]), None)}
+
+    y, t = ft.jvp(f, ((X, 0.5), 2.0), ((V, 1.0), 3.0))
+    np.testing.assert_allclose(t["a"], V * 2.0 + X * 3.0)
+    np.testing.assert_allclose(t["b"][0], np.cos(0.5))
+    assert t["b"][1] is None
+
+
+def test_jvp_has_aux():
+    y, t, aux = ft.jvp(lambda x: (x * x, {"x": x}), (3.0,), (1.0,), has_aux=True)
+    assert (float(y), float(t), float(aux["x"])) == (9.0, 6.0, 3.0)
+
+
+def test_jvp_outputs_without_dependence_get_materialised_zeros():
+    y, t = ft.jvp(lambda x, c: (x * 2.0, c * 1.0, np.ones(2)), (1.0, 4.0), (1.0, 0.0))
+    assert float(t[0]) == 2.0 and float(t[1]) == 0.0
+    np.testing.assert_array_equal(t[2], np.zeros(2))
+
+
+def test_jvp_integer_primals_have_zero_tangents():
+    y, t = ft.jvp(lambda x, n: x * n, (2.0, np.int64(3)), (1.0, np.int64(0)))
+    assert float(t) == 3.0
+
+
+def test_jvp_argument_errors():
+    with pytest.raises(TypeError, match="tuples"):
+        ft.jvp(fnp.sin, X, V)
+    with pytest.raises(TypeError, match="same structure"):
+        ft.jvp(lambda a, b: a * b, (1.0, 2.0), (1.0,))
+    with pytest.raises(ShapeError, match=r"primal 0 has shape \(3,\) but its tangent has shape "
+                                         r"\(2,\)"):
+        ft.jvp(fnp.sin, (X,), (np.ones(2),))
+
+
+def test_linearize_matches_jvp_and_evaluates_at_many_tangents():
+    f = lambda x: fnp.sin(x) * fnp.exp(x)
+    y, f_jvp = ft.linearize(f, X)
+    np.testing.assert_allclose(y, np.sin(X) * np.exp(X))
+    for v in (V, 2 * V, np.ones(3)):
+        np.testing.assert_allclose(f_jvp(v), ft.jvp(f, (X,), (v,))[1], rtol=1e-15)
+    with pytest.raises(TypeError, match="structure"):
+        f_jvp(V, V)
+
+
+def test_linearize_records_only_tangent_work():
+    # the linear program's equations touch tangents only; primal work ran eagerly
+    from functrans.transforms.linearize import linearize_flat
+    _, lin = linearize_flat(lambda x: [fnp.sin(fnp.cos(x)) * 3.0], [X])
+    names = [e.primitive.name for e in lin.jaxpr.eqns]
+    assert names == ["mul", "mul", "mul"]  # t * -sin(x), * cos(cos(x)), * 3.0
+    assert len(lin.jaxpr.consts) == 2  # the residuals: -sin(x) and cos(cos(x))
+    check_jaxpr(lin.jaxpr)
+
+
+def test_jvp_jaxpr_is_the_jvp_program_of_a_program():
+    closed = ft.make_jaxpr(lambda x, y: fnp.sin(x) * y)(1.0, 2.0)
+    jclosed, out_nz = jvp_jaxpr(closed, [True, False])
+    check_jaxpr(jclosed)
+    assert out_nz == [True] and len(jclosed.in_avals) == 3
+    y, t = jclosed(0.7, 2.0, 1.5)
+    np.testing.assert_allclose([y, t], [np.sin(0.7) * 2.0, np.cos(0.7) * 1.5 * 2.0])
+    # no tangent in: no tangent work, the out tangent stays symbolic unless instantiated
+    jclosed, out_nz = jvp_jaxpr(closed, [False, False])
+    assert out_nz == [False] and [e.primitive.name for e in jclosed.eqns] == ["sin", "mul"]
+    jclosed, out_nz = jvp_jaxpr(closed, [False, False], instantiate=True)
+    assert out_nz == [True] and float(jclosed(0.7, 2.0)[1]) == 0.0
