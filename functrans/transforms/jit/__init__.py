@@ -1,0 +1,14 @@
+"""jit: IR passes (inline, simplify, constant folding, CSE, DCE), compilation of the optimised
+program to straight-line backend code, and the call primitive that makes jit compose with the
+other transforms."""
+
+from functrans.transforms.jit.api import Jitted, Lowered, jit  # noqa: F401
+from functrans.transforms.jit.call import jit_p  # noqa: F401
+from functrans.transforms.jit.codegen import compile_program  # noqa: F401
+from functrans.transforms.jit.cse import cse  # noqa: F401
+from functrans.transforms.jit.dce import dce  # noqa: F401
+from functrans.transforms.jit.fold import fold_constants  # noqa: F401
+from functrans.transforms.jit.inline import inline_calls  # noqa: F401
+from functrans.transforms.jit.optimize import optimize, optimize_with_stats  # noqa: F401
+from functrans.transforms.jit.rewrite import count_eqns  # noqa: F401
+from functrans.transforms.jit.simplify import forward_trivial, simplify  # noqa: F401

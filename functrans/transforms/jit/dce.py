@@ -21,10 +21,15 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """DCE over a ClosedJaxpr, also dropping constants nothing reads any more."""
+    """DCE over a ClosedJaxpr, also dropping constants nothing reads any more. Returns `closed`
+    itself when nothing is dead."""
     jaxpr = dce_jaxpr(closed.jaxpr)
     used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
     used.update(v for v in jaxpr.outvars if isinstance(v, Var))
     pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in used]
+    if len(jaxpr.eqns) == len(closed.jaxpr.eqns) and len(pairs) == len(closed.consts):
+        return closed
     jaxpr = Jaxpr([v for v, _ in pairs], jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
-    return ClosedJaxpr(jaxpr, [c for _, c in pairs])
+    out = ClosedJaxpr(jaxpr, [c for _, c in pairs])
+    out.out_tree = closed.out_tree
+    return out

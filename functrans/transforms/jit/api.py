@@ -1,0 +1,208 @@
+"""`jit`: trace once per signature, optimise the program, run it compiled.
+
+A signature is the pytree structure of the arguments, each leaf's shape and dtype, and the
+values of the static arguments. Each jitted function keeps a bounded cache of signature ->
+optimised program; a call binds the call primitive `jit_p` on the program, so under an outer
+transform (grad, vmap, make_jaxpr, another jit) the same call is transformed by jit_p's rules.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from functrans.core.ir import ClosedJaxpr, Jaxpr
+from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
+from functrans.core.staging import trace_to_jaxpr
+from functrans.core.trace import Tracer
+from functrans.transforms.jit.cache import CacheInfo, LRUCache
+from functrans.transforms.jit.call import jit_p
+from functrans.transforms.jit.codegen import compile_program
+from functrans.transforms.jit.optimize import PassStats, optimize_with_stats
+from functrans.tree_util import tree_flatten, tree_unflatten
+
+DEFAULT_CACHE_SIZE = 64
+
+
+class _Entry:
+    """One traced signature: the optimised program, the output structure, and the values of
+    outer-transform tracers the function closed over (passed as leading arguments)."""
+
+    __slots__ = ("jaxpr", "out_tree", "closure", "traced", "stats", "name")
+
+    def __init__(self, jaxpr, out_tree, closure, traced, stats, name):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.closure = closure
+        self.traced = traced
+        self.stats = stats
+        self.name = name
+
+
+class Lowered:
+    """What `jit(f)` does for given arguments: the traced program, the optimised program, the
+    equation counts before and after the passes, and the generated Python code."""
+
+    def __init__(self, entry: _Entry):
+        self.traced: ClosedJaxpr = entry.traced
+        self.jaxpr: ClosedJaxpr = entry.jaxpr
+        self.stats: PassStats = entry.stats
+
+    eqns_before = property(lambda self: self.stats.eqns_before)
+    eqns_after = property(lambda self: self.stats.eqns_after)
+
+    @property
+    def source(self) -> str:
+        return compile_program(self.jaxpr).source
+
+    def compile(self):
+        """The compiled program: call it with the flat arguments, get the flat outputs."""
+        return compile_program(self.jaxpr)
+
+    def as_text(self, what: str = "all") -> str:
+        """`what`: "traced", "optimized", "code", or "all" (the last two with the counts)."""
+        parts = {
+            "traced": f"# traced program ({self.stats.eqns_before} equations)\n{self.traced}",
+            "optimized": f"# optimized program: {self.stats}\n{self.jaxpr}",
+            "code": f"# generated code\n{self.source}",
+        }
+        if what == "all":
+            return "\n\n".join([parts["optimized"], parts["code"]])
+        if what not in parts:
+            raise ValueError(f"Lowered.as_text: what={what!r}; use 'traced', 'optimized', "
+                             "'code' or 'all'.")
+        return parts[what]
+
+    def __str__(self):
+        return self.as_text()
+
+
+def _static_key(static_idx, args):
+    key = []
+    for i in static_idx:
+        v = args[i]
+        if isinstance(v, Tracer):
+            raise TypeError(
+                f"jit: static argument {i} is a traced value {v.aval.str_short()}; static "
+                "arguments must be concrete Python values known at trace time. Remove "
+                f"{i} from static_argnums to trace it, or pass a concrete value.")
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"jit: static argument {i} has unhashable type {type(v).__name__}; static "
+                "arguments key the compilation cache, so they must be hashable. Pass a tuple "
+                "instead of a list (or another hashable value), or remove "
+                f"{i} from static_argnums to pass it as a traced argument.") from None
+        key.append((i, type(v), v))
+    return tuple(key)
+
+
+class Jitted:
+    """A function compiled once per signature (see `jit`)."""
+
+    def __init__(self, fun, static_argnums=(), cache_size: int = DEFAULT_CACHE_SIZE):
+        if not callable(fun):
+            raise TypeError(f"jit: expected a function, got {type(fun).__name__}.")
+        self._fun = fun
+        self._static_argnums = (static_argnums,) if isinstance(static_argnums, int) \
+            else tuple(static_argnums)
+        self._cache = LRUCache(cache_size)
+        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self.trace_count = 0
+        # name and docs only: copying fun.__dict__ (update_wrapper's default) would import the
+        # state of a wrapped Jitted through functools.wraps layers (hessian(jit(f)))
+        functools.update_wrapper(self, fun, updated=())
+
+    def _signature(self, args, kwargs):
+        if self._static_argnums:
+            static_idx = normalize_argnums(self._static_argnums, len(args), "jit")
+            static = _static_key(static_idx, args)
+            dyn = tuple(a for i, a in enumerate(args) if i not in static_idx)
+        else:
+            static_idx, static, dyn = (), (), args
+        leaves, in_tree = tree_flatten((dyn, kwargs))
+        leaves = [as_value(x, "jit") for x in leaves]
+        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), static)
+        return key, leaves, in_tree, static_idx
+
+    def _entry(self, args, kwargs):
+        key, leaves, in_tree, static_idx = self._signature(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, leaves, in_tree, static_idx)
+            if not entry.closure:  # programs closing over outer tracers are per call
+                self._cache.put(key, entry)
+        return entry, leaves
+
+    def _trace(self, args, leaves, in_tree, static_idx) -> _Entry:
+        self.trace_count += 1
+        fun = self._fun
+
+        def with_static(*dyn, **kwargs):
+            it = iter(dyn)
+            full = [args[i] if i in static_idx else next(it) for i in range(len(args))]
+            return fun(*full, **kwargs)
+
+        f_flat, out_store = flatten_fun(with_static, in_tree)
+        traced = trace_to_jaxpr(f_flat, [x.aval if isinstance(x, Tracer) else
+                                         _aval(x) for x in leaves], name=f"jit")
+        traced.out_tree = out_store.val
+        traced, closure = _closure_to_args(traced)
+        optimized, stats = optimize_with_stats(traced)
+        return _Entry(optimized, out_store.val, closure, traced, stats, self._name)
+
+    def __call__(self, *args, **kwargs):
+        entry, leaves = self._entry(args, kwargs)
+        outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=entry.name)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The traced and optimised programs and generated code for these arguments.
+
+        >>> import functrans.numpy as fnp
+        >>> low = jit(lambda x: fnp.sin(x) * 1.0).lower(fnp.ones(3))
+        >>> (low.eqns_before, low.eqns_after)
+        (2, 1)
+        """
+        return Lowered(self._entry(args, kwargs)[0])
+
+    def cache_info(self) -> CacheInfo:
+        return self._cache.info()
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def __repr__(self):
+        return f"jit({self._name})"
+
+
+def _aval(x):
+    from functrans.core.avals import get_aval
+    return get_aval(x)
+
+
+def _closure_to_args(closed: ClosedJaxpr):
+    """Turn constants that are outer-transform tracers into leading inputs of the program."""
+    pos = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
+    if not pos:
+        return closed, []
+    j = closed.jaxpr
+    moved = set(pos)
+    rest = [i for i in range(len(j.constvars)) if i not in moved]
+    jaxpr = Jaxpr([j.constvars[i] for i in rest], [j.constvars[i] for i in pos] + j.invars,
+                  j.outvars, j.eqns)
+    out = ClosedJaxpr(jaxpr, [closed.consts[i] for i in rest])
+    out.out_tree = closed.out_tree
+    return out, [closed.consts[i] for i in pos]
+
+
+def jit(fun, static_argnums=(), *, cache_size: int = DEFAULT_CACHE_SIZE) -> Jitted:
+    """Compile `fun`: trace it once per signature (argument structure, shapes, dtypes, static
+    argument values), optimise the program and run it as straight-line numpy code.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> f = jit(lambda x: fnp.sum(fnp.sin(x) * x))
+    >>> float(f(fnp.zeros(3))), float(ft.grad(f)(fnp.zeros(3))[0])
+    (0.0, 0.0)
+    """
+    return Jitted(fun, static_argnums, cache_size)

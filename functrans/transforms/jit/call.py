@@ -1,0 +1,229 @@
+"""`jit_p`: the call primitive. An equation `jit[jaxpr=..., name=...] args` runs an optimised,
+compiled program; its rules transform that program (IR to IR) and bind new calls, so jit
+composes with grad, vmap, jvp, linearize and itself.
+
+JVP splits the JVP program of the body into a primal call (known: primal outputs and residuals)
+and a tangent call (unknown: residuals and tangents to tangents). Under `linearize` the tangent
+call alone is staged into the linear program, and its transpose is one more call.
+Derived programs are built once per program and cached on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.core.ir import ClosedJaxpr, Literal, Var
+from functrans.core.staging import trace_to_jaxpr
+from functrans.core.symbolic import Zero, is_undefined
+from functrans.core.trace import Tracer
+from functrans.errors import DTypeError
+from functrans.primitives.registry import define
+from functrans.transforms.jit.codegen import compile_program
+from functrans.transforms.jit.dce import dce
+from functrans.transforms.jit.optimize import optimize
+from functrans.transforms.jit.rewrite import ProgramBuilder
+from functrans.transforms.jvp import jvp_jaxpr
+from functrans.transforms.partial_eval import partial_eval_jaxpr
+from functrans.transforms.transpose import backward_pass
+from functrans.transforms.vmap import vmap_jaxpr
+
+
+def _cached(closed: ClosedJaxpr, key, build):
+    val = closed._cache.get(key)
+    if val is None:
+        val = closed._cache[key] = build()
+    return val
+
+
+# --- program surgery shared by the rules ----------------------------------------------------
+
+def used_inputs(closed: ClosedJaxpr) -> list[bool]:
+    used = {a for e in closed.jaxpr.eqns for a in e.invars if type(a) is Var}
+    used.update(a for a in closed.jaxpr.outvars if type(a) is Var)
+    return [v in used for v in closed.jaxpr.invars]
+
+
+def restrict_inputs(closed: ClosedJaxpr, keep) -> ClosedJaxpr:
+    """`closed` without the inputs flagged False in `keep` (they must be unused)."""
+    if all(keep):
+        return closed
+    jaxpr = closed.jaxpr
+    b = ProgramBuilder(closed)
+    b.invars = [v for v, k in zip(jaxpr.invars, keep) if k]
+    b.eqns = list(jaxpr.eqns)
+    return b.finish(jaxpr.outvars)
+
+
+def specialize_inputs(closed: ClosedJaxpr, bindings: dict) -> ClosedJaxpr:
+    """`closed` with input i removed and replaced by `bindings[i]`: ("const", value) for a
+    known value, or ("same", j) for another input j it always equals."""
+    jaxpr = closed.jaxpr
+    b = ProgramBuilder(closed)
+    for i, (kind, x) in bindings.items():
+        v = jaxpr.invars[i]
+        b.env[v] = b.add_const(x, v.aval) if kind == "const" else jaxpr.invars[x]
+    b.invars = [v for i, v in enumerate(jaxpr.invars) if i not in bindings]
+    for eqn in jaxpr.eqns:
+        b.keep(eqn, [b.read(a) for a in eqn.invars])
+    return b.finish(jaxpr.outvars)
+
+
+def select_outputs(closed: ClosedJaxpr, outs) -> ClosedJaxpr:
+    jaxpr = closed.jaxpr
+    b = ProgramBuilder(closed)
+    b.eqns = list(jaxpr.eqns)
+    return dce(b.finish([jaxpr.outvars[i] for i in outs]))
+
+
+# --- impl and abstract eval -----------------------------------------------------------------
+
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str):
+    return compile_program(jaxpr).fn(*args)
+
+
+def _jit_abstract(*avals, jaxpr: ClosedJaxpr, name: str):
+    expected = jaxpr.in_avals
+    if list(avals) != expected:
+        raise DTypeError(
+            f"jit call of {name}: called with {[str(a) for a in avals]} but its program takes "
+            f"{[str(a) for a in expected]}. Call the jitted function itself rather than "
+            "binding its program by hand.")
+    return jaxpr.out_avals
+
+
+# --- JVP: a primal call and a tangent call joined by residuals -------------------------------
+
+class _JVPSplit:
+    """The two calls of a JVP. `residuals` says where each residual input of `tangent` comes
+    from: ("in", i) the i-th primal input, ("out", j) the j-th residual output of `primal`."""
+
+    __slots__ = ("primal", "tangent", "out_nonzero", "residuals")
+
+    def __init__(self, primal, tangent, out_nonzero, residuals):
+        self.primal = primal
+        self.tangent = tangent
+        self.out_nonzero = out_nonzero
+        self.residuals = residuals
+
+
+def _jvp_split(closed: ClosedJaxpr, nonzeros) -> _JVPSplit:
+    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    jvp_closed, out_nz = jvp_jaxpr(closed, list(nonzeros), instantiate=False)
+    n_t, n_tout = sum(nonzeros), sum(out_nz)
+    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(
+        jvp_closed, [False] * n_in + [True] * n_t,
+        instantiate=[False] * n_out + [True] * n_tout)
+    assert not any(out_unknowns[:n_out]), "a primal output depends on a tangent"
+    known, unknown = optimize(known), optimize(unknown)
+
+    # residuals: bake in constant ones, share repeated ones, drop unused ones, and take those
+    # that are primal inputs straight from the caller instead of returning them
+    kouts = known.jaxpr.outvars[n_out:]
+    consts = dict(zip(known.jaxpr.constvars, known.consts))
+    used = used_inputs(unknown)
+    bindings, seen = {}, {}
+    for j, a in enumerate(kouts):
+        if not used[j]:
+            continue
+        if type(a) is Literal:
+            bindings[j] = ("const", a.val)
+        elif a in consts and not isinstance(consts[a], Tracer):
+            bindings[j] = ("const", consts[a])
+        elif a in seen:
+            bindings[j] = ("same", seen[a])
+        else:
+            seen[a] = j
+    if bindings:
+        unknown = optimize(specialize_inputs(unknown, bindings))
+    remaining = [j for j in range(n_res) if j not in bindings]
+    still_used = used_inputs(unknown)[:len(remaining)]
+    unknown = restrict_inputs(unknown, still_used + [True] * n_t)
+    first_in = {v: i for i, v in reversed(list(enumerate(known.jaxpr.invars)))}
+    sources, returned = [], []
+    for j in (j for j, u in zip(remaining, still_used) if u):
+        a = kouts[j]
+        if a in first_in:
+            sources.append(("in", first_in[a]))
+        else:
+            sources.append(("out", len(returned)))
+            returned.append(n_out + j)
+    known = select_outputs(known, list(range(n_out)) + returned)
+    return _JVPSplit(known, unknown, out_nz, sources)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+    nonzeros = tuple(type(t) is not Zero for t in tangents)
+    split = _cached(jaxpr, ("jvp", nonzeros), lambda: _jvp_split(jaxpr, nonzeros))
+    n_out = len(jaxpr.out_avals)
+    outs = jit_p.bind(*primals, jaxpr=split.primal, name=name)
+    primals_out, res_out = outs[:n_out], outs[n_out:]
+    residuals = [primals[i] if kind == "in" else res_out[i] for kind, i in split.residuals]
+    t_in = [t for t in tangents if type(t) is not Zero]
+    t_out = iter(jit_p.bind(*residuals, *t_in, jaxpr=split.tangent, name=f"jvp_{name}")
+                 if any(split.out_nonzero) else [])
+    tangents_out = [next(t_out) if nz else Zero(a)
+                    for a, nz in zip(jaxpr.out_avals, split.out_nonzero)]
+    return primals_out, tangents_out
+
+
+# --- transpose: of a linear call (linear inputs arrive as UndefinedPrimal) -------------------
+
+class _Transposed:
+    __slots__ = ("program", "keep_known", "ct_nonzero")
+
+    def __init__(self, program, keep_known, ct_nonzero):
+        self.program = program          # (used known inputs..., nonzero cts...) -> cts
+        self.keep_known = keep_known    # which known inputs the program still reads
+        self.ct_nonzero = ct_nonzero    # per linear input: does it receive a cotangent
+
+
+def _transpose_program(closed: ClosedJaxpr, linear, ct_nonzero) -> _Transposed:
+    known_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
+    out_avals = closed.out_avals
+    ct_avals = [a for a, nz in zip(out_avals, ct_nonzero) if nz]
+    n_known = len(known_avals)
+    mask = []
+
+    def fun(*xs):
+        known, cts = xs[:n_known], iter(xs[n_known:])
+        cts_full = [next(cts) if nz else Zero(a) for a, nz in zip(out_avals, ct_nonzero)]
+        res = backward_pass(closed.jaxpr, [*closed.consts, *known], cts_full, list(linear))
+        res = [r for r, lin in zip(res, linear) if lin]
+        mask.extend(type(r) is not Zero for r in res)
+        return [r for r in res if type(r) is not Zero]
+
+    program = optimize(trace_to_jaxpr(fun, known_avals + ct_avals, name="transpose"))
+    used = used_inputs(program)
+    keep = used[:n_known] + [True] * len(ct_avals)
+    return _Transposed(restrict_inputs(program, keep), used[:n_known], mask)
+
+
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+    linear = tuple(is_undefined(a) for a in args)
+    ct_nonzero = tuple(type(c) is not Zero for c in cts)
+    t = _cached(jaxpr, ("transpose", linear, ct_nonzero),
+                lambda: _transpose_program(jaxpr, linear, ct_nonzero))
+    known = [a for a, lin in zip(args, linear) if not lin]
+    known = [a for a, k in zip(known, t.keep_known) if k]
+    nz_cts = [c for c in cts if type(c) is not Zero]
+    outs = iter(jit_p.bind(*known, *nz_cts, jaxpr=t.program, name=f"transpose_{name}")
+                if any(t.ct_nonzero) else [])
+    nz = iter(t.ct_nonzero)
+    return [(next(outs) if next(nz) else Zero(a.aval)) if lin else None
+            for a, lin in zip(args, linear)]
+
+
+# --- batching --------------------------------------------------------------------------------
+
+def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
+    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    dims = tuple(dims)
+    batched = _cached(jaxpr, ("vmap", dims, size),
+                      lambda: optimize(vmap_jaxpr(jaxpr, dims, size, 0)))
+    outs = jit_p.bind(*vals, jaxpr=batched, name=name)
+    return outs, [0] * len(outs)
+
+
+jit_p = define("jit", impl=_jit_impl, abstract=_jit_abstract, module="jit", jvp=_jit_jvp,
+               transpose=_jit_transpose, batch=_jit_batch, multiple_results=True,
+               props=("higher_order",))

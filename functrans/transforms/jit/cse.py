@@ -1,0 +1,52 @@
+"""Common-subexpression elimination: one equation per (primitive, params, inputs).
+
+Params compare by value (arrays and sub-programs by identity); operands of commutative
+primitives compare as a set (x + y and y + x are the same IEEE value). Constants that are the
+same array object, or small arrays with equal contents, are merged too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.core.ir import ClosedJaxpr, Literal
+from functrans.core.trace import Tracer
+from functrans.transforms.jit.rewrite import ProgramBuilder, literal_key, params_key
+
+_MERGE_BY_VALUE_SIZE = 4096
+
+
+def _atom_key(a):
+    return literal_key(a) if type(a) is Literal else ("var", id(a))
+
+
+def _const_key(c):
+    if isinstance(c, np.ndarray | np.generic) and not isinstance(c, Tracer) \
+            and np.size(c) <= _MERGE_BY_VALUE_SIZE:
+        arr = np.asarray(c)
+        return ("value", arr.dtype.str, arr.shape, arr.tobytes())
+    return ("id", id(c))
+
+
+def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Reuse the first of several equations computing the same thing from the same inputs."""
+    b = ProgramBuilder(closed)
+    seen_consts: dict = {}
+    for v, c in zip(closed.jaxpr.constvars, closed.consts):
+        first = seen_consts.setdefault(_const_key(c), v)
+        if first is not v:
+            b.env[v] = first
+            b.changed = True
+    table: dict = {}
+    for eqn in closed.jaxpr.eqns:
+        ins = [b.read(a) for a in eqn.invars]
+        in_keys = [_atom_key(a) for a in ins]
+        if "commutative" in eqn.primitive.props:
+            in_keys.sort()
+        key = (eqn.primitive, params_key(eqn.params), tuple(in_keys))
+        prev = table.get(key)
+        if prev is not None:
+            b.bind_outputs(eqn, prev)
+            continue
+        table[key] = b.keep(eqn, ins).outvars
+    return b.finish(closed.jaxpr.outvars) if b.changed else closed
