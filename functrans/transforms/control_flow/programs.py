@@ -1,0 +1,198 @@
+"""Sub-programs held by higher-order primitives (control flow, custom rules, checkpoint).
+
+Every program stored in a param is *const-free*: the values it closes over (arrays, and the
+tracers of outer transforms) are hoisted into leading inputs and passed as operands, so a staged
+equation never hides a tracer inside its params. The helpers here stage user functions that
+way, rearrange program inputs and outputs, and apply the transforms the rules share: batching
+that reports which outputs are batched, and a JVP split into a primal program and a linear
+tangent program joined by residuals (so that under `linearize` only the tangent part is staged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.core.avals import ShapedArray, get_aval
+from functrans.core.eval import eval_jaxpr
+from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.pytree_fun import as_value, flatten_fun
+from functrans.core.staging import trace_to_jaxpr
+from functrans.core.trace import Tracer, new_main
+from functrans.transforms.jit.dce import dce, dce_jaxpr
+from functrans.transforms.jvp import jvp_jaxpr
+from functrans.transforms.partial_eval import partial_eval_jaxpr
+from functrans.transforms.vmap import BatchTrace, BatchTracer, move_batch_axis
+from functrans.tree_util import tree_flatten
+
+HIGHER_ORDER = ("higher_order",)
+
+
+# --- staging ---------------------------------------------------------------------------------
+
+def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """(program taking its former consts as leading inputs, those consts)."""
+    j = closed.jaxpr
+    if not j.constvars:
+        return closed, []
+    return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns), []), \
+        list(closed.consts)
+
+
+def stage(fun_flat, in_avals, name: str) -> tuple[ClosedJaxpr, list]:
+    """Stage a function of flat arrays into a const-free program and the values it closes
+    over (the program's leading inputs)."""
+    return hoist(trace_to_jaxpr(fun_flat, list(in_avals), name=name))
+
+
+def stage_tree(fun, args, name: str):
+    """Stage `fun(*args)` (pytrees of arrays) on the avals of `args`.
+    Returns (program, consts, leaves of args, output tree)."""
+    leaves, in_tree = tree_flatten((tuple(args), {}))
+    leaves = [as_value(x, name) for x in leaves]
+    f_flat, out_store = flatten_fun(fun, in_tree)
+    closed, consts = stage(lambda *xs: [as_value(o, name) for o in f_flat(*xs)],
+                           [get_aval(x) for x in leaves], name)
+    return closed, consts, leaves, out_store.val
+
+
+def any_tracer(xs) -> bool:
+    return any(isinstance(x, Tracer) for x in xs)
+
+
+def level(x) -> int:
+    return x._trace.main.level if isinstance(x, Tracer) else 0
+
+
+# --- rearranging -----------------------------------------------------------------------------
+
+def permute(closed: ClosedJaxpr, in_order=None, out_order=None) -> ClosedJaxpr:
+    """The same program with inputs (and outputs) taken in the given index orders."""
+    j = closed.jaxpr
+    invars = j.invars if in_order is None else [j.invars[i] for i in in_order]
+    outvars = j.outvars if out_order is None else [j.outvars[i] for i in out_order]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, outvars, j.eqns), closed.consts)
+
+
+def with_extra_inputs(closed: ClosedJaxpr, avals, at: int) -> ClosedJaxpr:
+    """The same program taking unused inputs of types `avals` at position `at`."""
+    j = closed.jaxpr
+    new = [Var(a) for a in avals]
+    return ClosedJaxpr(Jaxpr(j.constvars, [*j.invars[:at], *new, *j.invars[at:]], j.outvars,
+                             j.eqns), closed.consts)
+
+
+def keep_outputs(closed: ClosedJaxpr, keep) -> ClosedJaxpr:
+    """The program computing only the outputs flagged in `keep` (dead equations removed)."""
+    return ClosedJaxpr(dce_jaxpr(closed.jaxpr, list(keep)), closed.consts)
+
+
+def pruned(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Without dead equations and unused consts (inputs are kept)."""
+    return dce(closed)
+
+
+def split_list(xs, sizes):
+    out, i = [], 0
+    for s in sizes:
+        out.append(list(xs[i:i + s]))
+        i += s
+    assert i == len(xs), (i, len(xs))
+    return out
+
+
+def run(closed: ClosedJaxpr, *args) -> list:
+    """Evaluate a sub-program on concrete arrays (an impl), compiled by jit's code generator
+    when it is available, else by re-binding each equation."""
+    compiled = closed._cache.get("functrans.control_flow.compiled")
+    if compiled is None:
+        compiled = _compile(closed)
+        closed._cache["functrans.control_flow.compiled"] = compiled
+    return compiled(*args)
+
+
+def _compile(closed: ClosedJaxpr):
+    try:
+        from functrans.transforms.jit.codegen import compile_program
+        return compile_program(closed)
+    except Exception:  # the code generator is optional: eval_jaxpr is always correct
+        return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def zeros_like_aval(aval: ShapedArray):
+    from functrans.primitives.shape_ops import broadcast_to
+    return broadcast_to(np.zeros((), aval.dtype), aval.shape)
+
+
+# --- batching --------------------------------------------------------------------------------
+
+def batch_jaxpr(closed: ClosedJaxpr, in_dims, size: int, instantiate):
+    """Batch `closed` with inputs mapped along `in_dims` (int or None each).
+    Outputs are mapped along axis 0 when batched (or forced by `instantiate`, a bool or one per
+    output), unmapped otherwise. Returns (const-free program, consts, out_batched)."""
+    n_out = len(closed.out_avals)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    in_avals = []
+    for a, d in zip(closed.in_avals, in_dims):
+        shape = list(a.shape)
+        if d is not None:
+            shape.insert(d, size)
+        in_avals.append(ShapedArray(shape, a.dtype))
+    box = []
+
+    def fun(*xs):
+        with new_main(BatchTrace, size, name="vmap") as main:
+            trace = main.trace
+            ins = [BatchTracer(trace, x, d) for x, d in zip(xs, in_dims)]
+            outs = [trace.full_raise(o) for o in eval_jaxpr(closed.jaxpr, closed.consts, *ins)]
+            batched = [o.bdim is not None or i for o, i in zip(outs, inst)]
+            box.append(batched)
+            return [move_batch_axis(o.val, o.bdim, size, 0 if b else None)
+                    for o, b in zip(outs, batched)]
+
+    prog, consts = stage(fun, in_avals, "vmap")
+    return prog, consts, box[0]
+
+
+def batch_size(vals, dims) -> int:
+    return next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+
+
+# --- JVP split -------------------------------------------------------------------------------
+
+class JVPSplit:
+    """The JVP of a program split for linearization.
+
+    known:   (known consts..., primals...) -> (primal outputs..., residuals...)
+    tangent: (residuals..., nonzero tangents...) -> nonzero output tangents (linear in them)
+    """
+
+    def __init__(self, known, known_consts, tangent, num_res, out_nonzeros):
+        self.known = known
+        self.known_consts = known_consts
+        self.tangent = tangent
+        self.num_res = num_res
+        self.out_nonzeros = out_nonzeros
+
+
+def jvp_split(closed: ClosedJaxpr, nonzeros, instantiate=False) -> JVPSplit:
+    """JVP of `closed` for the input tangents flagged in `nonzeros`, split by partial
+    evaluation into the primal work and the (linear) tangent work."""
+    jvp_closed, out_nz = jvp_jaxpr(closed, list(nonzeros), instantiate)
+    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    n_t_in, n_t_out = sum(map(bool, nonzeros)), sum(map(bool, out_nz))
+    known, tangent, out_unknowns, num_res = partial_eval_jaxpr(
+        jvp_closed, [False] * n_in + [True] * n_t_in,
+        instantiate=[False] * n_out + [True] * n_t_out)
+    assert list(out_unknowns) == [False] * n_out + [True] * n_t_out, out_unknowns
+    known, known_consts = hoist(pruned(known))
+    return JVPSplit(known, known_consts, pruned(tangent), num_res, list(out_nz))
+
+
+def instantiate_zeros(ts, avals=None):
+    """Materialised arrays for tangents or cotangents that may be symbolic zeros. `avals`
+    types the zeros (backward_pass may hand multiple-result rules a mistyped Zero)."""
+    from functrans.core.symbolic import Zero
+    from functrans.primitives.shape_ops import instantiate
+    if avals is not None:
+        ts = [Zero(a) if type(t) is Zero else t for t, a in zip(ts, avals)]
+    return [instantiate(t) for t in ts]
