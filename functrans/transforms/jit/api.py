@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from functrans.core.ir import ClosedJaxpr, Jaxpr
 from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
-from functrans.core.trace import Tracer
+from functrans.core.trace import Tracer, find_top_trace
 from functrans.transforms.jit.cache import CacheInfo, LRUCache
 from functrans.transforms.jit.call import jit_p
 from functrans.transforms.jit.codegen import compile_program
 from functrans.transforms.jit.optimize import PassStats, optimize_with_stats
-from functrans.tree_util import tree_flatten, tree_unflatten
+from functrans.backend import get_backend
+from functrans.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 
 DEFAULT_CACHE_SIZE = 64
 
@@ -27,7 +30,8 @@ class _Entry:
     """One traced signature: the optimised program, the output structure, and the values of
     outer-transform tracers the function closed over (passed as leading arguments)."""
 
-    __slots__ = ("jaxpr", "out_tree", "closure", "traced", "stats", "name")
+    __slots__ = ("jaxpr", "out_tree", "closure", "traced", "stats", "name", "unflatten",
+                 "_compiled", "_backend")
 
     def __init__(self, jaxpr, out_tree, closure, traced, stats, name):
         self.jaxpr = jaxpr
@@ -36,6 +40,25 @@ class _Entry:
         self.traced = traced
         self.stats = stats
         self.name = name
+        self.unflatten = _fast_unflatten(out_tree)
+        self._compiled = None
+        self._backend = None
+
+    def compiled(self):
+        backend = get_backend()
+        if self._backend is not backend:
+            self._compiled = compile_program(self.jaxpr).fn
+            self._backend = backend
+        return self._compiled
+
+
+def _fast_unflatten(out_tree):
+    """Rebuilding the output from the flat list, cheaply for the common structures."""
+    if treedef_is_leaf(out_tree):
+        return lambda outs: outs[0]
+    if out_tree.node_type is tuple and all(treedef_is_leaf(c) for c in out_tree.children):
+        return tuple
+    return lambda outs: tree_unflatten(out_tree, outs)
 
 
 class Lowered:
@@ -114,6 +137,10 @@ class Jitted:
         functools.update_wrapper(self, fun, updated=())
 
     def _signature(self, args, kwargs):
+        if not kwargs and not self._static_argnums:
+            key = _flat_key(args)
+            if key is not None:  # all arguments are arrays or floats: no pytree to flatten
+                return key, [np.asarray(a) if type(a) is float else a for a in args], None, ()
         if self._static_argnums:
             static_idx = normalize_argnums(self._static_argnums, len(args), "jit")
             static = _static_key(static_idx, args)
@@ -122,13 +149,19 @@ class Jitted:
             static_idx, static, dyn = (), (), args
         leaves, in_tree = tree_flatten((dyn, kwargs))
         leaves = [as_value(x, "jit") for x in leaves]
-        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), static)
+        sig = tuple((x.shape, x.dtype) for x in leaves)
+        if not static and in_tree == _flat_tree(len(args)):
+            key = ("flat", *sig)  # the same key as the fast path above
+        else:
+            key = (in_tree, sig, static)
         return key, leaves, in_tree, static_idx
 
     def _entry(self, args, kwargs):
         key, leaves, in_tree, static_idx = self._signature(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
+            if in_tree is None:
+                in_tree = tree_flatten((args, {}))[1]
             entry = self._trace(args, leaves, in_tree, static_idx)
             if not entry.closure:  # programs closing over outer tracers are per call
                 self._cache.put(key, entry)
@@ -153,8 +186,10 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         entry, leaves = self._entry(args, kwargs)
+        if not entry.closure and find_top_trace(leaves) is None:
+            return entry.unflatten(entry.compiled()(*leaves))  # eager: no bind needed
         outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=entry.name)
-        return tree_unflatten(entry.out_tree, outs)
+        return entry.unflatten(outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The traced and optimised programs and generated code for these arguments.
@@ -174,6 +209,28 @@ class Jitted:
 
     def __repr__(self):
         return f"jit({self._name})"
+
+
+_FLOAT_KEY = ((), np.dtype(np.float64))
+
+
+def _flat_key(args):
+    """The cache key of a call whose arguments are all numpy arrays or Python floats, or None."""
+    key = ["flat"]
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.shape, a.dtype))
+        elif t is float:
+            key.append(_FLOAT_KEY)
+        else:
+            return None
+    return tuple(key)
+
+
+@functools.lru_cache(maxsize=64)
+def _flat_tree(n: int):
+    return tree_flatten((tuple(range(n)), {}))[1]
 
 
 def _aval(x):

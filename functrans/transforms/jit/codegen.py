@@ -19,7 +19,7 @@ import itertools
 import linecache
 import weakref
 
-from functrans.backend import get_backend
+from functrans.backend import get_backend, xp
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.transforms.jit.facts import fact
 from functrans.transforms.jit.rewrite import literal_key
@@ -45,7 +45,8 @@ class _Globals:
     """Values bound in the generated function's globals, each named by its role and index."""
 
     def __init__(self):
-        self.ns: dict = {"__builtins__": {}}
+        # warnings raised inside the program are attributed to functrans, as in eager mode
+        self.ns: dict = {"__builtins__": {}, "__name__": "functrans.transforms.jit.program"}
         self._ids: dict = {}
         self._counts: dict = {}
 
@@ -117,7 +118,11 @@ def generate_source(closed: ClosedJaxpr):
         dead += [v for v in eqn.outvars if v not in last_use and v not in keep_alive]
         if dead:
             lines.append(f"    del {', '.join(names[a] for a in dead)}")
-    lines.append(f"    return [{', '.join(atom(a) for a in jaxpr.outvars)}]")
+    # a constant returned as an output is copied: callers own (and may mutate) what they get
+    consts = set(jaxpr.constvars)
+    outs = [f"{g.bind('f', xp.array)}({atom(a)})" if a in consts else atom(a)
+            for a in jaxpr.outvars]
+    lines.append(f"    return [{', '.join(outs)}]")
     return "\n".join(lines) + "\n", g.ns
 
 

@@ -20,6 +20,8 @@ or rule entries); until then this one table says, per primitive:
                             primitive `name` applied to the un-negated operands taken in `order`
   neg_cancels               op(-x, -y) == op(x, y)
   neg_by                    op(x, c) == -x when operand c is this scalar
+  scalar_operands           an operand holding one repeated value may be replaced by that
+                            scalar (same result bits: the op is exactly rounded per element)
   call_param                the param holding the program of a call primitive (to inline)
   fast_impl                 (in_avals, out_avals, params) -> (function, extra positional args,
                             keyword args) calling the backend directly, exactly as `impl` does;
@@ -117,6 +119,8 @@ FACTS: dict[str, dict] = {
 }
 for _name, _fn in {**_UNARY, **_BINARY}.items():
     FACTS.setdefault(_name, {}).setdefault("fast_impl", _backend_call(_fn))
+for _name in ("add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne", "select"):
+    FACTS[_name]["scalar_operands"] = True
 
 
 def fact(prim, key: str, default=None):

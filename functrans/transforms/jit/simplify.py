@@ -254,9 +254,29 @@ def rule_negation(b, vf, eqn, ins):
     return None
 
 
+def rule_scalar_operand(b, vf, eqn, ins):
+    """x * c where the array c holds one repeated value -> x * scalar (a literal): the same
+    result bits, without reading (or keeping alive) the array."""
+    out = _single_out(eqn)
+    if out is None or len(ins) < 2 or not fact(eqn.primitive, "scalar_operands"):
+        return None
+    for i, a in enumerate(ins):
+        u = None if type(a) is Literal else vf.uniform(a)
+        if u is None:
+            continue
+        rest = [x.aval.shape for j, x in enumerate(ins) if j != i]
+        if np.broadcast_shapes(*rest) != out.aval.shape:
+            continue
+        ops = list(ins)
+        ops[i] = Literal(np.asarray(u, a.aval.dtype)[()], a.aval.update(shape=()))
+        return [b.emit(eqn.primitive, ops, eqn.params)]
+    return None
+
+
 FORWARDING_RULES = (rule_noop,)
 ALGEBRAIC_RULES = (rule_noop, rule_identity, rule_absorbing, rule_involution, rule_compose,
-                   rule_reshape_chain, rule_sum_of_broadcast, rule_negation)
+                   rule_reshape_chain, rule_sum_of_broadcast, rule_negation,
+                   rule_scalar_operand)
 
 
 def _rewrite(closed: ClosedJaxpr, rules) -> ClosedJaxpr:
