@@ -115,6 +115,12 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """numpy.linspace; differentiable in traced `start` and `stop`.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> float(ft.grad(lambda b: fnp.sum(fnp.linspace(0.0, b, 5)))(1.0))
+    2.5
+    """
     num = operator.index(_static(num, "linspace", "num"))
     if num < 0:
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")

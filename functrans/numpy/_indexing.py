@@ -1,67 +1,411 @@
-"""`x[...]` for tracers: basic indexing (ints, slices, None, Ellipsis) through slice/reshape."""
+"""`x[idx]` and `x.at[idx].set/add/get` for tracers, with numpy's indexing rules.
+
+Basic indices (ints, slices with any step, None, Ellipsis) lower to `slice`, `rev` and a
+reshape. Advanced indices (integer arrays and lists, concrete boolean masks, and ints mixed with
+them) lower to one `gather`: the indexed axes are moved together (to the front when slices, None
+or Ellipsis separate them, as numpy does), merged by a reshape, and indexed with the raveled
+index `i * n + j` (row-major strides).
+
+Bounds: concrete indices are checked at trace time and raise IndexError like numpy. Traced
+integer indices have negative values wrapped (`i + n`) and are then clamped into range, as JAX
+does, since their values are not known while tracing. A boolean mask must be concrete: its
+number of True entries decides the result's shape.
+"""
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
+from functrans.core.trace import Tracer, install_array_methods
+from functrans.errors import ConcretizationTypeError, ShapeError
 from functrans.numpy._core import asarray
-from functrans.primitives.indexing import slice_
-from functrans.primitives.shape_ops import reshape, squeeze
+from functrans.primitives import elementwise as E
+from functrans.primitives.indexing import clamp_index, gather, scatter_add, slice_
+from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
+                                            reshape, rev, transpose)
 
-__all__ = []
+__all__ = ["take"]
+
+_INDEX_HELP = ("only integers, slices (`:`), ellipsis (`...`), None (`numpy.newaxis`) and "
+               "integer or boolean arrays are valid indices")
+
+
+# --- parsing an index into tokens ------------------------------------------------------------
+# Each token is (kind, value): "slice" (a slice), "int" (a Python int), "none", "sep" (where an
+# Ellipsis stood: separates advanced indices even when it covers no axes), "adv" (an integer
+# index array, numpy or traced), "bool0" (a 0-d boolean: an advanced index over a new axis) and
+# "mask" (a concrete boolean array, replaced by its nonzero() arrays while parsing).
+
+def _concrete_mask(m):
+    if isinstance(m, Tracer):
+        val = m.concrete_value()
+        if val is None:
+            raise ConcretizationTypeError(
+                f"boolean mask index {m.aval.str_short()} is traced (while tracing for "
+                f"`{m._trace.main.name}`): the number of True entries decides the result's "
+                "shape, which must be known while tracing. Use "
+                "functrans.numpy.where(mask, x, 0) to keep the shape, or pass a concrete "
+                "(numpy) mask.")
+        return np.asarray(val)
+    return m
+
+
+def _as_index_array(i):
+    """numpy array or traced array for a list/array index; None if `i` is not array-like."""
+    if isinstance(i, Tracer):
+        return i
+    if isinstance(i, list | np.ndarray):
+        arr = asarray(i)
+        if isinstance(arr, np.ndarray) and arr.size == 0 and arr.dtype == np.float64 \
+                and isinstance(i, list):
+            arr = arr.astype(np.intp)  # numpy reads an empty list as an integer index
+        return arr
+    return None
+
+
+def _token(i):
+    if i is None:
+        return ("none", None)
+    if i is Ellipsis:
+        return ("sep", None)
+    if isinstance(i, slice):
+        return ("slice", slice(*(None if v is None else operator.index(v)
+                                 for v in (i.start, i.stop, i.step))))
+    if isinstance(i, bool | np.bool_):
+        return ("bool0", bool(i))
+    if isinstance(i, int | np.integer):
+        return ("int", int(i))
+    arr = _as_index_array(i)
+    if arr is None:
+        raise IndexError(f"{_INDEX_HELP}; got {i!r} of type {type(i).__name__}.")
+    if arr.dtype == np.bool_:
+        mask = _concrete_mask(arr)
+        return ("bool0", bool(mask)) if mask.ndim == 0 else ("mask", mask)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise IndexError(f"{_INDEX_HELP}; got an array of dtype {arr.dtype.name}. Convert "
+                         "float indices with .astype(int).")
+    return ("adv", arr)
+
+
+def _parse(x, idx):
+    """Tokens for `x[idx]`: the Ellipsis expanded (its 'sep' marker kept), trailing axes
+    filled with full slices, boolean masks replaced by their nonzero() index arrays."""
+    raw = [_token(i) for i in (idx if isinstance(idx, tuple) else (idx,))]
+    if sum(k == "sep" for k, _ in raw) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    width = {"slice": 1, "int": 1, "adv": 1}
+    consumed = sum(v.ndim if k == "mask" else width.get(k, 0) for k, v in raw)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                         f"{consumed} were indexed")
+    fill = [("slice", slice(None))] * (x.ndim - consumed)
+    toks, axis = [], 0
+    for k, v in raw:
+        if k == "sep":
+            toks.append((k, v))
+            toks.extend(fill)
+            axis += len(fill)
+            fill = []
+        elif k == "mask":
+            covered = x.shape[axis:axis + v.ndim]
+            if tuple(covered) != v.shape:
+                raise IndexError(f"boolean index of shape {v.shape} does not match the "
+                                 f"indexed axes {tuple(covered)} (from axis {axis}) of an array "
+                                 f"of shape {x.shape}.")
+            toks.extend(("adv", nz) for nz in np.nonzero(v))
+            axis += v.ndim
+        else:
+            toks.append((k, v))
+            axis += width.get(k, 0)
+    return toks + fill
+
+
+# --- basic indexing --------------------------------------------------------------------------
+
+def _slice_params(s: slice, d: int):
+    """(start, limit, stride, flip, length) of a Python slice over an axis of size d, with
+    negative steps as a positive-stride slice followed by a reversal."""
+    start, stop, step = s.indices(d)
+    n = len(range(start, stop, step))
+    if n == 0:
+        return 0, 0, 1, False, 0
+    if step > 0:
+        return start, start + (n - 1) * step + 1, step, False, n
+    first = start + (n - 1) * step
+    return first, start + 1, -step, True, n
+
+
+def _check_int(i, d, axis):
+    if not -d <= i < d:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {d}")
+    return i % d
+
+
+def _apply_basic(x, toks):
+    """Apply slices and ints; returns the result and, per remaining token, its result axis.
+    Tokens 'none' and 'bool0' become new size-1 axes."""
+    shape = x.shape
+    starts, limits, strides, flips, squeezed = [], [], [], [], []
+    axis = 0
+    for k, v in toks:
+        if k in ("none", "bool0", "sep"):
+            continue
+        d = shape[axis]
+        if k == "slice":
+            s, l, st, f, _ = _slice_params(v, d)
+            starts.append(s), limits.append(l), strides.append(st)
+            if f:
+                flips.append(axis)
+        elif k == "int":
+            i = _check_int(v, d, axis)
+            starts.append(i), limits.append(i + 1), strides.append(1)
+            squeezed.append(axis)
+        else:  # "adv": whole axis kept for the gather
+            starts.append(0), limits.append(d), strides.append(1)
+        axis += 1
+    out = slice_(x, starts, limits, strides)
+    out = rev(out, flips)
+    # final layout: squeeze int axes, insert new axes for none/bool0
+    out_shape = []
+    axis = 0
+    for k, v in toks:
+        if k == "sep":
+            continue
+        if k in ("none", "bool0"):
+            out_shape.append(1)
+            continue
+        if k != "int":
+            out_shape.append(out.shape[axis])
+        axis += 1
+    if tuple(out_shape) != tuple(out.shape):
+        if not squeezed:
+            new = [j for j, (k, _) in enumerate(t for t in toks if t[0] != "sep")
+                   if k in ("none", "bool0")]
+            out = expand_dims(out, new)
+        else:
+            out = reshape(out, out_shape)
+    return out
+
+
+# --- advanced indexing -----------------------------------------------------------------------
+
+def _normalize_concrete(i, d, axis):
+    i = np.asarray(i)
+    if i.size and (i.min() < -d or i.max() >= d):
+        bad = i[(i < -d) | (i >= d)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {d}")
+    return np.where(i < 0, i + d, i).astype(np.intp)
+
+
+def _normalize_traced(i, d):
+    i = convert_element_type(i, np.intp)
+    wrapped = E.add(i, np.asarray(d, np.intp))
+    return E.select(E.lt_p.bind(i, np.zeros((), np.intp)), wrapped, i)
 
 
 def getitem(x, idx):
+    """numpy's `x[idx]` for arrays and tracers alike (installed as Tracer.__getitem__).
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.grad(lambda x: fnp.sum(x[[0, 0, 2], ::-1]))(fnp.ones((3, 2))).tolist()
+    [[2.0, 2.0], [0.0, 0.0], [1.0, 1.0]]
+    """
     x = asarray(x)
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    if any(i is Ellipsis for i in idx):
-        k = idx.index(Ellipsis)
-        n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
-        idx = idx[:k] + (slice(None),) * (x.ndim - n_real) + idx[k + 1:]
-    n_real = sum(1 for i in idx if i is not None)
-    if n_real > x.ndim:
-        raise IndexError(f"too many indices for an array of shape {x.shape}: {idx}")
-    idx = idx + (slice(None),) * (x.ndim - n_real)
-    starts, limits, strides, squeezed, out_shape = [], [], [], [], []
+    toks = _parse(x, idx)
+    if not any(k in ("adv", "bool0") for k, _ in toks):
+        return _apply_basic(x, toks)
+    # ints join the advanced indices; every other token becomes one axis of y below
+    toks = [("adv", np.asarray(v)) if k == "int" else (k, v) for k, v in toks]
+    y = _apply_basic(x, toks)
+    arrays, positions, tok_pos = [], [], []
     axis = 0
-    flips = []
-    for i in idx:
-        if i is None:
-            out_shape.append(1)
+    for j, (k, v) in enumerate(toks):
+        if k == "sep":
             continue
-        d = x.shape[axis]
-        if isinstance(i, slice):
-            s, l, st = i.indices(d)
-            if st < 0:
-                n = len(range(s, l, st))
-                s_new = s + (n - 1) * st if n else 0
-                starts.append(s_new)
-                limits.append(s + 1 if n else 0)
-                strides.append(-st)
-                flips.append(axis)
-                out_shape.append(n)
-            else:
-                n = len(range(s, l, st))
-                starts.append(s)
-                limits.append(max(s, l) if n else s)
-                strides.append(st)
-                out_shape.append(n)
-        elif isinstance(i, int | np.integer):
-            i = int(i)
-            if not -d <= i < d:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {d}")
-            i %= d
-            starts.append(i)
-            limits.append(i + 1)
-            strides.append(1)
-            squeezed.append(axis)
-        else:
-            raise NotImplementedError(f"index {i!r} of type {type(i).__name__} lands with the "
-                                      "indexing surface")
+        if k == "adv":
+            arrays.append(v)
+        elif k == "bool0":
+            arrays.append(np.zeros(1 if v else 0, np.intp))
+        if k in ("adv", "bool0"):
+            positions.append(axis)
+            tok_pos.append(j)
         axis += 1
-    out = slice_(x, starts, limits, strides)
-    if flips:
-        raise NotImplementedError("negative strides land with the indexing surface")
-    out = squeeze(out, squeezed) if squeezed else out
-    return reshape(out, tuple(out_shape)) if len(out_shape) != out.ndim else out
+    sizes = [y.shape[p] for p in positions]
+    try:
+        out_idx_shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         f"with shapes {' '.join(str(np.shape(a)) for a in arrays)}") from None
+    adjacent = tok_pos == list(range(tok_pos[0], tok_pos[0] + len(tok_pos)))
+    # move the indexed axes together (to the front unless numpy keeps them in place)
+    if not adjacent:
+        rest = [i for i in range(y.ndim) if i not in positions]
+        y = transpose(y, positions + rest)
+        positions = list(range(len(positions)))
+    p = positions[0]
+    traced = any(isinstance(a, Tracer) for a in arrays)
+    if traced:
+        arrays = [_normalize_traced(a, d) if isinstance(a, Tracer)
+                  else _normalize_concrete(a, d, ax) for a, d, ax in zip(arrays, sizes,
+                                                                          positions)]
+    else:
+        arrays = [_normalize_concrete(a, d, ax) for a, d, ax in zip(arrays, sizes, positions)]
+    if len(arrays) == 1:
+        index = arrays[0]
+    else:
+        # merge the indexed axes into one; the index is the row-major raveled multi-index
+        merged = int(np.prod(sizes, dtype=np.int64))
+        y = reshape(y, y.shape[:p] + (merged,) + y.shape[p + len(sizes):])
+        strides = np.cumprod([1] + sizes[:0:-1])[::-1]
+        if traced:
+            index = None
+            for a, st, d in zip(arrays, strides, sizes):
+                a = clamp_index(a, d) if isinstance(a, Tracer) else a
+                term = a if st == 1 else E.mul(a, np.asarray(st, np.intp))
+                index = term if index is None else E.add(index, term)
+            index = broadcast_to(index, out_idx_shape)
+        else:
+            index = sum(a * st for a, st in zip(arrays, strides))
+            index = np.broadcast_to(index, out_idx_shape)
+    return gather(y, index, axis=p)
+
+
+def take(a, indices, axis=None, mode=None):
+    """numpy.take: integer indices along one axis (the flattened array when axis is None).
+    Out-of-range traced indices are clamped (mode 'clip'); concrete ones raise unless
+    mode='clip' or 'wrap'. Unlike `numpy_array[tracer]`, this accepts traced indices into a
+    concrete array.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.vmap(lambda i: fnp.take(fnp.arange(10.0), i))(fnp.asarray([3, -1])).tolist()
+    [3.0, 9.0]
+    """
+    a = asarray(a)
+    if axis is None:
+        a, axis = reshape(a, (a.size,)), 0
+    axis = operator.index(axis) % max(a.ndim, 1)
+    idx = indices if isinstance(indices, Tracer) else np.asarray(indices)
+    n = a.shape[axis]
+    if not isinstance(idx, Tracer):
+        if mode == "wrap":
+            idx = np.mod(idx, n)
+        elif mode == "clip":
+            idx = np.clip(idx, 0, max(n - 1, 0))
+        else:
+            idx = _normalize_concrete(idx, n, axis)
+    elif mode != "clip":
+        idx = _normalize_traced(idx, n)
+    return gather(a, idx, axis=axis)
+
+
+# --- functional updates: x.at[idx].set(v) / .add(v) / .get() ---------------------------------
+
+def _has_tracer(idx) -> bool:
+    if isinstance(idx, Tracer):
+        return True
+    return isinstance(idx, tuple | list) and any(_has_tracer(i) for i in idx)
+
+
+def _positions(x, idx):
+    """Flat positions of the elements x[idx] selects, shaped like x[idx]: a numpy array when
+    the index is concrete (numpy itself applies it, even while staging), else traced."""
+    flat = np.arange(x.size).reshape(x.shape)
+    if not _has_tracer(idx):
+        return flat[idx]
+    return getitem(flat, idx)
+
+
+def _updates(x, v, shape):
+    v = asarray(v)
+    v = convert_element_type(v, x.dtype) if v.dtype != x.dtype else v
+    while v.ndim > len(shape) and v.shape[0] == 1:  # numpy drops leading unit axes
+        v = reshape(v, v.shape[1:])
+    if v.ndim > len(shape) or any(a not in (1, b) for a, b in zip(v.shape[::-1],
+                                                                   shape[::-1])):
+        raise ShapeError(f"x.at[...]: updates of shape {v.shape} cannot be broadcast to the "
+                         f"indexed shape {tuple(shape)}.")
+    return broadcast_to(v, tuple(shape))
+
+
+def _scatter_flat(x, pos, v):
+    """x raveled with v (shaped like pos) added at positions pos (all flat)."""
+    flat = reshape(x, (x.size,))
+    return scatter_add(flat, reshape(pos, (int(np.size(pos)),)),
+                       reshape(v, (int(np.size(pos)),)), axis=0)
+
+
+class _IndexRef:
+    __slots__ = ("x", "idx")
+
+    def __init__(self, x, idx):
+        self.x, self.idx = x, idx
+
+    def get(self):
+        return getitem(self.x, self.idx)
+
+    def add(self, values):
+        x = asarray(self.x)
+        pos = _positions(x, self.idx)
+        v = _updates(x, values, np.shape(pos))
+        return reshape(_scatter_flat(x, pos, v), x.shape)
+
+    def subtract(self, values):
+        v = asarray(values)
+        return self.add(E.neg(v) if isinstance(v, Tracer) else -v)
+
+    def set(self, values):
+        """Replace the selected elements. Repeated concrete indices: the last update wins, as
+        in numpy. Repeated traced indices: their updates are averaged (JAX leaves the choice
+        unspecified), which is exact whenever they write the same value."""
+        x = asarray(self.x)
+        pos = _positions(x, self.idx)
+        v = _updates(x, values, np.shape(pos))
+        n = x.size
+        flat = reshape(x, (n,))
+        zeros = np.zeros(n, x.dtype)
+        if not isinstance(pos, Tracer):
+            flat_pos = np.asarray(pos).reshape(-1)
+            uniq, first_from_end = np.unique(flat_pos[::-1], return_index=True)
+            keep = flat_pos.size - 1 - first_from_end  # the last occurrence of each position
+            v_kept = gather(reshape(v, (flat_pos.size,)), keep, axis=0)
+            new = scatter_add(zeros, uniq, v_kept, axis=0)
+            hit = np.zeros(n, np.bool_)
+            hit[uniq] = True
+            return reshape(E.select(hit, new, flat), x.shape)
+        m = int(np.size(pos))
+        pos = reshape(pos, (m,))
+        counts = scatter_add(np.zeros(n, np.intp), pos, np.ones(m, np.intp), axis=0)
+        hit = E.gt_p.bind(counts, np.zeros((), np.intp))
+        work = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.dtype(np.intp)
+        total = scatter_add(np.zeros(n, work), pos,
+                            convert_element_type(reshape(v, (m,)), work), axis=0)
+        safe = E.select(hit, convert_element_type(counts, work), np.ones((), work))
+        mean = convert_element_type(E.div(total, safe), x.dtype)
+        return reshape(E.select(hit, mean, flat), x.shape)
+
+
+class _IndexHelper:
+    """`x.at[idx]`: functional updates, as in JAX (x itself is never modified). Tracers have
+    `.at`; concrete numpy arrays do not.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.grad(lambda x: fnp.sum(x.at[1].set(x[0] * 3.0)))(fnp.ones(3)).tolist()
+    [4.0, 0.0, 1.0]
+    """
+
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, idx):
+        return _IndexRef(self.x, idx)
+
+
+install_array_methods({
+    "__getitem__": getitem,
+    "at": property(_IndexHelper),
+    "take": lambda self, indices, axis=None, mode=None: take(self, indices, axis, mode),
+})

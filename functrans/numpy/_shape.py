@@ -215,6 +215,12 @@ def _promoted(arrays, dtype, name):
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """numpy.concatenate, promoting dtypes like numpy; one `concatenate` equation.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.concatenate([fnp.ones(2, int), fnp.zeros(1)]).tolist()
+    [1.0, 1.0, 0.0]
+    """
     if out is not None:
         raise NotImplementedError("concatenate: `out=` is not supported; arrays are immutable.")
     if isinstance(arrays, Tracer | np.ndarray):
@@ -240,6 +246,12 @@ concat = concatenate
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """numpy.stack: arrays of one shape joined along a new axis.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.stack([fnp.ones(2), fnp.zeros(2)], axis=1).shape
+    (2, 2)
+    """
     if out is not None:
         raise NotImplementedError("stack: `out=` is not supported; arrays are immutable.")
     if isinstance(arrays, Tracer | np.ndarray):
