@@ -15,6 +15,7 @@ from functrans.numpy._core import asarray, promote
 from functrans.numpy._reductions import normalize_axes
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
+from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.shape_ops import broadcast_to, reshape
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy"]
@@ -50,14 +51,6 @@ def _keep(x, shape, axes):
     return reshape(x, tuple(1 if i in axes else s for i, s in enumerate(shape)))
 
 
-def _stop_gradient(x):
-    """The shift needs no derivative; use the library's stop_gradient when it exists. Without
-    it the shift's tangent still cancels exactly in log(sum(exp(a - m))) + m."""
-    import functrans
-    sg = getattr(functrans, "stop_gradient", None)
-    return sg(x) if sg is not None else x
-
-
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """log(sum(b * exp(a))) along `axis`, computed stably: with m = max(a) (a stop-gradient
     shift, taken over the entries whose weight b is nonzero), log(sum(b * exp(a - m))) + m.
@@ -83,8 +76,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if empty:
         m = m_out = np.zeros((), a.dtype)  # an empty sum: nothing to shift by
     else:
-        m = R.reduce_max(a, axes) if axes else a
-        m = _stop_gradient(E.select(_isfinite(m), m, _const(m, 0)))
+        a_const = stop_gradient_p.bind(a)  # the shift carries no derivative
+        m = R.reduce_max(a_const, axes) if axes else a_const
+        m = E.select(_isfinite(m), m, _const(m, 0))
         m_out = _keep(m, shape, axes) if keepdims else m
         m = _keep(m, shape, axes)
     e = E.exp_p.bind(E.sub(a, m))
