@@ -10,6 +10,10 @@ Bounds: concrete indices are checked at trace time and raise IndexError like num
 integer indices have negative values wrapped (`i + n`) and are then clamped into range, as JAX
 does, since their values are not known while tracing. A boolean mask must be concrete: its
 number of True entries decides the result's shape.
+
+`x.at[idx]` updates go through the flat positions `x[idx]` selects and one `scatter_add`, so
+they share these rules; note that out-of-range traced indices are clamped there too, where
+JAX would drop the update.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from functrans.primitives.indexing import clamp_index, gather, scatter_add, slic
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
                                             reshape, rev, transpose)
 
-__all__ = ["take"]
+__all__ = ["take", "take_along_axis"]
 
 _INDEX_HELP = ("only integers, slices (`:`), ellipsis (`...`), None (`numpy.newaxis`) and "
                "integer or boolean arrays are valid indices")
@@ -298,6 +302,31 @@ def take(a, indices, axis=None, mode=None):
     elif mode != "clip":
         idx = _normalize_traced(idx, n)
     return gather(a, idx, axis=axis)
+
+
+def take_along_axis(arr, indices, axis):
+    """numpy.take_along_axis: pick `indices` along `axis`, matching the other axes of `arr`
+    (e.g. `take_along_axis(logp, labels[:, None], axis=1)`); indices may be traced.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.take_along_axis(fnp.eye(3) * 2.0, fnp.asarray([[1], [1], [0]]), 1).tolist()
+    [[0.0], [2.0], [0.0]]
+    """
+    a = asarray(arr)
+    idx = indices if isinstance(indices, Tracer) else np.asarray(indices)
+    if axis is None:
+        a, axis = reshape(a, (a.size,)), 0
+    if idx.ndim != a.ndim:
+        raise ValueError(f"take_along_axis: indices of shape {idx.shape} must have as many "
+                         f"dimensions as the array ({a.shape}).")
+    axis = operator.index(axis)
+    if not -a.ndim <= axis < a.ndim:
+        raise IndexError(f"take_along_axis: axis {axis} is out of bounds for an array of "
+                         f"dimension {a.ndim}.")
+    axis %= a.ndim
+    full = tuple(idx if k == axis else np.arange(d).reshape(
+        tuple(-1 if j == k else 1 for j in range(a.ndim))) for k, d in enumerate(a.shape))
+    return getitem(a, full)
 
 
 # --- functional updates: x.at[idx].set(v) / .add(v) / .get() ---------------------------------

@@ -281,6 +281,24 @@ def test_take(axis, mode):
         same(staged(lambda x, i: x.take(i, axis), x, i), expected)
 
 
+@pytest.mark.parametrize("axis,ishape", [(0, (2, 4)), (1, (3, 1)), (-1, (3, 6)), (None, (5,)),
+                                         (1, (1, 2))])
+def test_take_along_axis(axis, ishape):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    n = x.size if axis is None else x.shape[axis]
+    i = rng.integers(-n, n, ishape)
+    expected = np.take_along_axis(x, i, axis)
+    same(fnp.take_along_axis(x, i, axis), expected)
+    same(staged(lambda x, i: fnp.take_along_axis(x, i, axis), x, i), expected)
+    w = rng.standard_normal(expected.shape)
+    g = ft.grad(lambda x: fnp.sum(fnp.take_along_axis(x, i, axis) * w))(x)
+    full = np.zeros(x.size)
+    np.add.at(full, np.take_along_axis(np.arange(x.size).reshape(x.shape), i, axis).ravel(),
+              w.ravel())
+    np.testing.assert_allclose(g, full.reshape(x.shape), rtol=1e-14)
+
+
 # --- functional updates: x.at[idx] -----------------------------------------------------------
 
 UPDATES = [
