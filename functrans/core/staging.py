@@ -16,11 +16,14 @@ from functrans.core.trace import Trace, Tracer, new_main
 
 
 class JaxprTracer(Tracer):
-    __slots__ = ("_aval",)
+    """A value being staged: its type, and the atom (Var or Literal) naming it in the program."""
 
-    def __init__(self, trace, aval):
+    __slots__ = ("_aval", "atom")
+
+    def __init__(self, trace, aval, atom=None):
         self._trace = trace
         self._aval = aval
+        self.atom = atom
 
     @property
     def aval(self):
@@ -28,47 +31,37 @@ class JaxprTracer(Tracer):
 
 
 class JaxprBuilder:
-    """The program being recorded: equations in order, and the atom bound to each tracer."""
+    """The program being recorded: equations in order, and the constants it closes over."""
 
     def __init__(self):
         self.eqns: list[Eqn] = []
-        self.atoms: dict[int, Var | Literal] = {}
-        self.tracers: list[JaxprTracer] = []  # keeps ids stable while recording
         self.const_tracers: dict[int, JaxprTracer] = {}
+        self.const_keepalive: list = []  # values keyed by id() above must outlive the trace
         self.constvars: list[Var] = []
         self.constvals: list = []
 
     def new_var(self, tracer: JaxprTracer) -> Var:
-        v = Var(tracer.aval)
-        self.atoms[id(tracer)] = v
-        self.tracers.append(tracer)
+        v = tracer.atom = Var(tracer.aval)
         return v
-
-    def atom(self, tracer: JaxprTracer) -> Var | Literal:
-        return self.atoms[id(tracer)]
 
     def const(self, trace, val) -> JaxprTracer:
         tracer = self.const_tracers.get(id(val))
         if tracer is not None:
             return tracer
         aval = get_aval(val)
-        tracer = JaxprTracer(trace, aval)
-        self.tracers.append(tracer)
         if not isinstance(val, Tracer) and aval.ndim == 0:
-            self.atoms[id(tracer)] = Literal(np.asarray(val, aval.dtype)[()], aval)
+            tracer = JaxprTracer(trace, aval, Literal(np.asarray(val, aval.dtype)[()], aval))
         else:
-            v = Var(aval)
-            self.atoms[id(tracer)] = v
-            self.constvars.append(v)
+            tracer = JaxprTracer(trace, aval, Var(aval))
+            self.constvars.append(tracer.atom)
             self.constvals.append(val)
         self.const_tracers[id(val)] = tracer
-        self.tracers.append(val)  # keep the value alive so its id is not reused
+        self.const_keepalive.append(val)
         return tracer
 
     def to_closed_jaxpr(self, in_tracers, out_tracers) -> ClosedJaxpr:
-        invars = [self.atoms[id(t)] for t in in_tracers]
-        outvars = [self.atoms[id(t)] for t in out_tracers]
-        jaxpr = Jaxpr(self.constvars, invars, outvars, self.eqns)
+        jaxpr = Jaxpr(self.constvars, [t.atom for t in in_tracers],
+                      [t.atom for t in out_tracers], self.eqns)
         return ClosedJaxpr(jaxpr, self.constvals)
 
 
@@ -88,16 +81,16 @@ class JaxprTrace(Trace):
     lift = pure
 
     def process_primitive(self, prim, tracers, params):
-        builder = self.main.global_data
-        avals_out = prim.abstract_eval(*[t.aval for t in tracers], **params)
-        invars = [builder.atoms[id(t)] for t in tracers]
+        avals_out = prim.abstract_eval(*[t._aval for t in tracers], **params)
+        invars = [t.atom for t in tracers]
         if prim.multiple_results:
-            outs = [JaxprTracer(self, a) for a in avals_out]
+            outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]
+            outvars = [t.atom for t in outs]
         else:
-            outs = [JaxprTracer(self, avals_out)]
-        outvars = [builder.new_var(t) for t in outs]
-        builder.eqns.append(Eqn(prim, invars, outvars, params))
-        return outs if prim.multiple_results else outs[0]
+            out = JaxprTracer(self, avals_out, Var(avals_out))
+            outs, outvars = out, [out.atom]
+        self.main.global_data.eqns.append(Eqn(prim, invars, outvars, params))
+        return outs
 
 
 def trace_to_jaxpr(fun_flat, in_avals, *, name: str = "make_jaxpr",
