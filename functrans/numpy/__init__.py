@@ -1,5 +1,7 @@
 """numpy's API over functrans primitives: works on arrays eagerly and on tracers alike.
 
+Each module installs the tracer operators and methods for its own functions.
+
 >>> import functrans.numpy as fnp
 >>> float(fnp.sum(fnp.sin(fnp.zeros(3))))
 0.0
@@ -7,7 +9,6 @@
 
 from numpy import e, inf, nan, pi  # noqa: F401
 
-from functrans.numpy import _methods  # noqa: F401  (installs tracer operators first)
 from functrans.numpy._creation import *  # noqa: F401,F403
 from functrans.numpy._elementwise import *  # noqa: F401,F403
 from functrans.numpy._indexing import *  # noqa: F401,F403
