@@ -1,8 +1,10 @@
 """Elementwise primitives. Binary ones broadcast like numpy but require one dtype (callers
-promote first, as functrans.numpy does). `unary` and `binary` build a whole row from the
-derivative alone."""
+promote first, as functrans.numpy does; `pow` alone also takes an integer exponent with a float
+base, as in JAX). `unary` and `binary` build a whole row from the derivative alone."""
 
 from __future__ import annotations
+
+import builtins
 
 import numpy as np
 
@@ -11,9 +13,21 @@ from functrans.core.avals import ShapedArray
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import broadcast_to, instantiate, moveaxis, reshape
+from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, instantiate,
+                                            moveaxis, reshape)
 
 M = "elementwise"
+
+# dtype kinds a primitive accepts (numpy's dtype.kind letters)
+FLOAT = "fc"
+REAL_FLOAT = "f"
+NUMBER = "iufc"
+REAL = "iuf"
+INTEGRAL = "biu"
+ANY = "biufc"
+
+_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "float",
+               "c": "complex"}
 
 
 # --- shape and dtype rules -------------------------------------------------------------------
@@ -37,12 +51,20 @@ def _same_dtype(name, avals):
     return avals[0].dtype
 
 
-def nary_aval(name, out_dtype=None, float_only=False):
+def _check_kinds(name, dtype, kinds):
+    if kinds is not None and dtype.kind not in kinds:
+        wanted = " or ".join(_KIND_NAMES[k] for k in kinds)
+        fix = ("Convert first, e.g. x.astype(float)." if "f" in kinds else
+               "Convert first, e.g. x.astype(bool) or x.astype(int).")
+        raise DTypeError(f"{name}: needs {wanted} operands, got {dtype.name}. {fix}")
+
+
+def nary_aval(name, out_dtype=None, kinds=None):
+    """Shape/dtype rule of an n-ary elementwise primitive: one dtype among `kinds` in, the
+    broadcast shape out, with `out_dtype` (default: the input dtype)."""
     def abstract(*avals, **params):
         dtype = _same_dtype(name, avals)
-        if float_only and not np.issubdtype(dtype, np.inexact):
-            raise DTypeError(f"{name}: needs a float or complex operand, got {dtype.name}. "
-                             "Convert first, e.g. x.astype(float).")
+        _check_kinds(name, dtype, kinds)
         shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
             name, *(a.shape for a in avals))
         return ShapedArray(shape, dtype if out_dtype is None else out_dtype)
@@ -71,13 +93,29 @@ def unbroadcast(x, shape):
     return reshape(reduce_sum(x, axes), shape)
 
 
+def _zero_jvp(prim):
+    """The JVP of a primitive that is piecewise constant (or has integer outputs): zero."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+    return jvp
+
+
+def _one(x):
+    return np.ones((), x.dtype)
+
+
+def _const(x, v):
+    return np.asarray(v, x.dtype)
+
+
 # --- batching --------------------------------------------------------------------------------
 
 def broadcasting_batch(prim):
     """Batching for numpy-broadcasting n-ary primitives: align batch axes, leave others."""
     def rule(vals, dims, **params):
         ranks = [np.ndim(v) - (d is not None) for v, d in zip(vals, dims)]
-        out_rank = max(ranks)
+        out_rank = builtins.max(ranks)
         batched = [d for d in dims if d is not None]
         if all(d is not None for d in dims) and len(set(batched)) == 1 and \
                 len(set(ranks)) == 1:
@@ -93,28 +131,32 @@ def broadcasting_batch(prim):
     return rule
 
 
+def unary_batch(prim):
+    """Batching for unary elementwise primitives: apply to the batch, the axis stays put."""
+    def rule(vals, dims, **params):
+        return prim.bind(vals[0], **params), dims[0]
+    return rule
+
+
 # --- unary family ----------------------------------------------------------------------------
 
-def unary(name, impl, deriv=None, *, torch_name=None, float_only=True, out_dtype=None,
+def unary(name, impl, deriv=None, *, torch_name=None, kinds=FLOAT, out_dtype=None,
           differentiable=True):
-    """A row for an elementwise unary primitive whose JVP is `t * deriv(x, y)`, y the output.
-    `differentiable=False` declares a zero derivative (floor, sign, ...)."""
+    """A row for an elementwise unary primitive whose JVP is `t * deriv(x, y)`, y the output
+    (reuse it where that is cheaper). `differentiable=False` declares a zero derivative."""
     prim = define(name, module=M, impl=impl,
-                  abstract=nary_aval(name, out_dtype=out_dtype, float_only=float_only),
+                  abstract=nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=("elementwise",), torch_name=torch_name)
-
     if differentiable:
         def jvp(primals, tangents):
             x, = primals
             t, = tangents
             y = prim.bind(x)
             return y, mul(t, deriv(x, y))
+        prim.rules["jvp"] = jvp
     else:
-        def jvp(primals, tangents):
-            y = prim.bind(*primals)
-            return y, Zero(ShapedArray(np.shape(y), y.dtype))
-    prim.rules["jvp"] = jvp
-    prim.rules["batch"] = lambda vals, dims: (prim.bind(vals[0]), dims[0])
+        prim.rules["jvp"] = _zero_jvp(prim)
+    prim.rules["batch"] = unary_batch(prim)
     return prim
 
 
@@ -128,40 +170,207 @@ def _logistic_impl(x):
         return 1 / (1 + xp.exp(-x))
 
 
-neg_p = define("neg", module=M, impl=lambda x: xp.negative(x), abstract=nary_aval("neg"),
+_LN2 = float(np.log(2.0))
+_LN10 = float(np.log(10.0))
+
+neg_p = define("neg", module=M, impl=lambda x: xp.negative(x),
+               abstract=nary_aval("neg", kinds=NUMBER),
                transpose=lambda ct, x: [neg(ct)], props=("elementwise", "linear"),
                torch_name="NegBackward0")
 neg_p.rules["jvp"] = lambda primals, tangents: (neg(primals[0]), neg(tangents[0]))
-neg_p.rules["batch"] = lambda vals, dims: (neg_p.bind(vals[0]), dims[0])
+neg_p.rules["batch"] = unary_batch(neg_p)
 
 sin_p = unary("sin", lambda x: xp.sin(x), lambda x, y: cos(x), torch_name="SinBackward0")
 cos_p = unary("cos", lambda x: xp.cos(x), lambda x, y: neg(sin(x)), torch_name="CosBackward0")
-exp_p = unary("exp", lambda x: xp.exp(x), lambda x, y: y, torch_name="ExpBackward0")
-log_p = unary("log", lambda x: xp.log(x), lambda x, y: div(_one(x), x),
-              torch_name="LogBackward0")
+# d tan = 1 + tan^2
+tan_p = unary("tan", lambda x: xp.tan(x), lambda x, y: add(_one(y), mul(y, y)),
+              torch_name="TanBackward0")
+# d asin = 1/sqrt(1 - x^2), d acos = -1/sqrt(1 - x^2), d atan = 1/(1 + x^2)
+asin_p = unary("asin", lambda x: xp.arcsin(x),
+               lambda x, y: rsqrt(sub(_one(x), mul(x, x))), torch_name="AsinBackward0")
+acos_p = unary("acos", lambda x: xp.arccos(x),
+               lambda x, y: neg(rsqrt(sub(_one(x), mul(x, x)))), torch_name="AcosBackward0")
+atan_p = unary("atan", lambda x: xp.arctan(x),
+               lambda x, y: div(_one(x), add(_one(x), mul(x, x))), torch_name="AtanBackward0")
+sinh_p = unary("sinh", lambda x: xp.sinh(x), lambda x, y: cosh(x), torch_name="SinhBackward0")
+cosh_p = unary("cosh", lambda x: xp.cosh(x), lambda x, y: sinh(x), torch_name="CoshBackward0")
+# d tanh = 1 - tanh^2
 tanh_p = unary("tanh", lambda x: xp.tanh(x), lambda x, y: sub(_one(y), mul(y, y)),
                torch_name="TanhBackward0")
+# d asinh = 1/sqrt(x^2 + 1); d acosh = 1/sqrt((x - 1)(x + 1)), factored to stay exact near 1;
+# d atanh = 1/((1 - x)(1 + x))
+asinh_p = unary("asinh", lambda x: xp.arcsinh(x),
+                lambda x, y: rsqrt(add(mul(x, x), _one(x))), torch_name="AsinhBackward0")
+acosh_p = unary("acosh", lambda x: xp.arccosh(x),
+                lambda x, y: rsqrt(mul(sub(x, _one(x)), add(x, _one(x)))),
+                torch_name="AcoshBackward0")
+atanh_p = unary("atanh", lambda x: xp.arctanh(x),
+                lambda x, y: div(_one(x), mul(sub(_one(x), x), add(_one(x), x))),
+                torch_name="AtanhBackward0")
+exp_p = unary("exp", lambda x: xp.exp(x), lambda x, y: y, torch_name="ExpBackward0")
+exp2_p = unary("exp2", lambda x: xp.exp2(x), lambda x, y: mul(y, _const(y, _LN2)),
+               torch_name="Exp2Backward0")
+# d expm1 = exp(x) = y + 1
+expm1_p = unary("expm1", lambda x: xp.expm1(x), lambda x, y: add(y, _one(y)),
+                torch_name="Expm1Backward0")
+log_p = unary("log", lambda x: xp.log(x), lambda x, y: div(_one(x), x),
+              torch_name="LogBackward0")
+log2_p = unary("log2", lambda x: xp.log2(x), lambda x, y: div(_one(x), mul(x, _const(x, _LN2))),
+               torch_name="Log2Backward0")
+log10_p = unary("log10", lambda x: xp.log10(x),
+                lambda x, y: div(_one(x), mul(x, _const(x, _LN10))),
+                torch_name="Log10Backward0")
+# d log1p = 1/(1 + x)
+log1p_p = unary("log1p", lambda x: xp.log1p(x), lambda x, y: div(_one(x), add(_one(x), x)),
+                torch_name="Log1PBackward0")
+# d sqrt = 1/(2 sqrt(x)) = 0.5/y
 sqrt_p = unary("sqrt", lambda x: xp.sqrt(x), lambda x, y: div(_const(y, 0.5), y),
                torch_name="SqrtBackward0")
+# d x^(-1/2) = -0.5 x^(-3/2) = -0.5 y/x
+rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda x, y: mul(_const(y, -0.5), div(y, x)),
+                torch_name="RsqrtBackward0")
+# d x^(1/3) = (1/3) y^(-2)
+cbrt_p = unary("cbrt", lambda x: xp.cbrt(x),
+               lambda x, y: mul(_const(y, 1 / 3), integer_pow(y, -2)), kinds=REAL_FLOAT)
+# d logistic = y (1 - y)
 logistic_p = unary("logistic", _logistic_impl, lambda x, y: mul(y, sub(_one(y), y)),
                    torch_name="SigmoidBackward0")
 
+sign_p = unary("sign", lambda x: xp.sign(x), kinds=REAL, differentiable=False,
+               torch_name="SignBackward0")
+floor_p = unary("floor", lambda x: xp.floor(x), kinds=REAL_FLOAT, differentiable=False,
+                torch_name="FloorBackward0")
+ceil_p = unary("ceil", lambda x: xp.ceil(x), kinds=REAL_FLOAT, differentiable=False,
+               torch_name="CeilBackward0")
+# round half to even, as numpy (and torch.round) do
+round_p = unary("round", lambda x: xp.round(x), kinds=REAL_FLOAT, differentiable=False,
+                torch_name="RoundBackward0")
+trunc_p = unary("trunc", lambda x: xp.trunc(x), kinds=REAL_FLOAT, differentiable=False,
+                torch_name="TruncBackward0")
+is_finite_p = unary("is_finite", lambda x: xp.isfinite(x), kinds=REAL_FLOAT,
+                    out_dtype=np.dtype(bool), differentiable=False)
 
-def _one(x):
-    return np.ones((), np.result_type(x.dtype))
+
+def _abs_jvp(primals, tangents):
+    # as JAX: the derivative is +1 at 0 (PyTorch uses sign(x), 0 there)
+    x, = primals
+    t, = tangents
+    return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
-def _const(x, v):
-    return np.asarray(v, x.dtype)
+abs_p = define("abs", module=M, impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
+               jvp=_abs_jvp, props=("elementwise",), torch_name="AbsBackward0")
+abs_p.rules["batch"] = unary_batch(abs_p)
+
+
+# --- erf -------------------------------------------------------------------------------------
+# numpy has no erf, so this is a float64 rational approximation in the style of Cody (1969):
+#   erf(x) = x + x P(x^2)/Q(x^2)            for |x| <= 27/32,
+#   erf(x) = 1 - exp(-x^2) R(|x|)/S(|x|)     for 27/32 < |x| <= 6 (beyond, erf rounds to 1),
+# with the sign of x. The coefficients are functrans' own fits: weighted rational minimax
+# approximations (linearised least squares, then Lawson iterations, at 50 digits) of
+# erf(x)/x - 1 in x^2 on [0, (27/32)^2] and of exp(x^2) erfc(x) on [27/32, 6], weighted for the
+# relative error of erf. Measured error: at most 1 ulp (tests/numpy/test_elementwise.py).
+# Lower precisions are computed in float64 and rounded.
+_ERF_SPLIT = 27 / 32
+_ERF_P = (0.12837916709551256, -0.3237498826897432, -0.03167393074214949,
+          -0.006258565513198085, -9.945901357789846e-05, -3.3108558939056e-06)
+_ERF_Q = (1.0, 0.40798291130153413, 0.06964752899695595, 0.0059817879385226785,
+          0.00022221756666460985)
+_ERFC_R = (0.9999999866848629, 1.3098842396741348, 0.855118807493744, 0.31968893671300963,
+           0.06808108365025559, 0.006667865222310526, 1.8147155495172973e-08)
+_ERFC_S = (1.0, 2.4382632467058327, 2.6064051722196533, 1.5746884633185703,
+           0.572720399650812, 0.12065334465458909, 0.011819557502630198)
+
+
+def _polyval(coeffs, t):
+    """sum_k coeffs[k] t^k by Horner's rule."""
+    acc = coeffs[-1]
+    for c in coeffs[-2::-1]:
+        acc = acc * t + c
+    return acc
+
+
+def _erf_impl(x):
+    x = xp.asarray(x)
+    z = x.astype(np.float64) if x.dtype != np.float64 else x
+    ax = xp.abs(z)
+    # each branch sees only its own range (clipped), so neither warns on inf or huge values
+    small_x = xp.minimum(ax, _ERF_SPLIT)
+    t = small_x * small_x
+    small = small_x + small_x * (_polyval(_ERF_P, t) / _polyval(_ERF_Q, t))
+    large_x = xp.clip(ax, _ERF_SPLIT, 6.0)
+    large = 1.0 - xp.exp(-(large_x * large_x)) * (
+        _polyval(_ERFC_R, large_x) / _polyval(_ERFC_S, large_x))
+    out = xp.copysign(xp.where(ax <= _ERF_SPLIT, small, large), z)
+    return out.astype(x.dtype) if x.dtype != np.float64 else out
+
+
+# d erf = 2/sqrt(pi) exp(-x^2)
+erf_p = unary("erf", _erf_impl,
+              lambda x, y: mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x)))),
+              kinds=REAL_FLOAT, torch_name="ErfBackward0")
+
+
+# --- integer_pow: x ** n for a Python int n (x ** 2 and friends) ------------------------------
+
+def _integer_pow_abstract(x, *, y):
+    _check_kinds("integer_pow", x.dtype, NUMBER)
+    if y < 0 and x.dtype.kind in "iu":
+        raise DTypeError(f"integer_pow: integers cannot be raised to the negative power {y} "
+                         f"(operand {x.dtype.name}). Convert to float first, e.g. "
+                         "x.astype(float) ** y.")
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _integer_pow_impl(x, *, y):
+    return xp.square(x) if y == 2 else xp.power(x, y)
+
+
+def _integer_pow_jvp(primals, tangents, *, y):
+    x, = primals
+    t, = tangents
+    out = integer_pow(x, y)
+    if y == 0:
+        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+    if y == 1:
+        return out, t
+    # d x^n = n x^(n-1); x^1 needs no primitive
+    deriv = mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1))
+    return out, mul(t, deriv)
+
+
+integer_pow_p = define("integer_pow", module=M, impl=_integer_pow_impl,
+                       abstract=_integer_pow_abstract, jvp=_integer_pow_jvp,
+                       props=("elementwise",), torch_name="PowBackward0")
+integer_pow_p.rules["batch"] = unary_batch(integer_pow_p)
 
 
 # --- binary family ---------------------------------------------------------------------------
 
-def binary(name, impl, *, torch_name=None, out_dtype=None, props=("elementwise",)):
-    prim = define(name, module=M, impl=impl, abstract=nary_aval(name, out_dtype=out_dtype),
+def binary(name, impl, *, torch_name=None, out_dtype=None, kinds=None, abstract=None,
+           props=("elementwise",)):
+    prim = define(name, module=M, impl=impl,
+                  abstract=abstract or nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=props, torch_name=torch_name)
     prim.rules["batch"] = broadcasting_batch(prim)
     return prim
+
+
+def binary_jvp(prim, dx, dy):
+    """The JVP `tx * dx(x, y, out) + ty * dy(x, y, out)` of a binary primitive, each factor
+    built only when its tangent is nonzero; a factor of None stands for 1."""
+    def jvp(primals, tangents, **params):
+        x, y = primals
+        out = prim.bind(x, y, **params)
+        shape = np.shape(out)
+        t_out = Zero(None)
+        for t, d in zip(tangents, (dx, dy)):
+            if type(t) is not Zero:
+                term = t if d is None else mul(t, d(x, y, out))
+                t_out = add_tangents(t_out, broadcast_to(term, shape))
+        return out, t_out
+    return jvp
 
 
 def _add_jvp(primals, tangents):
@@ -240,29 +449,101 @@ def _div_impl(x, y):
     return xp.divide(x, y)
 
 
-add_p = binary("add", lambda x, y: xp.add(x, y), torch_name="AddBackward0",
+add_p = binary("add", lambda x, y: xp.add(x, y), torch_name="AddBackward0", kinds=ANY,
                props=("elementwise", "linear", "commutative"))
 add_p.rules.update(jvp=_add_jvp, transpose=_add_transpose)
-sub_p = binary("sub", lambda x, y: xp.subtract(x, y), torch_name="SubBackward0",
+sub_p = binary("sub", lambda x, y: xp.subtract(x, y), torch_name="SubBackward0", kinds=NUMBER,
                props=("elementwise", "linear"))
 sub_p.rules.update(jvp=_sub_jvp, transpose=_sub_transpose)
-mul_p = binary("mul", lambda x, y: xp.multiply(x, y), torch_name="MulBackward0",
+mul_p = binary("mul", lambda x, y: xp.multiply(x, y), torch_name="MulBackward0", kinds=ANY,
                props=("elementwise", "linear", "commutative"))
 mul_p.rules.update(jvp=_mul_jvp, transpose=_mul_transpose)
-div_p = binary("div", _div_impl, torch_name="DivBackward0",
+div_p = binary("div", _div_impl, torch_name="DivBackward0", kinds=NUMBER,
                props=("elementwise", "linear"))
 div_p.rules.update(jvp=_div_jvp, transpose=_div_transpose)
 
 
-def _zero_jvp(prim):
-    def jvp(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        return out, Zero(ShapedArray(np.shape(out), out.dtype))
-    return jvp
+# pow: x ** y elementwise. y may be an integer array with a float x (as in JAX): then
+# d/dx = y x^(y-1) stays exact at x == 0 (no 0 * inf), and is 0 where y == 0.
+def _pow_abstract(x, y):
+    if x.dtype != y.dtype and not (x.dtype.kind in FLOAT and y.dtype.kind in "iu"):
+        raise DTypeError(f"pow: operands have dtypes {x.dtype.name} and {y.dtype.name}; pow "
+                         "needs one dtype, or a float base with an integer exponent. Use "
+                         "functrans.numpy.power, which promotes like numpy.")
+    _check_kinds("pow", x.dtype, NUMBER)
+    return ShapedArray(broadcast_shapes("pow", x.shape, y.shape), x.dtype)
+
+
+def _pow_impl(x, y):
+    if y.dtype != x.dtype:  # an integer exponent: compute in the base's dtype, as numpy would
+        y = y.astype(x.dtype)
+    return xp.power(x, y)
+
+
+def _pow_dx(x, y, out):
+    if y.dtype == x.dtype:
+        return mul(y, pow(x, sub(y, _one(y))))
+    # integer y: 1 stands in for y == 0, so x^(y-1) stays finite at x == 0; that factor is 0
+    y_is_0 = eq(y, _const(y, 0))
+    y_safe = select(y_is_0, _one(y), y)
+    jac = mul(convert_element_type(y_safe, x.dtype), pow(x, sub(y_safe, _one(y))))
+    return select(y_is_0, _const(jac, 0), jac)
+
+
+def _pow_dy(x, y, out):
+    # d/dy x^y = log(x) x^y. As JAX: log(1) where x == 0, so a zero y-tangent gives 0, not
+    # 0 * -inf = nan (x^y is 0 there for y > 0 anyway)
+    safe_x = select(eq(x, _const(x, 0)), _one(x), x)
+    return mul(log(safe_x), out)
+
+
+pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
+pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
+
+
+def _balanced_eq(x, out, y):
+    """Where x attains max/min `out`: 1, or 0.5 at a tie with y (JAX's and PyTorch's split)."""
+    hit = select(eq(x, out), _one(out), _const(out, 0))
+    return div(hit, select(eq(y, out), _const(out, 2), _one(out)))
+
+
+max_p = binary("max", lambda x, y: xp.maximum(x, y), kinds=ANY,
+               props=("elementwise", "commutative"), torch_name="MaximumBackward0")
+max_p.rules["jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_eq(x, out, y),
+                                lambda x, y, out: _balanced_eq(y, out, x))
+min_p = binary("min", lambda x, y: xp.minimum(x, y), kinds=ANY,
+               props=("elementwise", "commutative"), torch_name="MinimumBackward0")
+min_p.rules["jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_eq(x, out, y),
+                                lambda x, y, out: _balanced_eq(y, out, x))
+
+
+def _atan2_d(num):
+    # atan2(x, y) = atan(x/y): d/dx = y/(x^2 + y^2), d/dy = -x/(x^2 + y^2)
+    def d(x, y, out):
+        r2 = add(mul(x, x), mul(y, y))
+        return div(y, r2) if num else neg(div(x, r2))
+    return d
+
+
+atan2_p = binary("atan2", lambda x, y: xp.arctan2(x, y), kinds=REAL_FLOAT,
+                 torch_name="Atan2Backward0")
+atan2_p.rules["jvp"] = binary_jvp(atan2_p, _atan2_d(True), _atan2_d(False))
+
+# rem: numpy's remainder (Python's %): x - floor(x/y) y, with the sign of y.
+# d/dx = 1, d/dy = -floor_divide(x, y)
+rem_p = binary("rem", lambda x, y: xp.remainder(x, y), kinds=REAL,
+               torch_name="RemainderBackward1")
+rem_p.rules["jvp"] = binary_jvp(rem_p, None, lambda x, y, out: neg(floor_divide(x, y)))
+# fmod: C's fmod, x - trunc(x/y) y, with the sign of x. d/dx = 1, d/dy = -trunc(x/y)
+fmod_p = binary("fmod", lambda x, y: xp.fmod(x, y), kinds=REAL, torch_name="FmodBackward1")
+fmod_p.rules["jvp"] = binary_jvp(fmod_p, None, lambda x, y, out: neg(trunc(div(x, y))))
+# floor_divide: numpy's //, floor(x / y) as numpy computes it (consistent with rem)
+floor_divide_p = binary("floor_divide", lambda x, y: xp.floor_divide(x, y), kinds=REAL)
+floor_divide_p.rules["jvp"] = _zero_jvp(floor_divide_p)
 
 
 def comparison(name, impl, torch_name=None):
-    prim = binary(name, impl, out_dtype=np.dtype(bool), torch_name=torch_name)
+    prim = binary(name, impl, out_dtype=np.dtype(bool), kinds=ANY, torch_name=torch_name)
     prim.rules["jvp"] = _zero_jvp(prim)
     return prim
 
@@ -273,6 +554,19 @@ gt_p = comparison("gt", lambda x, y: xp.greater(x, y))
 ge_p = comparison("ge", lambda x, y: xp.greater_equal(x, y))
 eq_p = comparison("eq", lambda x, y: xp.equal(x, y))
 ne_p = comparison("ne", lambda x, y: xp.not_equal(x, y))
+
+
+# bitwise on integers, logical on bools (bool in, bool out), as JAX's and/or/xor/not
+def _bitwise(name, impl):
+    prim = binary(name, impl, kinds=INTEGRAL)
+    prim.rules["jvp"] = _zero_jvp(prim)
+    return prim
+
+
+and_p = _bitwise("and", lambda x, y: xp.bitwise_and(x, y))
+or_p = _bitwise("or", lambda x, y: xp.bitwise_or(x, y))
+xor_p = _bitwise("xor", lambda x, y: xp.bitwise_xor(x, y))
+not_p = unary("not", lambda x: xp.invert(x), kinds=INTEGRAL, differentiable=False)
 
 
 # --- select ----------------------------------------------------------------------------------
@@ -294,7 +588,7 @@ def _select_jvp(primals, tangents):
     zeros = np.zeros((), out.dtype)
     ta = zeros if type(ta) is Zero else ta
     tb = zeros if type(tb) is Zero else tb
-    return out, select(pred, ta, tb)
+    return out, broadcast_to(select(pred, ta, tb), np.shape(out))
 
 
 def _select_transpose(ct, pred, a, b):
@@ -314,34 +608,70 @@ select_p.rules["batch"] = broadcasting_batch(select_p)
 
 # --- bindable wrappers -----------------------------------------------------------------------
 
-def neg(x):
-    return neg_p.bind(x)
+def _wrapper(prim, name):
+    def bind(*args):
+        return prim.bind(*args)
+    bind.__name__ = bind.__qualname__ = name
+    bind.__doc__ = f"Apply the `{prim.name}` primitive."
+    return bind
 
 
-def sin(x):
-    return sin_p.bind(x)
+neg = _wrapper(neg_p, "neg")
+sin = _wrapper(sin_p, "sin")
+cos = _wrapper(cos_p, "cos")
+tan = _wrapper(tan_p, "tan")
+asin = _wrapper(asin_p, "asin")
+acos = _wrapper(acos_p, "acos")
+atan = _wrapper(atan_p, "atan")
+sinh = _wrapper(sinh_p, "sinh")
+cosh = _wrapper(cosh_p, "cosh")
+tanh = _wrapper(tanh_p, "tanh")
+asinh = _wrapper(asinh_p, "asinh")
+acosh = _wrapper(acosh_p, "acosh")
+atanh = _wrapper(atanh_p, "atanh")
+exp = _wrapper(exp_p, "exp")
+exp2 = _wrapper(exp2_p, "exp2")
+expm1 = _wrapper(expm1_p, "expm1")
+log = _wrapper(log_p, "log")
+log2 = _wrapper(log2_p, "log2")
+log10 = _wrapper(log10_p, "log10")
+log1p = _wrapper(log1p_p, "log1p")
+sqrt = _wrapper(sqrt_p, "sqrt")
+rsqrt = _wrapper(rsqrt_p, "rsqrt")
+cbrt = _wrapper(cbrt_p, "cbrt")
+logistic = _wrapper(logistic_p, "logistic")
+erf = _wrapper(erf_p, "erf")
+sign = _wrapper(sign_p, "sign")
+floor = _wrapper(floor_p, "floor")
+ceil = _wrapper(ceil_p, "ceil")
+round = _wrapper(round_p, "round")
+trunc = _wrapper(trunc_p, "trunc")
+is_finite = _wrapper(is_finite_p, "is_finite")
+abs = _wrapper(abs_p, "abs")
+add = _wrapper(add_p, "add")
+sub = _wrapper(sub_p, "sub")
+mul = _wrapper(mul_p, "mul")
+div = _wrapper(div_p, "div")
+pow = _wrapper(pow_p, "pow")
+max = _wrapper(max_p, "max")
+min = _wrapper(min_p, "min")
+atan2 = _wrapper(atan2_p, "atan2")
+rem = _wrapper(rem_p, "rem")
+fmod = _wrapper(fmod_p, "fmod")
+floor_divide = _wrapper(floor_divide_p, "floor_divide")
+lt = _wrapper(lt_p, "lt")
+le = _wrapper(le_p, "le")
+gt = _wrapper(gt_p, "gt")
+ge = _wrapper(ge_p, "ge")
+eq = _wrapper(eq_p, "eq")
+ne = _wrapper(ne_p, "ne")
+and_ = _wrapper(and_p, "and_")
+or_ = _wrapper(or_p, "or_")
+xor = _wrapper(xor_p, "xor")
+not_ = _wrapper(not_p, "not_")
+select = _wrapper(select_p, "select")
 
 
-def cos(x):
-    return cos_p.bind(x)
-
-
-def add(x, y):
-    return add_p.bind(x, y)
-
-
-def sub(x, y):
-    return sub_p.bind(x, y)
-
-
-def mul(x, y):
-    return mul_p.bind(x, y)
-
-
-def div(x, y):
-    return div_p.bind(x, y)
-
-
-def select(pred, on_true, on_false):
-    return select_p.bind(pred, on_true, on_false)
-
+def integer_pow(x, y: int):
+    """x ** y for a Python int y."""
+    return integer_pow_p.bind(x, y=int(y))
