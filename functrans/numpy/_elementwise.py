@@ -1,74 +1,461 @@
-"""numpy's elementwise functions over the elementwise primitives."""
+"""numpy's elementwise functions over the elementwise primitives, and the operators of tracers.
+
+Dtypes follow numpy exactly: each function asks the numpy ufunc of the same name how it would
+resolve its operands (NEP 50: Python scalars are weak), converts them, and binds a primitive.
+So `sin` of int64 is float64 and of int8 float16, `divide` of ints is float64, and
+`float32 + 1.0` stays float32. Eagerly, concrete arrays that need no conversion go straight to
+the primitive's implementation: an eager call costs little more than numpy's own.
+
+>>> import numpy as np, functrans.numpy as fnp
+>>> fnp.maximum(np.array([1.0, 5.0]), 2)
+array([2., 5.])
+"""
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
-from functrans.numpy._core import asarray, promote, to_float
+from functrans.core.trace import Tracer, current_level, install_array_methods
+from functrans.errors import DTypeError
+from functrans.numpy._core import asarray, result_dtype
 from functrans.primitives import elementwise as E
+from functrans.primitives.shape_ops import convert_element_type
 
-__all__ = ['sin', 'cos', 'exp', 'log', 'tanh', 'sqrt', 'negative', 'add', 'subtract', 'multiply', 'true_divide', 'divide', 'less', 'less_equal', 'greater', 'greater_equal', 'equal', 'not_equal', 'where']
+__all__ = [
+    # trigonometric, hyperbolic, exponential and logarithmic functions
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "hypot", "sinh", "cosh",
+    "tanh", "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "atan2", "asinh", "acosh",
+    "atanh", "deg2rad", "rad2deg", "radians", "degrees", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "sqrt", "cbrt", "square", "reciprocal",
+    # arithmetic
+    "negative", "positive", "add", "subtract", "multiply", "divide", "true_divide",
+    "floor_divide", "remainder", "mod", "fmod", "power", "pow", "float_power", "absolute", "abs",
+    "fabs", "sign", "heaviside", "maximum", "minimum", "fmax", "fmin", "clip",
+    # rounding
+    "floor", "ceil", "trunc", "rint", "round", "around",
+    # comparison, logic, bits, classification, selection
+    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "bitwise_invert", "invert", "isnan", "isinf", "isfinite", "where",
+]
+
+_ndarray = np.ndarray
+_BOOL = np.dtype(bool)
 
 
-def _unary_float(prim):
+# --- numpy's dtype resolution ----------------------------------------------------------------
+
+_RESOLVED: dict = {}
+
+
+def _dtype_key(a):
+    """What numpy's dtype resolution sees for `a`: a dtype, or the type of a weak Python
+    scalar."""
+    if isinstance(a, Tracer | np.ndarray | np.generic):
+        return a.dtype
+    t = type(a)
+    if t is float or t is int or t is complex:
+        return t
+    return np.asarray(a).dtype
+
+
+def _resolve(ufunc, args):
+    """The operand dtypes (then the output dtype) numpy's `ufunc` would use for `args`."""
+    key = (ufunc, *map(_dtype_key, args))
+    dtypes = _RESOLVED.get(key)
+    if dtypes is None:
+        try:
+            dtypes = ufunc.resolve_dtypes((*key[1:], None))
+        except TypeError as e:
+            names = ", ".join(getattr(k, "name", getattr(k, "__name__", str(k)))
+                              for k in key[1:])
+            raise DTypeError(f"{ufunc.__name__}: not defined for operands of dtype {names} "
+                             f"(numpy: {e}). Convert the operands first, e.g. "
+                             "x.astype(float).") from None
+        _RESOLVED[key] = dtypes
+    return dtypes
+
+
+def _cast(a, dtype):
+    if isinstance(a, Tracer):
+        return convert_element_type(a, dtype)
+    if type(a) is _ndarray and a.dtype == dtype:
+        return a
+    return np.asarray(a, dtype=dtype)
+
+
+def _arrays(args):
+    return [asarray(a) if isinstance(a, list | tuple) else a for a in args]
+
+
+def _converted(ufunc, args):
+    """`args` converted to the operand dtype numpy's `ufunc` resolves to (one common dtype)."""
+    args = _arrays(args)
+    dtypes = _resolve(ufunc, args)[:len(args)]
+    if len(set(dtypes)) > 1:  # a mixed loop such as uint64 < int64: use one common dtype
+        dtypes = (np.result_type(*dtypes),) * len(args)
+    return [_cast(a, d) for a, d in zip(args, dtypes)]
+
+
+def _apply(prim, ufunc, *args):
+    return prim.bind(*_converted(ufunc, args))
+
+
+def _eager() -> bool:
+    """No transform is active, so concrete arrays may skip `bind` for the primitive's impl."""
+    return current_level() == 0
+
+
+def _unary(prim, ufunc, fast_kinds="f"):
+    """numpy's `ufunc` over `prim`, with an eager fast path for arrays of `fast_kinds`."""
     def fn(x):
-        return prim.bind(to_float(x))
-    fn.__name__ = prim.name
+        if type(x) is _ndarray and x.dtype.kind in fast_kinds and _eager():
+            return prim.impl(x)
+        return prim.bind(*_converted(ufunc, (x,)))
+    fn.__name__ = fn.__qualname__ = ufunc.__name__
+    fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values."
     return fn
 
 
-sin = _unary_float(E.sin_p)
-cos = _unary_float(E.cos_p)
-exp = _unary_float(E.exp_p)
-log = _unary_float(E.log_p)
-tanh = _unary_float(E.tanh_p)
-sqrt = _unary_float(E.sqrt_p)
-
-
-def negative(x):
-    return E.neg_p.bind(asarray(x))
-
-
-def add(x, y):
-    return E.add_p.bind(*promote(x, y))
-
-
-def subtract(x, y):
-    return E.sub_p.bind(*promote(x, y))
-
-
-def multiply(x, y):
-    return E.mul_p.bind(*promote(x, y))
-
-
-def true_divide(x, y):
-    x, y = promote(x, y)
-    if not np.issubdtype(x.dtype, np.inexact):
-        x, y = promote(x, y, dtype=np.float64)
-    return E.div_p.bind(x, y)
-
-
-divide = true_divide
-
-
-def _comparison(prim, name):
+def _binary(prim, ufunc, fast_kinds="f"):
+    """numpy's binary `ufunc` over `prim`, with an eager fast path for same-dtype arrays of
+    `fast_kinds` (those for which numpy keeps that dtype)."""
     def fn(x, y):
-        return prim.bind(*promote(x, y))
-    fn.__name__ = name
+        if (type(x) is _ndarray and type(y) is _ndarray and x.dtype is y.dtype
+                and x.dtype.kind in fast_kinds and _eager()):
+            try:
+                return prim.impl(x, y)
+            except ValueError:
+                pass  # shapes that do not broadcast: the general path names them
+        return prim.bind(*_converted(ufunc, (x, y)))
+    fn.__name__ = fn.__qualname__ = ufunc.__name__
+    fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values, with broadcasting."
     return fn
 
 
-less = _comparison(E.lt_p, "less")
-less_equal = _comparison(E.le_p, "less_equal")
-greater = _comparison(E.gt_p, "greater")
-greater_equal = _comparison(E.ge_p, "greater_equal")
-equal = _comparison(E.eq_p, "equal")
-not_equal = _comparison(E.ne_p, "not_equal")
+# --- unary functions -------------------------------------------------------------------------
+
+sin = _unary(E.sin_p, np.sin)
+cos = _unary(E.cos_p, np.cos)
+tan = _unary(E.tan_p, np.tan)
+arcsin = asin = _unary(E.asin_p, np.arcsin)
+arccos = acos = _unary(E.acos_p, np.arccos)
+arctan = atan = _unary(E.atan_p, np.arctan)
+sinh = _unary(E.sinh_p, np.sinh)
+cosh = _unary(E.cosh_p, np.cosh)
+tanh = _unary(E.tanh_p, np.tanh)
+arcsinh = asinh = _unary(E.asinh_p, np.arcsinh)
+arccosh = acosh = _unary(E.acosh_p, np.arccosh)
+arctanh = atanh = _unary(E.atanh_p, np.arctanh)
+exp = _unary(E.exp_p, np.exp)
+exp2 = _unary(E.exp2_p, np.exp2)
+expm1 = _unary(E.expm1_p, np.expm1)
+log = _unary(E.log_p, np.log)
+log2 = _unary(E.log2_p, np.log2)
+log10 = _unary(E.log10_p, np.log10)
+log1p = _unary(E.log1p_p, np.log1p)
+sqrt = _unary(E.sqrt_p, np.sqrt)
+cbrt = _unary(E.cbrt_p, np.cbrt)
+negative = _unary(E.neg_p, np.negative, "iuf")
+sign = _unary(E.sign_p, np.sign, "iuf")
+rint = _unary(E.round_p, np.rint)
 
 
-def where(condition, x, y):
+def positive(x):
+    """numpy.positive: x itself (converted as numpy would)."""
+    x, = _converted(np.positive, (x,))
+    return x
+
+
+def absolute(x):
+    """numpy.absolute (also `abs`): |x|; bools are returned unchanged, as numpy does."""
+    x, = _converted(np.absolute, (x,))
+    return x if x.dtype == _BOOL else E.abs_p.bind(x)
+
+
+abs = absolute
+
+
+def fabs(x):
+    """numpy.fabs: |x| as a float."""
+    return _apply(E.abs_p, np.fabs, x)
+
+
+def _rounding(prim, ufunc):
+    def fn(x):
+        if type(x) is _ndarray and x.dtype.kind == "f" and _eager():
+            return prim.impl(x)
+        x, = _converted(ufunc, (x,))
+        return x if x.dtype.kind in "biu" else prim.bind(x)  # integers are already whole
+    fn.__name__ = fn.__qualname__ = ufunc.__name__
+    fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values (integers unchanged)."
+    return fn
+
+
+floor = _rounding(E.floor_p, np.floor)
+ceil = _rounding(E.ceil_p, np.ceil)
+trunc = _rounding(E.trunc_p, np.trunc)
+
+
+def round(a, decimals=0):
+    """numpy.round (also `around`): round half to even, to `decimals` decimal places."""
+    a = asarray(a)
+    decimals = int(decimals)
+    if a.dtype.kind in "iu":
+        if decimals >= 0:
+            return a
+        # numpy rounds integers to tens, hundreds, ... in float64 and converts back
+        return convert_element_type(round(convert_element_type(a, np.float64), decimals),
+                                    a.dtype)
+    if decimals == 0:
+        return rint(a)
+    a, = _converted(np.rint, (a,))
+    scale = np.asarray(10.0 ** builtins.abs(decimals), a.dtype)
+    if decimals > 0:
+        return E.div(E.round(E.mul(a, scale)), scale)
+    return E.mul(E.round(E.div(a, scale)), scale)
+
+
+around = round
+
+
+def square(x):
+    """numpy.square: x * x (bound as integer_pow, as JAX does)."""
+    x, = _converted(np.square, (x,))
+    return E.integer_pow(x, 2)
+
+
+def reciprocal(x):
+    """numpy.reciprocal: 1 / x in x's dtype (integers truncate, as numpy's do)."""
+    x, = _converted(np.reciprocal, (x,))
+    return E.div(np.ones((), x.dtype), x)
+
+
+def deg2rad(x):
+    """numpy.deg2rad (also `radians`)."""
+    x, = _converted(np.deg2rad, (x,))
+    return E.mul(x, np.asarray(np.pi / 180, x.dtype))
+
+
+def rad2deg(x):
+    """numpy.rad2deg (also `degrees`)."""
+    x, = _converted(np.rad2deg, (x,))
+    return E.mul(x, np.asarray(180 / np.pi, x.dtype))
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+# --- binary functions ------------------------------------------------------------------------
+
+add = _binary(E.add_p, np.add, "biuf")
+subtract = _binary(E.sub_p, np.subtract, "iuf")
+multiply = _binary(E.mul_p, np.multiply, "biuf")
+divide = true_divide = _binary(E.div_p, np.divide)
+floor_divide = _binary(E.floor_divide_p, np.floor_divide, "iuf")
+remainder = mod = _binary(E.rem_p, np.remainder, "iuf")
+fmod = _binary(E.fmod_p, np.fmod, "iuf")
+maximum = _binary(E.max_p, np.maximum, "biuf")
+minimum = _binary(E.min_p, np.minimum, "biuf")
+arctan2 = atan2 = _binary(E.atan2_p, np.arctan2)
+less = _binary(E.lt_p, np.less, "biuf")
+less_equal = _binary(E.le_p, np.less_equal, "biuf")
+greater = _binary(E.gt_p, np.greater, "biuf")
+greater_equal = _binary(E.ge_p, np.greater_equal, "biuf")
+equal = _binary(E.eq_p, np.equal, "biuf")
+not_equal = _binary(E.ne_p, np.not_equal, "biuf")
+bitwise_and = _binary(E.and_p, np.bitwise_and, "biu")
+bitwise_or = _binary(E.or_p, np.bitwise_or, "biu")
+bitwise_xor = _binary(E.xor_p, np.bitwise_xor, "biu")
+bitwise_not = bitwise_invert = invert = _unary(E.not_p, np.invert, "biu")
+
+
+def _is_int_scalar(y) -> bool:
+    return (type(y) is int or isinstance(y, np.integer)
+            or (type(y) is _ndarray and y.ndim == 0 and y.dtype.kind in "iu"))
+
+
+def power(x, y):
+    """numpy.power (also `pow` and the `**` operator).
+
+    A concrete integer exponent binds integer_pow (as JAX does for x ** 2); an integer array
+    exponent with a float base stays integer, so the derivative at x == 0 is exact."""
+    if (type(x) is _ndarray and type(y) is _ndarray and x.dtype is y.dtype
+            and x.dtype.kind == "f" and _eager()):
+        try:
+            return E.pow_p.impl(x, y)
+        except ValueError:
+            pass
+    x, y = _arrays((x, y))
+    dtypes = _resolve(np.power, (x, y))
+    if _is_int_scalar(y):
+        return E.integer_pow(_cast(x, dtypes[0]), int(y))
+    y_dtype = _dtype_key(y)
+    if dtypes[0].kind in "fc" and isinstance(y_dtype, np.dtype) and y_dtype.kind in "iu":
+        return E.pow_p.bind(_cast(x, dtypes[0]), _cast(y, y_dtype))
+    return E.pow_p.bind(*_converted(np.power, (x, y)))
+
+
+pow = power
+
+
+def float_power(x, y):
+    """numpy.float_power: power computed in float64 (or complex128) at least."""
+    x, y = _converted(np.float_power, (x, y))
+    return power(x, y)
+
+
+def _fmax_fmin(prim, ufunc):
+    def fn(x, y):
+        x, y = _converted(ufunc, (x, y))
+        out = prim.bind(x, y)
+        if x.dtype.kind not in "fc":
+            return out
+        # a NaN loses to a number: take the other operand where one is NaN
+        return E.select(E.ne(y, y), x, E.select(E.ne(x, x), y, out))
+    fn.__name__ = fn.__qualname__ = ufunc.__name__
+    fn.__doc__ = f"numpy.{ufunc.__name__}: like {prim.name}imum, but NaNs are ignored."
+    return fn
+
+
+fmax = _fmax_fmin(E.max_p, np.fmax)
+fmin = _fmax_fmin(E.min_p, np.fmin)
+
+
+def hypot(x, y):
+    """numpy.hypot: sqrt(x**2 + y**2) without overflow, as JAX computes it."""
+    x, y = _converted(np.hypot, (x, y))
+    x, y = E.abs(x), E.abs(y)
+    big, small = E.max(x, y), E.min(x, y)
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    big_is_0 = E.eq(big, zero)
+    ratio = E.div(small, E.select(big_is_0, one, big))
+    out = E.select(big_is_0, big, E.mul(big, E.sqrt(E.add(one, E.mul(ratio, ratio)))))
+    inf = np.asarray(np.inf, x.dtype)
+    return E.select(E.or_(E.eq(x, inf), E.eq(y, inf)), inf, out)
+
+
+def heaviside(x1, x2):
+    """numpy.heaviside: 0 for x1 < 0, x2 for x1 == 0, 1 for x1 > 0 (NaN stays NaN)."""
+    x1, x2 = _converted(np.heaviside, (x1, x2))
+    zero, one = np.zeros((), x1.dtype), np.ones((), x1.dtype)
+    out = E.select(E.lt(x1, zero), zero, E.select(E.gt(x1, zero), one, x2))
+    return E.select(E.ne(x1, x1), x1, out)
+
+
+def clip(a, a_min=None, a_max=None, *, min=None, max=None):
+    """numpy.clip: minimum(maximum(a, a_min), a_max); either bound may be None.
+
+    As in JAX, the derivative is split 0.5/0.5 where `a` equals a bound."""
+    if min is not None:
+        if a_min is not None:
+            raise TypeError("clip: pass the lower bound once, as a_min or as min, not both.")
+        a_min = min
+    if max is not None:
+        if a_max is not None:
+            raise TypeError("clip: pass the upper bound once, as a_max or as max, not both.")
+        a_max = max
+    a, a_min, a_max = _arrays((a, a_min, a_max))
+    dtype = result_dtype(*(v for v in (a, a_min, a_max) if v is not None))
+    out = _cast(a, dtype)
+    if a_min is not None:
+        out = E.max(out, _cast(a_min, dtype))
+    if a_max is not None:
+        out = E.min(out, _cast(a_max, dtype))
+    return out
+
+
+# --- logic and classification ----------------------------------------------------------------
+
+def _truth(x):
+    """x read as truth values (nonzero), as numpy's logical functions do."""
+    return _cast(_arrays((x,))[0], _BOOL)
+
+
+def _logical(prim, name):
+    def fn(x, y):
+        return prim.bind(_truth(x), _truth(y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"numpy.{name}: operands are read as truth values (nonzero), output bool."
+    return fn
+
+
+logical_and = _logical(E.and_p, "logical_and")
+logical_or = _logical(E.or_p, "logical_or")
+logical_xor = _logical(E.xor_p, "logical_xor")
+
+
+def logical_not(x):
+    """numpy.logical_not: x read as truth values (nonzero), negated."""
+    return E.not_(_truth(x))
+
+
+def isnan(x):
+    """numpy.isnan (NaN is the one value unequal to itself)."""
+    x = asarray(x)
+    return E.ne(x, x)
+
+
+def isinf(x):
+    """numpy.isinf: +-inf."""
+    x = asarray(x)
+    if x.dtype.kind in "biu":
+        return E.ne(x, x)  # all False
+    return E.eq(E.abs(x), np.asarray(np.inf, x.dtype))
+
+
+def isfinite(x):
+    """numpy.isfinite: neither inf nor NaN."""
+    x = asarray(x)
+    if x.dtype.kind in "biu":
+        return E.eq(x, x)  # all True
+    return E.is_finite(x)
+
+
+def where(condition, x=None, y=None):
+    """numpy.where(condition, x, y): x where condition holds (nonzero), else y, broadcast."""
+    if x is None or y is None:
+        raise TypeError("where: pass both x and y; the one-argument form where(condition) "
+                        "(numpy.nonzero) has a data-dependent shape and is not supported on "
+                        "traced values. Use fnp.where(condition, x, y) instead.")
+    if (type(condition) is _ndarray and condition.dtype is _BOOL and type(x) is _ndarray
+            and type(y) is _ndarray and x.dtype is y.dtype and _eager()):
+        try:
+            return E.select_p.impl(condition, x, y)
+        except ValueError:
+            pass
     c = asarray(condition)
-    if c.dtype != np.bool_:
-        c = not_equal(c, 0)
-    x, y = promote(x, y)
-    return E.select_p.bind(c, x, y)
+    if c.dtype != _BOOL:
+        c = _cast(c, _BOOL)
+    x, y = _arrays((x, y))
+    dtype = result_dtype(x, y)
+    return E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype))
+
+
+# --- operators of tracers --------------------------------------------------------------------
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+install_array_methods({
+    "__add__": add, "__radd__": _swap(add),
+    "__sub__": subtract, "__rsub__": _swap(subtract),
+    "__mul__": multiply, "__rmul__": _swap(multiply),
+    "__truediv__": true_divide, "__rtruediv__": _swap(true_divide),
+    "__floordiv__": floor_divide, "__rfloordiv__": _swap(floor_divide),
+    "__mod__": remainder, "__rmod__": _swap(remainder),
+    "__divmod__": lambda self, other: (floor_divide(self, other), remainder(self, other)),
+    "__rdivmod__": lambda self, other: (floor_divide(other, self), remainder(other, self)),
+    "__pow__": power, "__rpow__": _swap(power),
+    "__neg__": negative, "__pos__": positive, "__abs__": absolute,
+    "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,
+    "__eq__": equal, "__ne__": not_equal,
+    "__and__": bitwise_and, "__rand__": _swap(bitwise_and),
+    "__or__": bitwise_or, "__ror__": _swap(bitwise_or),
+    "__xor__": bitwise_xor, "__rxor__": _swap(bitwise_xor),
+    "__invert__": invert,
+})
