@@ -36,6 +36,14 @@ def _assert_close(actual, expected, atol, rtol, what):
                                  f"\nactual:   {x}\nexpected: {y}")
 
 
+def _shift(s):
+    """x + s*d for float leaves; integer leaves (indices) stay as they are."""
+    def shift(x, d):
+        x = np.asarray(x)
+        return x + s * d if np.issubdtype(x.dtype, np.inexact) else x
+    return shift
+
+
 def check_jvp(f, args, *, eps=1e-6, atol=1e-5, rtol=1e-5, seed=0):
     """jvp(f) along a random direction matches a central difference of f."""
     rng = np.random.default_rng(seed)
@@ -43,7 +51,7 @@ def check_jvp(f, args, *, eps=1e-6, atol=1e-5, rtol=1e-5, seed=0):
     _, t_out = jvp(f, tuple(args), v)
 
     def shifted(s):
-        return f(*[tree_map(lambda x, d: np.asarray(x) + s * d, a, va)
+        return f(*[tree_map(_shift(s), a, va)
                    for a, va in zip(args, v)])
 
     fd = tree_map(lambda p, m: (np.asarray(p, np.float64) - np.asarray(m, np.float64))
