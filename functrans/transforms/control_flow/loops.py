@@ -31,7 +31,7 @@ from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, convert_element_type, moveaxis, \
     reshape
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
-                                                        hoist, instantiate_zeros, level,
+                                                        any_tracer, hoist, instantiate_zeros,
                                                         permute, run, split_list, stage,
                                                         stage_tree, with_extra_inputs)
 from functrans.transforms.control_flow.scans import scan
@@ -99,10 +99,10 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
                         body_nconsts=len(jvp_consts) + nbc + n_tb)
     primal_out, t_iter = outs[:nk], iter(outs[nk:])
     t_out = [next(t_iter) if nz else Zero(get_aval(p)) for p, nz in zip(primal_out, carry_nz)]
-    # Under linearize the tangents are staged above this trace and the loop above with them;
-    # its primal outputs must then come from a loop of their own, run on the primals.
-    t_level = max(level(t) for t in [*t_b, *t_k])
-    if t_level > max([level(p) for p in primals] + [0]):
+    # The primal outputs come from a loop of their own unless everything is concrete (eager
+    # forward mode): staged, the loop above reads tangents, and a primal output must not
+    # (under linearize that loop is staged into the linear program, above the primals).
+    if any_tracer([*primals, *t_b, *t_k]):
         primal_out = while_p.bind(*primals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
                                   cond_nconsts=ncc, body_nconsts=nbc)
     return primal_out, t_out
