@@ -187,13 +187,17 @@ def rule_reshape_chain(b, vf, eqn, ins):
 
 
 def rule_sum_of_broadcast(b, vf, eqn, ins):
-    """Summing only axes a broadcast created: sum(broadcast(x)) -> n * broadcast'(x).
+    """Summing only axes a broadcast created: sum(broadcast(x)) -> n * broadcast'(x); a sum
+    over size-1 axes -> a reshape.
 
     Exact when n == 1; otherwise n * x replaces a sum of n copies of x (agrees to rounding)."""
     sum_axes = fact(eqn.primitive, "sum_axes")
     out = _single_out(eqn)
     if sum_axes is None or out is None or len(ins) != 1:
         return None
+    axes = tuple(sum_axes(eqn.params))
+    if all(ins[0].aval.shape[a] == 1 for a in axes):  # a sum of one element per output
+        return [emit_reshape(b, ins[0], out.aval.shape)]
     dtype = out.aval.dtype
     if dtype == np.bool_ or not np.issubdtype(dtype, np.number):
         return None
@@ -201,7 +205,6 @@ def rule_sum_of_broadcast(b, vf, eqn, ins):
     broadcast = None if p is None else fact(p.primitive, "broadcast")
     if broadcast is None:
         return None
-    axes = tuple(sum_axes(eqn.params))
     shape, bdims = broadcast(p.params)
     src = p.invars[0]
     src_of = {d: i for i, d in enumerate(bdims)}
