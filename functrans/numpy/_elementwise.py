@@ -17,7 +17,8 @@ import builtins
 
 import numpy as np
 
-from functrans.core.trace import Tracer, current_level, install_array_methods
+from functrans.core.trace import Tracer, install_array_methods
+from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, result_dtype
 from functrans.primitives import elementwise as E
@@ -71,9 +72,10 @@ def _resolve(ufunc, args):
         except TypeError as e:
             names = ", ".join(getattr(k, "name", getattr(k, "__name__", str(k)))
                               for k in key[1:])
+            takes_floats = any(t.split("->")[0].count("d") for t in ufunc.types)
+            fix = "x.astype(float)" if takes_floats else "x.astype(int) or x.astype(bool)"
             raise DTypeError(f"{ufunc.__name__}: not defined for operands of dtype {names} "
-                             f"(numpy: {e}). Convert the operands first, e.g. "
-                             "x.astype(float).") from None
+                             f"(numpy: {e}). Convert the operands first, e.g. {fix}.") from None
         _RESOLVED[key] = dtypes
     return dtypes
 
@@ -103,15 +105,16 @@ def _apply(prim, ufunc, *args):
     return prim.bind(*_converted(ufunc, args))
 
 
-def _eager() -> bool:
-    """No transform is active, so concrete arrays may skip `bind` for the primitive's impl."""
-    return current_level() == 0
-
+# Eager fast paths. `bind` evaluates eagerly when no operand is a tracer and no dynamic trace
+# (make_jaxpr, jit) is active; it then calls the primitive's impl. For plain ndarrays that numpy
+# would not convert, the functions below make that same test (the trace state's dynamic level,
+# read directly: a function call here would cost a tenth of a small numpy call) and call impl.
 
 def _unary(prim, ufunc, fast_kinds="f"):
     """numpy's `ufunc` over `prim`, with an eager fast path for arrays of `fast_kinds`."""
     def fn(x):
-        if type(x) is _ndarray and x.dtype.kind in fast_kinds and _eager():
+        if type(x) is _ndarray and _trace_state.dynamic.level == 0 and \
+                x.dtype.kind in fast_kinds:
             return prim.impl(x)
         return prim.bind(*_converted(ufunc, (x,)))
     fn.__name__ = fn.__qualname__ = ufunc.__name__
@@ -120,15 +123,20 @@ def _unary(prim, ufunc, fast_kinds="f"):
 
 
 def _binary(prim, ufunc, fast_kinds="f"):
-    """numpy's binary `ufunc` over `prim`, with an eager fast path for same-dtype arrays of
-    `fast_kinds` (those for which numpy keeps that dtype)."""
+    """numpy's binary `ufunc` over `prim`, with an eager fast path for two same-dtype arrays of
+    `fast_kinds` (dtypes numpy keeps unchanged) and for a float array with a Python float."""
+    floats = "f" in fast_kinds
+
     def fn(x, y):
-        if (type(x) is _ndarray and type(y) is _ndarray and x.dtype is y.dtype
-                and x.dtype.kind in fast_kinds and _eager()):
-            try:
-                return prim.impl(x, y)
-            except ValueError:
-                pass  # shapes that do not broadcast: the general path names them
+        if type(x) is _ndarray and _trace_state.dynamic.level == 0:
+            if type(y) is _ndarray:
+                if x.dtype is y.dtype and x.dtype.kind in fast_kinds:
+                    try:
+                        return prim.impl(x, y)
+                    except ValueError:
+                        pass  # shapes that do not broadcast: the general path names them
+            elif floats and type(y) is float and x.dtype.kind == "f":
+                return prim.impl(x, y)  # a weak Python float takes the array's dtype
         return prim.bind(*_converted(ufunc, (x, y)))
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values, with broadcasting."
@@ -185,7 +193,7 @@ def fabs(x):
 
 def _rounding(prim, ufunc):
     def fn(x):
-        if type(x) is _ndarray and x.dtype.kind == "f" and _eager():
+        if type(x) is _ndarray and x.dtype.kind == "f" and _trace_state.dynamic.level == 0:
             return prim.impl(x)
         x, = _converted(ufunc, (x,))
         return x if x.dtype.kind in "biu" else prim.bind(x)  # integers are already whole
@@ -284,7 +292,7 @@ def power(x, y):
     A concrete integer exponent binds integer_pow (as JAX does for x ** 2); an integer array
     exponent with a float base stays integer, so the derivative at x == 0 is exact."""
     if (type(x) is _ndarray and type(y) is _ndarray and x.dtype is y.dtype
-            and x.dtype.kind == "f" and _eager()):
+            and x.dtype.kind == "f" and _trace_state.dynamic.level == 0):
         try:
             return E.pow_p.impl(x, y)
         except ValueError:
@@ -421,12 +429,18 @@ def where(condition, x=None, y=None):
         raise TypeError("where: pass both x and y; the one-argument form where(condition) "
                         "(numpy.nonzero) has a data-dependent shape and is not supported on "
                         "traced values. Use fnp.where(condition, x, y) instead.")
-    if (type(condition) is _ndarray and condition.dtype is _BOOL and type(x) is _ndarray
-            and type(y) is _ndarray and x.dtype is y.dtype and _eager()):
-        try:
-            return E.select_p.impl(condition, x, y)
-        except ValueError:
-            pass
+    if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
+            condition.dtype is _BOOL:
+        if type(x) is _ndarray:
+            fast = (x.dtype is y.dtype if type(y) is _ndarray else
+                    type(y) is float and x.dtype.kind == "f")
+        else:
+            fast = type(x) is float and type(y) is _ndarray and y.dtype.kind == "f"
+        if fast:
+            try:
+                return E.select_p.impl(condition, x, y)
+            except ValueError:
+                pass
     c = asarray(condition)
     if c.dtype != _BOOL:
         c = _cast(c, _BOOL)

@@ -443,7 +443,9 @@ def _div_transpose(ct, x, y):
 
 
 def _div_impl(x, y):
-    if np.issubdtype(np.result_type(x), np.integer):  # integers truncate towards zero, like C
+    dtype = getattr(x, "dtype", None)
+    if (np.result_type(x) if dtype is None else dtype).kind in "iu":
+        # integers truncate towards zero, like C
         q = xp.floor_divide(x, y)
         return q + ((q < 0) & (q * y != x))
     return xp.divide(x, y)
