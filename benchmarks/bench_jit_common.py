@@ -3,7 +3,9 @@
 Import this module before numpy: it pins BLAS/OpenMP to one thread through the environment.
 Timing interleaves the contenders (round r times every contender once), so slow drifts of the
 machine hit all alike; each round times a batch of calls, and a contender's figure is the
-median over rounds of the per-call time.
+median over rounds of the per-call time. The clock is this process's CPU time (everything
+runs on one thread, so it equals wall time on a quiet machine, and other processes sharing
+the cores do not inflate it); set FUNCTRANS_BENCH_CLOCK=wall for wall-clock time.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ def optional_autograd():
     return autograd
 
 
+clock = time.perf_counter if os.environ.get("FUNCTRANS_BENCH_CLOCK") == "wall" \
+    else time.process_time
+
+
 def calls_per_batch(fn, target_seconds: float = 0.02) -> int:
     """How many calls of `fn` fill about `target_seconds` (after a warm-up call)."""
     fn()
@@ -69,17 +75,18 @@ def time_interleaved(contenders: dict, rounds: int = 15, target_seconds: float =
     for _ in range(rounds):
         for k, fn in contenders.items():
             n = numbers[k]
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 fn()
-            samples[k].append((time.perf_counter() - t0) / n)
+            samples[k].append((clock() - t0) / n)
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def print_table(title: str, medians: dict, reference: str, notes: dict | None = None) -> None:
     """Medians in microseconds and ratios to `reference`."""
     ref = medians[reference]
-    print(f"\n{title}")
+    clock_name = "wall-clock" if clock is time.perf_counter else "process CPU"
+    print(f"\n{title}  [median of per-call {clock_name} time]")
     print(f"{'contender':<44}{'median':>14}{'ratio':>10}")
     for k, t in medians.items():
         note = f"  {notes[k]}" if notes and k in notes else ""

@@ -4,7 +4,9 @@ Every name in the generated source comes from the IR's numbering: inputs a0.., c
 literals k0.., intermediate values v0.., functions f0.., parameter values p0.. (all bound in the
 function's globals). No user string (function names, primitive names) ever enters the code,
 except a primitive name in a trailing comment when it is a plain identifier. Each intermediate
-is deleted right after its last use, so buffers die as early as they would in eager code.
+is deleted right after its last use, so buffers die as early as they would in eager code, and
+a ufunc whose operand dies at that call and owns its buffer writes into it (`out=`) instead
+of allocating: the same result bits, less memory traffic.
 
     def program(a0, a1):
         v0 = f0(a0)                  # sin
@@ -19,12 +21,15 @@ import itertools
 import linecache
 import weakref
 
+import numpy as np
+
 from functrans.backend import get_backend, xp
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.transforms.jit.facts import fact
 from functrans.transforms.jit.rewrite import literal_key
 
 _program_ids = itertools.count()
+INPLACE_MIN_SIZE = 1024  # below this, out= costs about what the allocation it saves does
 
 
 class CompiledProgram:
@@ -93,6 +98,11 @@ def generate_source(closed: ClosedJaxpr):
                 last_use[a] = i
     keep_alive = {a for a in jaxpr.outvars if type(a) is not Literal}
 
+    # buffer reuse: a ufunc may write its result into an operand that dies here, when that
+    # operand's buffer is the program's own (a fresh ufunc result nothing else can alias)
+    owned: set = set()
+    aliased: set = set()
+
     lines = [f"def program({', '.join(names[v] for v in jaxpr.invars)}):"]
     counter = itertools.count()
     for i, eqn in enumerate(jaxpr.eqns):
@@ -103,6 +113,21 @@ def generate_source(closed: ClosedJaxpr):
         args = [atom(a) for a in eqn.invars]
         args += [g.bind("p", x) for x in extra]
         args += [f"{k}={g.bind('p', x)}" for k, x in kwargs.items()]
+        is_ufunc = isinstance(fn, np.ufunc) and not extra and not kwargs \
+            and not eqn.primitive.multiple_results
+        if is_ufunc:
+            out_aval = eqn.outvars[0].aval
+            reuse = None
+            if out_aval.size >= INPLACE_MIN_SIZE and fn.signature is None:  # elementwise
+                reuse = next((a for a in eqn.invars if a in owned and a not in aliased
+                              and last_use[a] == i and a not in keep_alive
+                              and a.aval == out_aval), None)
+            if reuse is not None:
+                args.append(f"out={names[reuse]}")
+            if out_aval.ndim:
+                owned.add(eqn.outvars[0])
+        else:
+            aliased.update(a for a in eqn.invars if type(a) is not Literal)
         for v in eqn.outvars:
             names[v] = f"v{next(counter)}"
         target = ", ".join(names[v] for v in eqn.outvars)

@@ -15,6 +15,7 @@ from functrans.transforms.jit import compile_program, jit, optimize
 from functrans.transforms.jit.optimize import PASSES, optimize_with_stats
 
 SHAPES = [(), (4,), (3, 4), (3, 1), (1, 4)]
+BIG_SHAPES = [(), (64,), (48, 64), (48, 1), (1, 64)]  # big enough for in-place buffer reuse
 SPECIALS = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300, -1e-310, 1.0])
 
 UNARY = {
@@ -32,8 +33,8 @@ UNARY = {
     "reshape_chain": lambda x: fnp.reshape(fnp.reshape(x, (-1,)), x.shape),
     "expand_squeeze": lambda x: fnp.squeeze(fnp.expand_dims(x, 0), 0),
     "const_expr": lambda x: x * (fnp.exp(np.asarray(0.5, x.dtype)) - 1.0),
-    "const_nan": lambda x: x + fnp.log(np.asarray([-1.0, 0.0, 2.0, 3.0], x.dtype))
-    if x.shape and x.shape[-1] == 4 else x + fnp.log(np.asarray(-1.0, x.dtype)),
+    "const_nan": lambda x: x + fnp.log(np.linspace(-1.0, 3.0, x.shape[-1]).astype(x.dtype))
+    if x.shape else x + fnp.log(np.asarray(-1.0, x.dtype)),
     "sum_all": lambda x: fnp.sum(x),
     "sum0": lambda x: fnp.sum(x, axis=0) if x.ndim else x,
     "bsum": lambda x: fnp.sum(fnp.broadcast_to(x, (3, *x.shape)), axis=0),
@@ -86,11 +87,11 @@ def sample_inputs(rng, shapes, dtype):
     return out
 
 
-def random_program(rng, n_steps=None):
+def random_program(rng, n_steps=None, shapes=SHAPES):
     """A program and inputs; operands are chosen while running it, so shapes always fit."""
     dtype = np.float64 if rng.random() < 0.8 else np.float32
     n_inputs = int(rng.integers(1, 4))
-    args = sample_inputs(rng, [SHAPES[i] for i in rng.integers(0, len(SHAPES), n_inputs)],
+    args = sample_inputs(rng, [shapes[i] for i in rng.integers(0, len(shapes), n_inputs)],
                          dtype)
     pool = list(args)
     steps = []
@@ -133,9 +134,9 @@ def assert_same(got, expected, reassociates, what):
             assert np.array_equal(g, e, equal_nan=True), f"{what}: {g} != {e}"
 
 
-def check_program(seed):
+def check_program(seed, shapes=SHAPES):
     rng = np.random.default_rng(seed)
-    prog, args = random_program(rng)
+    prog, args = random_program(rng, shapes=shapes)
     with np.errstate(all="ignore"):
         expected = prog(*args)
         closed = ft.make_jaxpr(prog)(*args)
@@ -158,6 +159,11 @@ def check_program(seed):
 @pytest.mark.parametrize("seed", range(200))
 def test_random_programs_preserve_eager_results(seed):
     check_program(seed)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_on_big_arrays_reuse_buffers_safely(seed):
+    check_program(10_000 + seed, BIG_SHAPES)
 
 
 def test_random_programs_property():
