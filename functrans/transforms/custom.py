@@ -138,14 +138,21 @@ def _closure_converted(fn_flat, args, const_primals, name):
     closed = trace_to_jaxpr(lambda *xs: [as_value(o, name) for o in fn_flat(*xs)],
                             [get_aval(a) for a in args], name=name)
 
-    def substitute(c):
-        if isinstance(c, JVPTracer):
-            for p in const_primals:
-                if c.primal is p:
-                    return p
-        return c
+    return eval_jaxpr(closed.jaxpr, [_substitute(c, const_primals) for c in closed.consts],
+                      *args)
 
-    return eval_jaxpr(closed.jaxpr, [substitute(c) for c in closed.consts], *args)
+
+def _substitute(c, const_primals):
+    """A closed-over value seen from the rule of the trace whose operands' primals are
+    `const_primals`: the tracer (at any level above) whose primal chain reaches one of them
+    is replaced by it."""
+    x = c
+    while isinstance(x, JVPTracer):
+        x = x.primal
+        for p in const_primals:
+            if x is p:
+                return p
+    return c
 
 
 def _batch_all(vals, dims):
@@ -380,14 +387,7 @@ def _converted_bwd(bwd, residuals, out_avals, consts):
         lambda *xs: instantiate_zeros(bwd(list(xs[:n_res]), list(xs[n_res:]))),
         res_avals + list(out_avals), name="custom_vjp bwd")
 
-    def substitute(c):
-        if isinstance(c, JVPTracer):
-            for p in consts:
-                if c.primal is p:
-                    return p
-        return c
-
-    consts_sub = [substitute(c) for c in closed.consts]
+    consts_sub = [_substitute(c, consts) for c in closed.consts]
     return lambda res, cts: eval_jaxpr(closed.jaxpr, consts_sub, *res, *cts)
 
 
