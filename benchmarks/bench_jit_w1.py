@@ -88,6 +88,7 @@ def main(argv=None):
     loss = functrans_loss()
     jit_grad = jit(ft.grad(loss))
     eager_grad = ft.grad(loss)
+    grad_of_jit = ft.grad(jit(loss))
     common.assert_close("functrans jit(grad)",
                         [a for pair in jit_grad(params, x, y) for a in pair], flat_ref)
     common.assert_close("functrans grad",
@@ -99,6 +100,7 @@ def main(argv=None):
         "numpy hand-written backprop": lambda: numpy_backprop(params, x, y),
         "functrans jit(grad)": lambda: jit_grad(params, x, y),
         "functrans grad (eager)": lambda: eager_grad(params, x, y),
+        "functrans grad(jit(f))": lambda: grad_of_jit(params, x, y),
     }
     notes = {}
 

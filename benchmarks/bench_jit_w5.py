@@ -76,6 +76,7 @@ def main(argv=None):
 
     jit_grad = jit(ft.grad(loss))
     eager_grad = ft.grad(loss)
+    grad_of_jit = ft.grad(jit(loss))
     common.assert_close("functrans jit(grad)", [jit_grad(x)], [ref])
     common.assert_close("functrans grad", [eager_grad(x)], [ref])
     low = jit_grad.lower(x)
@@ -84,6 +85,7 @@ def main(argv=None):
         "numpy hand-written forward+backward": lambda: numpy_forward_backward(x, n_ops),
         "functrans jit(grad)": lambda: jit_grad(x),
         "functrans grad (eager)": lambda: eager_grad(x),
+        "functrans grad(jit(f))": lambda: grad_of_jit(x),
     }
     torch = common.optional_torch()
     if torch is not None:
