@@ -144,6 +144,15 @@ def test_branches_with_residuals_of_different_types_share_no_slot_wrongly():
         np.testing.assert_allclose(g[1], fd(lambda t: f(x, t), v), rtol=1e-7)
 
 
+def test_a_python_scalar_branch_output_takes_the_other_branch_dtype():
+    x = np.float32(1.5)
+    for pred in (True, False):
+        out = lax.cond(pred, lambda v: v * v, lambda v: 0.0, x)
+        assert out.dtype == np.float32
+    g = ft.grad(lambda v: lax.cond(v > 2, lambda: v * v, lambda: 0.0))(x)
+    assert g.dtype == np.float32 and float(g) == 0.0
+
+
 def test_cond_errors_name_the_fix():
     with pytest.raises(TypeError, match="same shapes and dtypes"):
         lax.cond(True, lambda x: x, lambda x: fnp.stack([x, x]), 1.0)

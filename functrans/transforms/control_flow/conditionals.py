@@ -15,7 +15,7 @@ import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.eval import eval_jaxpr
-from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
@@ -237,8 +237,36 @@ def cond(pred, true_fun, false_fun, *operands):
     return _bind_branches(index, [false_fun, true_fun], operands, "cond")
 
 
+def _weak_literals_promoted(staged):
+    """Branches returning a Python scalar where another branch returns an array of another
+    dtype take that dtype (scalars are weakly typed, as in JAX): `lambda x: 0.0` pairs with a
+    float32 branch."""
+    progs = [s[0] for s in staged]
+    n_out = {len(p.out_avals) for p in progs}
+    if len(n_out) != 1:
+        return staged
+    out_lists = [list(p.jaxpr.outvars) for p in progs]
+    changed = False
+    for j in range(n_out.pop()):
+        strong = {p.out_avals[j] for p, outs in zip(progs, out_lists)
+                  if type(outs[j]) is not Literal}
+        if len(strong) != 1:
+            continue
+        target = strong.pop()
+        for outs in out_lists:
+            v = outs[j]
+            if type(v) is Literal and v.aval != target and target.shape == ():
+                outs[j] = Literal(np.asarray(v.val, target.dtype)[()], target)
+                changed = True
+    if not changed:
+        return staged
+    return [(ClosedJaxpr(Jaxpr(p.jaxpr.constvars, p.jaxpr.invars, outs, p.jaxpr.eqns),
+                         p.consts), *rest)
+            for (p, *rest), outs in zip(staged, out_lists)]
+
+
 def _bind_branches(index, funs, operands, name):
-    staged = [stage_tree(f, operands, name) for f in funs]
+    staged = _weak_literals_promoted([stage_tree(f, operands, name) for f in funs])
     leaves = staged[0][2]
     labels = ["false_fun", "true_fun"] if name == "cond" else [f"branch {k}"
                                                                for k in range(len(funs))]
