@@ -26,8 +26,8 @@ class Primitive:
         self.torch_name: str | None = None
         self.module = module
 
-    def bind(self, *args, **params):
-        return _bind(self, *args, **params)
+    # `prim.bind(*args, **params)` is `trace.bind(prim, ...)` itself: one call on the eager path
+    bind = _bind
 
     def __repr__(self):
         return self.name
