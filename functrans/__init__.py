@@ -7,11 +7,16 @@
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
 from functrans import primitives as _primitives  # noqa: F401  (registers the table)
-from functrans import tree_util  # noqa: F401
+from functrans import flatten_util, lax, optimizers, tree_util  # noqa: F401
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
+from functrans.primitives.ad_control import stop_gradient  # noqa: F401
+from functrans.transforms.checkpoint import checkpoint, remat  # noqa: F401
+from functrans.transforms.custom import custom_jvp, custom_vjp  # noqa: F401
 from functrans.transforms.jacobians import hessian, jacfwd, jacrev  # noqa: F401
+from functrans.transforms.jit.api import jit  # noqa: F401
 from functrans.transforms.jvp import jvp  # noqa: F401
+from functrans.transforms.laplacian import divergence, hessian_diag, laplacian  # noqa: F401
 from functrans.transforms.linearize import linearize  # noqa: F401
 from functrans.transforms.vjp import grad, value_and_grad, vjp  # noqa: F401
 from functrans.transforms.vmap import vmap  # noqa: F401
