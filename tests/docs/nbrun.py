@@ -53,7 +53,7 @@ def execute(path: Path, *, timeout: int = CELL_TIMEOUT):
         try:
             client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                     resources={"metadata": {"path": str(path.parent)}},
-                                    record_timing=False)
+                                    record_timing=False, coalesce_streams=True)
             start = time.perf_counter()
             client.execute()
             seconds = time.perf_counter() - start
