@@ -1,0 +1,123 @@
+"""functrans.torch: PyTorch's autograd semantics for tensor-style code, on functrans' primitives.
+
+`import functrans.torch as torch` runs the autograd parts of ordinary PyTorch code: tensors
+record onto a graph whose nodes are functrans primitives (or one node per composite op, named
+as PyTorch names it), and `backward()` runs the library's own VJP over that graph.
+
+>>> import functrans.torch as torch
+>>> a = torch.tensor(2.0, requires_grad=True)
+>>> b = a.exp()
+>>> b
+tensor(7.3891, grad_fn=<ExpBackward0>)
+>>> b.backward()
+>>> a.grad
+tensor(7.3891)
+"""
+
+from __future__ import annotations
+
+from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators first)
+from functrans.torch import _tensor_methods  # noqa: F401  (installs Tensor's methods)
+from functrans.torch._creation import (Generator, arange, as_tensor, default_generator,  # noqa
+                                       empty, empty_like, eye, from_numpy, full, full_like,
+                                       initial_seed, linspace, logspace, manual_seed, normal,
+                                       ones, ones_like, rand, rand_like, randint, randn,
+                                       randn_like, randperm, seed, tensor, zeros, zeros_like)
+from functrans.torch._dtype import (bool_ as bool, complex64, complex128, dtype,  # noqa
+                                    float16, float32, float64, get_default_dtype, int8, int16,
+                                    int32, int64, set_default_dtype, uint8)
+from functrans.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
+                                        no_grad, set_grad_enabled)
+from functrans.torch._ops import (abs, absolute, acos, acosh, add, allclose, amax,  # noqa
+                                  amin, any, all, argmax, argmin, asin, asinh, atan, atan2,
+                                  atanh, arctan2, bmm, ceil, clamp, clip, clone, cos, cosh,
+                                  count_nonzero, cumprod, cumsum, div, divide, dot, einsum, eq,
+                                  equal, erf, exp, exp2, expm1, floor, floor_divide, fmod, ge,
+                                  ger, greater, greater_equal, gt, inner, isclose, isfinite,
+                                  isinf, isnan, le, lerp, less, less_equal, log, log1p, log2,
+                                  log10, log_softmax, logical_and, logical_not, logical_or,
+                                  logical_xor, logsumexp, lt, matmul, max, maximum, mean, min,
+                                  minimum, mm, mul, multiply, mv, ne, neg, negative, norm,
+                                  not_equal, outer, pow, prod, reciprocal, relu, remainder,
+                                  round, rsqrt, rsub, sigmoid, sign, sin, sinh, softmax, sqrt,
+                                  square, std, sub, subtract, sum, tan, tanh, true_divide, trunc,
+                                  var, where)
+from functrans.torch._printing import get_printoptions, set_printoptions  # noqa: F401
+from functrans.torch._shape import (broadcast_tensors, broadcast_to, cat, chunk,  # noqa
+                                    concat, concatenate, diagonal, flatten, flip, gather,
+                                    hstack, index_select, masked_fill, masked_select, movedim,
+                                    moveaxis, narrow, nonzero, permute, repeat, reshape, roll,
+                                    select, split, squeeze, stack, swapaxes, swapdims, t, take,
+                                    take_along_dim, trace, transpose, tril, triu, unbind,
+                                    unflatten, unsqueeze, vstack)
+from functrans.torch._tensor import Size, Tensor, device  # noqa: F401
+from functrans.torch import autograd  # noqa: F401,E402
+from functrans.torch import nn  # noqa: F401,E402
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+cfloat = complex64
+cdouble = complex128
+strided = "torch.strided"
+contiguous_format = preserve_format = "torch.contiguous_format"
+
+__version__ = "2.13.0+functrans"
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    return input.is_complex()
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def detach(input):
+    return input.detach()
+
+
+def result_type(tensor1, tensor2):
+    from functrans.torch._dtype import from_numpy, result_type as _rt
+    return from_numpy(_rt(tensor1, tensor2))
+
+
+def promote_types(type1, type2):
+    from functrans.torch._dtype import from_numpy, promote_types as _pt
+    return from_numpy(_pt(type1.dtype, type2.dtype))
+
+
+def can_cast(from_, to) -> bool:
+    from functrans.torch._dtype import _category
+    return _category(from_.dtype) <= _category(to.dtype)
+
+
+class cuda:
+    """No GPU in functrans.torch."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+    @staticmethod
+    def manual_seed(seed):
+        return None
+
+    @staticmethod
+    def manual_seed_all(seed):
+        return None

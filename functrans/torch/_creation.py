@@ -1,0 +1,334 @@
+"""Creating tensors: tensor, zeros, ones, full, arange, linspace, eye, randn, ...
+
+dtypes are inferred as PyTorch does: Python floats give the default dtype (float32), ints give
+int64, bools give bool; numpy arrays keep their dtype. Random numbers come from a numpy
+generator seeded by `manual_seed`: reproducible, but not PyTorch's stream of numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from functrans.torch import _dtype
+from functrans.torch._tensor import Tensor, device as _device, wrap
+
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "torch.tensor(sourceTensor).")
+
+
+def _check_device(device):
+    if device is not None:
+        _device(device)
+
+
+def _finish(value, requires_grad, device=None):
+    _check_device(device)
+    t = wrap(value)
+    if requires_grad:
+        t.requires_grad = True  # raises PyTorch's error for integer dtypes
+    return t
+
+
+def _infer_dtype(data) -> np.dtype:
+    """PyTorch's dtype for nested Python data: the highest category present wins."""
+    cat = -1
+    found = [None]
+
+    def visit(x):
+        nonlocal cat
+        if isinstance(x, Tensor | np.ndarray | np.generic):
+            v = getattr(x, "_value", x)
+            found[0] = v.dtype if found[0] is None else _dtype.promote_types(found[0], v.dtype)
+            return
+        if isinstance(x, list | tuple):
+            for y in x:
+                visit(y)
+            return
+        if isinstance(x, bool):
+            cat = max(cat, 0)
+        elif isinstance(x, numbers.Integral):
+            cat = max(cat, 1)
+        elif isinstance(x, numbers.Real):
+            cat = max(cat, 2)
+        elif isinstance(x, numbers.Complex):
+            cat = max(cat, 3)
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+    visit(data)
+    scalar = {-1: None, 0: np.dtype(np.bool_), 1: np.dtype(np.int64),
+              2: _dtype.get_default_dtype().dtype,
+              3: _dtype.get_default_dtype().to_complex().dtype}[cat]
+    if found[0] is None:
+        return scalar if scalar is not None else _dtype.get_default_dtype().dtype
+    return found[0] if scalar is None else _dtype.promote_types(found[0], scalar)
+
+
+def _plain(data):
+    if isinstance(data, Tensor):
+        return data._value
+    if isinstance(data, list | tuple):
+        return [_plain(x) for x in data]
+    return data
+
+
+def tensor_value(data, dtype=None) -> np.ndarray:
+    """A fresh numpy array for `data` with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        v = data._value
+        return v.astype(_dtype.to_numpy(dtype)) if dtype is not None else v.copy()
+    if isinstance(data, np.ndarray):
+        dt = _dtype.to_numpy(dtype) if dtype is not None else data.dtype
+        return np.array(data, dtype=dt)
+    dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(data)
+    try:
+        return np.array(_plain(data), dtype=dt)
+    except ValueError as e:
+        raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") \
+            from None
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of `data`.
+
+    >>> import functrans.torch as torch
+    >>> torch.tensor([1., 2.]), torch.tensor([1, 2]).dtype
+    (tensor([1., 2.]), torch.int64)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    return _finish(tensor_value(data, dtype), requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        if dtype is None or data._value.dtype == _dtype.to_numpy(dtype):
+            return data
+        return data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype ==
+                                         _dtype.to_numpy(dtype)):
+        return wrap(data)
+    return wrap(tensor_value(data, dtype))
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with `ndarray`."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    return wrap(ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], list | tuple):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, numbers.Integral):
+            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
+                            f"of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _float_dtype(dtype) -> np.dtype:
+    return _dtype.to_numpy(dtype) if dtype is not None else _dtype.get_default_dtype().dtype
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad, device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, device)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(fill_value)
+    return _finish(np.full(_size((size,)) if isinstance(size, int) else _size(tuple(size)),
+                           fill_value, dt), requires_grad, device)
+
+
+def _like(input, dtype):
+    v = input._value if isinstance(input, Tensor) else np.asarray(input)
+    return v.shape, (_dtype.to_numpy(dtype) if dtype is not None else v.dtype)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.zeros(shape, dt), requires_grad, device)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.ones(shape, dt), requires_grad, device)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    shape, dt = _like(input, dtype)
+    return _finish(np.full(shape, fill_value, dt), requires_grad, device)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
+           out=None):
+    """Values from `start` up to (not including) `end`; float if any bound is a float."""
+    if end is None:
+        start, end = 0, start
+    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = max(int(math.ceil((end - start) / step)), 0)
+    if dtype is not None:
+        dt = _dtype.to_numpy(dtype)
+    elif all(isinstance(x, numbers.Integral) for x in (start, end, step)):
+        dt = np.dtype(np.int64)
+    else:
+        dt = _dtype.get_default_dtype().dtype
+    values = start + np.arange(n, dtype=np.float64 if dt.kind in "fc" else np.int64) * step
+    return _finish(values.astype(dt), requires_grad, device)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    """`steps` evenly spaced values from start to end, computed as PyTorch does: from the start
+    for the first half and from the end for the second."""
+    dt = _float_dtype(dtype)
+    start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:
+        return _finish(np.full(1, start, dt), requires_grad, device)
+    work = dt if dt.kind in "fc" else np.dtype(np.float64)
+    s, e = work.type(start), work.type(end)
+    step = (e - s) / work.type(max(steps - 1, 1))
+    idx = np.arange(steps)
+    lo = s + step * idx.astype(work)
+    hi = e - step * (steps - idx - 1).astype(work)
+    return _finish(np.where(idx < steps // 2, lo, hi).astype(dt), requires_grad, device)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    lin = linspace(start, end, steps, dtype=torch_float64())
+    return _finish((base ** lin._value).astype(_float_dtype(dtype)), requires_grad, device)
+
+
+def torch_float64():
+    return _dtype.float64
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad,
+                   device)
+
+
+# --- random ----------------------------------------------------------------------------------
+
+class Generator:
+    """A seeded source of random numbers (numpy's PCG64 underneath)."""
+
+    def __init__(self, device="cpu"):
+        self._seed = 67280421310721
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self):
+        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return self._rng.bit_generator.state
+
+    def set_state(self, state):
+        self._rng.bit_generator.state = state
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    v = _rng(generator).standard_normal(_size(size)).astype(_float_dtype(dtype))
+    return _finish(v, requires_grad, device)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    v = _rng(generator).random(_size(size)).astype(_float_dtype(dtype))
+    return _finish(v, requires_grad, device)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
+    v = _rng(generator).integers(low, high, size=tuple(size)).astype(dt)
+    return _finish(v, requires_grad, device)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
+    return _finish(_rng(generator).permutation(n).astype(dt), requires_grad, device)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None):
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._value if isinstance(mean, Tensor) else mean
+        s = std._value if isinstance(std, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        dt = (mean if isinstance(mean, Tensor) else std)._value.dtype
+        return wrap((m + s * _rng(generator).standard_normal(shape)).astype(dt))
+    v = mean + std * _rng(generator).standard_normal(_size(tuple(size)))
+    return wrap(v.astype(_dtype.get_default_dtype().dtype))
+
+
+def randn_like(input, *, dtype=None, requires_grad=False):
+    shape, dt = _like(input, dtype)
+    return _finish(_rng(None).standard_normal(shape).astype(dt), requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False):
+    shape, dt = _like(input, dtype)
+    return _finish(_rng(None).random(shape).astype(dt), requires_grad)

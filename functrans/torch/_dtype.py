@@ -1,0 +1,171 @@
+"""PyTorch's dtype objects (`torch.float32`, ...) and its type-promotion rules.
+
+A `dtype` wraps a numpy dtype and exposes it as `.dtype`, so numpy (and functrans.numpy) accept a
+torch dtype wherever they accept a numpy one. Promotion follows `torch.result_type`: tensors
+with dimensions outrank zero-dimensional tensors, which outrank Python scalars, and a lower-ranked
+operand only changes the result when it belongs to a higher category (bool < int < float <
+complex). Python floats take the default dtype, float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:
+    """A torch dtype: `torch.float32`, `torch.int64`, ..."""
+
+    __slots__ = ("name", "dtype", "is_floating_point", "is_complex", "is_signed", "itemsize")
+
+    def __init__(self, name: str, np_dtype):
+        self.name = name
+        self.dtype = np.dtype(np_dtype)
+        self.is_floating_point = self.dtype.kind == "f"
+        self.is_complex = self.dtype.kind == "c"
+        self.is_signed = self.dtype.kind in "fci"
+        self.itemsize = self.dtype.itemsize
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+    def to_real(self) -> "dtype":
+        return from_numpy(np.finfo(self.dtype).dtype) if self.is_complex else self
+
+    def to_complex(self) -> "dtype":
+        return complex128 if self.dtype == np.float64 else complex64
+
+
+float16 = dtype("float16", np.float16)
+float32 = dtype("float32", np.float32)
+float64 = dtype("float64", np.float64)
+complex64 = dtype("complex64", np.complex64)
+complex128 = dtype("complex128", np.complex128)
+uint8 = dtype("uint8", np.uint8)
+int8 = dtype("int8", np.int8)
+int16 = dtype("int16", np.int16)
+int32 = dtype("int32", np.int32)
+int64 = dtype("int64", np.int64)
+bool_ = dtype("bool", np.bool_)
+
+ALIASES = {"half": float16, "float": float32, "double": float64, "cfloat": complex64,
+           "cdouble": complex128, "short": int16, "int": int32, "long": int64,
+           "bool": bool_}
+ALL = [float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_]
+_BY_NUMPY = {d.dtype: d for d in ALL}
+_BY_NAME = {**{d.name: d for d in ALL}, **ALIASES}
+
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default[0]
+
+
+def set_default_dtype(d) -> None:
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default[0] = d
+
+
+def from_numpy(np_dtype) -> dtype:
+    d = _BY_NUMPY.get(np.dtype(np_dtype))
+    if d is None:
+        raise TypeError(f"functrans.torch has no dtype for numpy {np.dtype(np_dtype).name}; "
+                        f"supported: {', '.join(x.name for x in ALL)}.")
+    return d
+
+
+def as_dtype(d) -> dtype:
+    """A torch dtype from a torch dtype, its name, a numpy dtype or a Python type."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return get_default_dtype()
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    if d is complex:
+        return complex64
+    if isinstance(d, str) and d in _BY_NAME:
+        return _BY_NAME[d]
+    return from_numpy(d)
+
+
+def to_numpy(d) -> np.dtype:
+    return as_dtype(d).dtype
+
+
+# --- promotion -------------------------------------------------------------------------------
+
+def _category(np_dtype: np.dtype) -> int:
+    k = np_dtype.kind
+    return 0 if k == "b" else 1 if k in "iu" else 2 if k == "f" else 3
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types on numpy dtypes: the higher category wins and keeps its own width."""
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca == cb:
+        return np.promote_types(a, b)
+    if ca < cb:
+        a, b, ca, cb = b, a, cb, ca
+    if ca == 3 and cb == 2:  # complex with float: complex wide enough for both
+        return np.promote_types(a, b)
+    return a
+
+
+def _scalar_dtype(x) -> np.dtype:
+    if isinstance(x, bool):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int64)
+    if isinstance(x, float):
+        return _default[0].dtype
+    return np.dtype(np.complex128) if _default[0].dtype == np.float64 else np.dtype(np.complex64)
+
+
+def _combine(higher, lower):
+    """c10's combine_categories: `lower` only matters when its category is higher."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = _category(higher), _category(lower)
+    if ch == 3:
+        return higher
+    if cl == 3:
+        return np.promote_types(higher, lower) if ch == 2 else lower
+    if ch == 2:
+        return higher
+    if ch == 0 or cl == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands) -> np.dtype:
+    """torch.result_type over tensors (objects with `_value`), numpy arrays and Python scalars."""
+    dim = zero = wrapped = None
+    for x in operands:
+        v = getattr(x, "_value", x)
+        if isinstance(v, np.ndarray | np.generic):
+            if v.ndim:
+                dim = v.dtype if dim is None else promote_types(dim, v.dtype)
+            else:
+                zero = v.dtype if zero is None else promote_types(zero, v.dtype)
+        else:
+            d = _scalar_dtype(v)
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def is_float(np_dtype) -> bool:
+    return np.dtype(np_dtype).kind in "fc"

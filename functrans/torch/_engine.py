@@ -1,0 +1,366 @@
+"""The backward engine: walk the recorded graph from the outputs, run each node's backward.
+
+Nodes run in PyTorch's order (a ready node with the highest sequence number first), each once
+all gradients flowing into it are summed. A plain backward passes raw arrays between nodes and
+runs each node's compiled backward program; `create_graph=True` passes recording tensors and
+evaluates the same programs through `eval_jaxpr`, so the gradients are themselves on the tape.
+Leaves receive gradients through their AccumulateGrad node (`.grad`); `autograd.grad` captures
+the gradients reaching its inputs instead and runs only the nodes that lead to them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+
+import numpy as np
+
+from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
+from functrans.torch._grad_mode import MODE
+from functrans.torch._tensor import Tensor, _shared_vc, edge, wrap
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
+_warned = {"create_graph": False}
+
+
+def _shape_str(shape) -> str:
+    return f"torch.Size([{', '.join(map(str, shape))}])"
+
+
+def make_roots(tensors, grads, create_graph):
+    """(edge, gradient) per output, with PyTorch's checks and its implicit scalar gradient."""
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward expects Tensors as outputs, got {type(t).__name__} at "
+                            f"position {i}.")
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        v = t._value
+        if g is None:
+            if v.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if v.dtype.kind != "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   f"but got {t.dtype}")
+            g = np.ones(v.shape, v.dtype)
+            g = wrap(g) if create_graph else g
+        else:
+            if not isinstance(g, Tensor):
+                g = wrap(np.asarray(g, v.dtype))
+            if g._value.shape != v.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"{_shape_str(g._value.shape)} and output[{i}] has a shape of "
+                    f"{_shape_str(v.shape)}.")
+            if g._value.dtype != v.dtype:
+                g = g.to(t.dtype) if create_graph else wrap(g._value.astype(v.dtype))
+            if not create_graph:
+                g = g._value
+        roots.append((edge(t), g))
+    return roots
+
+
+def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate=True):
+    """The engine behind `Tensor.backward`, `autograd.backward` and `autograd.grad`.
+
+    Returns the gradients of `inputs` (arrays or tensors) when `inputs` is given."""
+    roots = make_roots(tensors, grads, create_graph)
+    if create_graph and accumulate and not _warned["create_graph"]:
+        _warned["create_graph"] = True
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
+    captures = None
+    if inputs is not None:
+        captures = {}
+        for k, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at position {k}")
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            node, nr = edge(t)
+            captures.setdefault(node, []).append((nr, k))
+    deps, needed = _dependencies(roots, captures)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    prev_mode = MODE.enabled
+    MODE.enabled = create_graph
+    try:
+        _execute(roots, deps, needed, captures, captured, retain_graph, create_graph,
+                 accumulate and inputs is None)
+    finally:
+        MODE.enabled = prev_mode
+    if inputs is None:
+        return None
+    if accumulate:  # backward(inputs=...): accumulate into exactly those tensors
+        for t, g in zip(inputs, captured):
+            if g is not None:
+                accumulate_grad(t, g, create_graph)
+        return None
+    return captured
+
+
+def _dependencies(roots, captures):
+    """In-degree of every node reachable from the roots; with `captures`, the set of nodes
+    worth running (those from which a captured node is reachable), else None."""
+    deps = {}
+    stack = []
+    parents = {} if captures is not None else None
+    for e, _ in roots:
+        n = e[0]
+        if n in deps:
+            deps[n] += 1
+        else:
+            deps[n] = 1
+            stack.append(n)
+    seen = set(stack)
+    while stack:
+        n = stack.pop()
+        for e in n._next:
+            if e is None:
+                continue
+            c = e[0]
+            if c in deps:
+                deps[c] += 1
+            else:
+                deps[c] = 1
+            if parents is not None:
+                parents.setdefault(c, []).append(n)
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    if captures is None:
+        return deps, None
+    needed = set()
+    stack = [n for n in captures if n in deps]
+    while stack:
+        n = stack.pop()
+        if n in needed:
+            continue
+        needed.add(n)
+        stack.extend(parents.get(n, ()))
+    return deps, needed
+
+
+def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph, accumulate):
+    heap = []
+    buffers = {}
+    push = heapq.heappush
+    pop = heapq.heappop
+    for (node, nr), g in roots:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_out
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        deps[node] -= 1
+        if deps[node] == 0:
+            push(heap, (-node._seq, node))
+    plain = not create_graph
+    while heap:
+        node = pop(heap)[1]
+        buf = buffers.pop(node)
+        if node._pre_hooks:
+            _run_hooks(node, buf, create_graph)
+        if node._retains:
+            _retain(node, buf)
+        if captures is not None and node in captures:
+            for nr, k in captures[node]:
+                captured[k] = buf[nr]
+        if node._is_accumulate:
+            if accumulate and buf[0] is not None:
+                accumulate_grad(node.variable, buf[0], create_graph)
+            continue
+        nexts = node._next
+        if needed is not None and not any(e is not None and e[0] in needed for e in nexts):
+            continue
+        if plain and type(node)._backward is _opnode_backward and node._saved is not None \
+                and node._prog.error is None:
+            # the hot path, inlined: run the node's compiled backward program on arrays
+            prog = node._prog
+            saved = node._saved
+            args = []
+            for t, v in saved:
+                if t is None:
+                    args.append(v)
+                else:
+                    vc = t._vc
+                    if vc is not None and vc[0] != v:
+                        unpack_input(t, v)  # raises PyTorch's version error
+                    args.append(t._value)
+            so = node._saved_out
+            if so:
+                for entry, k in zip(so, prog.used_outputs):
+                    args.append(unpack_output(entry, node, k))
+            for k, g in enumerate(buf):
+                if g is None:
+                    a = prog.out_avals[k]
+                    g = np.zeros(a.shape, a.dtype)
+                args.append(g)
+            res = prog.fn(*args)
+            if not retain_graph and (saved or so):
+                node._saved = None
+                node._saved_out = None
+            pairs = zip([nexts[i] for i in prog.diff_inputs], res)
+        else:
+            grads = node._backward(buf, create_graph)
+            if not retain_graph:
+                node._release()
+            pairs = zip(nexts, grads)
+        for e, g in pairs:
+            if e is None:
+                continue
+            child, nr = e
+            if g is not None:
+                cbuf = buffers.get(child)
+                if cbuf is None:
+                    cbuf = buffers[child] = [None] * child._n_out
+                prev = cbuf[nr]
+                cbuf[nr] = g if prev is None else prev + g
+            d = deps[child] - 1
+            deps[child] = d
+            if d == 0:
+                if child in buffers:
+                    push(heap, (-child._seq, child))
+                else:
+                    _skip(child, deps, buffers, heap)
+
+
+def _skip(node, deps, buffers, heap):
+    """A node no gradient reached: release its children's dependency on it."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for e in n._next:
+            if e is None:
+                continue
+            c = e[0]
+            deps[c] -= 1
+            if deps[c] == 0:
+                if c in buffers:
+                    heapq.heappush(heap, (-c._seq, c))
+                else:
+                    stack.append(c)
+
+
+def _run_hooks(node, buf, create_graph):
+    for h in list(node._pre_hooks):
+        if type(h) is tuple:  # a tensor hook: (output_nr, fn(grad) -> grad | None)
+            nr, fn = h
+            g = buf[nr]
+            if g is None:
+                continue
+            res = fn(g if create_graph else wrap(np.asarray(g)))
+            if res is not None:
+                buf[nr] = res if create_graph else res._value
+        else:  # a node pre-hook: fn(grad_outputs) -> grad_outputs | None
+            gs = tuple(None if g is None else (g if create_graph else wrap(np.asarray(g)))
+                       for g in buf)
+            res = h(gs)
+            if res is not None:
+                for i, r in enumerate(res):
+                    buf[i] = r if create_graph or r is None else r._value
+
+
+def _retain(node, buf):
+    for nr, ref in node._retains.items():
+        t = ref()
+        g = buf[nr]
+        if t is None or g is None:
+            continue
+        m = t._get_meta()
+        if isinstance(g, Tensor):
+            new = g.clone() if m.grad is None else m.grad + g
+        else:
+            new = wrap(np.array(g)) if m.grad is None else wrap(m.grad._value + g)
+        m.grad = new
+
+
+def accumulate_grad(t, g, create_graph):
+    """AccumulateGrad: the first gradient becomes `.grad` (a new tensor); later ones add to it
+    in place, or out of place when building a graph."""
+    m = t._get_meta()
+    dt = t._value.dtype
+    if isinstance(g, Tensor):
+        if g._value.dtype != dt:
+            g = g.to(t.dtype)
+        if m.grad is None:
+            m.grad = _copy_grad(g) if g._requires_grad else wrap(np.array(g._value))
+        elif MODE.enabled:
+            m.grad = m.grad + g
+        else:
+            _add_in_place(m, g._value)
+        return
+    if m.grad is None:
+        m.grad = wrap(np.array(g, dtype=dt))
+    else:
+        _add_in_place(m, g)
+
+
+def _add_in_place(m, g):
+    grad = m.grad
+    if grad._value.flags.writeable and grad._value.shape == np.shape(g):
+        np.add(grad._value, g, out=grad._value, casting="unsafe")
+    else:
+        grad._value = grad._value + g
+    _shared_vc(grad)[0] += 1
+
+
+def _copy_grad(g):
+    from functrans.torch._ops import copy_for_grad
+    return copy_for_grad(g)
+
+
+# --- the backward of a recorded op ----------------------------------------------------------
+
+def _opnode_backward(node, buf, create_graph):
+    prog = node._prog
+    if prog.error is not None:
+        raise RuntimeError(f"the derivative for '{node.name()}' is not implemented: "
+                           f"{prog.error}")
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(ERR_BACKWARD_TWICE)
+    if not create_graph:
+        args = [unpack_input(t, v) if t is not None else v for t, v in saved]
+        if node._saved_out:
+            for so, k in zip(node._saved_out, prog.used_outputs):
+                args.append(unpack_output(so, node, k))
+        for k, g in enumerate(buf):
+            if g is None:
+                a = prog.out_avals[k]
+                g = np.zeros(a.shape, a.dtype)
+            args.append(g)
+        res = prog.fn(*args)
+    else:
+        args = []
+        for t, v in saved:
+            if t is None:
+                args.append(wrap(v))
+            else:
+                unpack_input(t, v)
+                args.append(t)
+        if node._saved_out:
+            for so, k in zip(node._saved_out, prog.used_outputs):
+                arr = unpack_output(so, node, k)
+                args.append(wrap(arr, True, node, k, so[1]))
+        for k, g in enumerate(buf):
+            if g is None:
+                a = prog.out_avals[k]
+                g = wrap(np.zeros(a.shape, a.dtype))
+            elif not isinstance(g, Tensor):
+                g = wrap(np.asarray(g))
+            args.append(g)
+        res = prog.run_tensors(args)
+    out = [None] * len(node._next)
+    for i, r in zip(prog.diff_inputs, res):
+        out[i] = r if not create_graph or isinstance(r, Tensor) else wrap(np.asarray(r))
+    return out
+
+
+OpNode._backward = _opnode_backward

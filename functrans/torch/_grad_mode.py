@@ -1,0 +1,120 @@
+"""Grad mode: whether operations on tensors that require grad are recorded (thread-local).
+
+`no_grad`, `enable_grad` and `set_grad_enabled` work as context managers and as decorators, as
+in PyTorch; `set_grad_enabled(False)` called as a plain function switches the mode at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+
+class _Mode(threading.local):
+    def __init__(self):
+        self.enabled = True
+
+
+MODE = _Mode()
+
+
+def is_grad_enabled() -> bool:
+    return MODE.enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode context managers; instances also decorate functions."""
+
+    _target = True
+
+    def __enter__(self):
+        self._prev = MODE.enabled
+        MODE.enabled = self._target
+        return None
+
+    def __exit__(self, *exc):
+        MODE.enabled = self._prev
+        return False
+
+    def clone(self):
+        return type(self)()
+
+    def __call__(self, fn):
+        if inspect.isclass(fn):
+            raise TypeError(f"{type(self).__name__} decorates functions, not classes.")
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen(*args, **kwargs):
+                with self.clone():
+                    yield from fn(*args, **kwargs)
+            return gen
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+        return wrapped
+
+
+class no_grad(_GradModeContext):
+    """Disable recording: results of operations do not require grad.
+
+    >>> import functrans.torch as torch
+    >>> x = torch.tensor([1.0], requires_grad=True)
+    >>> with torch.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    _target = False
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # used as a bare decorator: @torch.no_grad
+
+
+class enable_grad(_GradModeContext):
+    """Enable recording inside a no_grad region."""
+
+    _target = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class set_grad_enabled(_GradModeContext):
+    """Switch grad mode on or off now; as a context manager, restore it on exit."""
+
+    def __init__(self, mode: bool):
+        self._prev = MODE.enabled
+        self._target = bool(mode)
+        MODE.enabled = self._target
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        MODE.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        MODE.enabled = self._prev  # used as a decorator: switch only while `fn` runs
+        return super().__call__(fn)
+
+    def clone(self):
+        return set_grad_enabled(self._target)
+
+
+class inference_mode(_GradModeContext):
+    """Like no_grad (functrans.torch has no separate inference tensors)."""
+
+    def __init__(self, mode: bool = True):
+        self._target = not mode
+
+    def clone(self):
+        return inference_mode(not self._target)

@@ -1,0 +1,152 @@
+"""The recorded graph: nodes (`grad_fn`s) and the values they save for backward.
+
+One node kind stands for every recorded op: its class is named as PyTorch names the op
+(`MulBackward0`, `MeanBackward0`, ...), its `next_functions` are the edges to its inputs'
+nodes, and its backward is the op's cached backward program (see `_programs`). A leaf that
+requires grad is reached through its `AccumulateGrad` node, as in PyTorch.
+
+Saved values follow PyTorch's SavedVariable: an input is saved as the tensor itself with the
+version it had; an output is saved as its array with its version counter (a tensor pointing back
+at this node is rebuilt on unpacking, so the graph holds no cycle). Unpacking checks versions
+and whether the graph was freed, raising PyTorch's messages.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+_seq = itertools.count()
+
+
+class Node:
+    """Base of every grad_fn."""
+
+    __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_retains", "__weakref__")
+    _is_accumulate = False
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return tuple((None, 0) if e is None else e for e in self._next)
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def register_prehook(self, hook):
+        hooks = getattr(self, "_pre_hooks", None)
+        if hooks is None:
+            hooks = self._pre_hooks = []
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def _release(self):
+        pass
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class _RemovableHandle:
+    __slots__ = ("_list", "_item")
+
+    def __init__(self, lst, item):
+        self._list = lst
+        self._item = item
+
+    def remove(self):
+        try:
+            self._list.remove(self._item)
+        except ValueError:
+            pass
+
+
+class OpNode(Node):
+    """A recorded op: its op and params, backward program, and saved values."""
+
+    __slots__ = ("_prog", "_saved", "_saved_out")
+
+    def _release(self):
+        if self._saved or self._saved_out:
+            self._saved = None
+            self._saved_out = None
+
+
+_NODE_CLASSES: dict[str, type] = {}
+
+
+def node_class(name: str) -> type:
+    """The OpNode subclass named `name` (created once), so type(grad_fn).__name__ is `name`."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (OpNode,), {"__slots__": ()})
+    return cls
+
+
+class AccumulateGrad(Node):
+    """Where gradients of a leaf land: its `.grad`."""
+
+    __slots__ = ("variable",)
+    _is_accumulate = True
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._next = ()
+        self._n_out = 1
+        self._seq = (1 << 62) + next(_seq)  # run as soon as ready, as in PyTorch
+        self._pre_hooks = None
+        self._retains = None
+
+
+def new_seq() -> int:
+    return next(_seq)
+
+
+# --- saved values ----------------------------------------------------------------------------
+
+def op_display_name(node) -> str:
+    """`AddBackward0` -> `Add`: how PyTorch names a node in the version-mismatch message."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def type_string(value) -> str:
+    """PyTorch's legacy type name of an array (`torch.FloatTensor`) with its sizes."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+    kind = names.get(value.dtype.name, value.dtype.name)
+    return f"torch.{kind}Tensor [{', '.join(map(str, value.shape))}]"
+
+
+def version_error(value, grad_fn, output_nr, current, saved) -> RuntimeError:
+    where = f", which is output {output_nr} of {op_display_name(grad_fn)}," if grad_fn else ""
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{type_string(value)}]{where} is at version {current}; expected version "
+        f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to "
+        "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def unpack_input(t, version):
+    """The array of a saved input, after checking nothing changed it in place since."""
+    vc = t._vc
+    if vc is not None and vc[0] != version:
+        raise version_error(t._value, t._grad_fn, t._output_nr, vc[0], version)
+    return t._value
+
+
+def unpack_output(saved, node, output_nr):
+    arr, vc, version = saved
+    if vc[0] != version:
+        raise version_error(arr, node, output_nr, vc[0], version)
+    return arr

@@ -1,0 +1,196 @@
+"""In-place operations with PyTorch's rules.
+
+`x.op_(...)` computes `op(x, ...)` out of place, writes the result into x's storage (so views
+and `.data` aliases see it), and bumps x's version counter. When grad mode is on and something
+requires grad, x's history is rebased onto the new node (x's `grad_fn` becomes e.g.
+`AddBackward0`), exactly as PyTorch does; a leaf that requires grad refuses in-place changes.
+The old value of x, if the new node needs it for backward, is copied before being overwritten.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.primitives import elementwise as E
+from functrans.primitives import shape_ops as S
+from functrans.torch._dtype import _category, from_numpy
+from functrans.torch._graph import OpNode
+from functrans.torch._grad_mode import MODE
+from functrans.torch._ops import _operand, as_tensor, to_dtype
+from functrans.torch._record import composite, run
+from functrans.torch._tensor import Tensor, _shared_vc, wrap
+
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
+                      "in-place operation.")
+
+
+def _check(self, recording):
+    if not recording:
+        return
+    if self._requires_grad and self._grad_fn is None:
+        raise RuntimeError(LEAF_ERROR)
+    m = self._meta
+    if m is not None and m.base is not None and m.base._requires_grad:
+        if m.base._grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_ERROR)
+        raise NotImplementedError(
+            "an in-place operation on a view of a tensor that requires grad (PyTorch records "
+            "it as CopySlices on the base) is not supported by functrans.torch. Apply the "
+            "operation to the base tensor (e.g. base[idx] = value), or clone() the view first.")
+
+
+def _type_name(dt) -> str:
+    return from_numpy(dt).name.capitalize().replace("Float32", "Float").replace(
+        "Float64", "Double").replace("Int64", "Long").replace("Int32", "Int")
+
+
+def write(self, value):
+    """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
+    version counter."""
+    dst = self._value
+    src = value._value if isinstance(value, Tensor) else np.asarray(value)
+    if src.shape != dst.shape:
+        try:
+            b = np.broadcast_shapes(src.shape, dst.shape)
+        except ValueError:
+            b = None
+        if b != dst.shape:
+            raise RuntimeError(f"output with shape [{', '.join(map(str, dst.shape))}] doesn't "
+                               f"match the broadcast shape "
+                               f"[{', '.join(map(str, b or src.shape))}]")
+    if _category(src.dtype) > _category(dst.dtype):
+        raise RuntimeError(f"result type {_type_name(src.dtype)} can't be cast to the desired "
+                           f"output type {_type_name(dst.dtype)}")
+    if not dst.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            "operation.")
+    np.copyto(dst, src, casting="unsafe")
+    _shared_vc(self)[0] += 1
+
+
+def inplace(self, fn, *args, **kwargs):
+    """self <- fn(self, *args): the in-place form of an out-of-place op."""
+    recording = MODE.enabled
+    _check(self, recording)
+    needs = recording and (self._requires_grad or _any_requires_grad(args))
+    if not needs:
+        res = fn(self, *args, **kwargs)
+        write(self, res)
+        return self
+    src = wrap(self._value, self._requires_grad, self._grad_fn, self._output_nr)
+    res = as_tensor(fn(src, *args, **kwargs))
+    if not res._requires_grad:
+        write(self, res)
+        return self
+    if res._value.dtype != self._value.dtype:
+        if _category(res._value.dtype) > _category(self._value.dtype):
+            write(self, res)  # raises PyTorch's cast error
+        res = to_dtype(res, self._value.dtype)
+    node = res._grad_fn
+    if isinstance(node, OpNode) and node._saved:
+        if any(t is src for t, _ in node._saved):
+            src._value = src._value.copy()  # the old value, needed by backward
+    write(self, res)
+    vc = self._vc
+    vc[1] += 1  # the history changed: views taken before are stale
+    _rebase(self, res, vc)
+    return self
+
+
+def _rebase(self, res, vc):
+    node = res._grad_fn
+    m = self._meta
+    retained = m is not None and m.retains_grad
+    self._grad_fn = node
+    self._output_nr = res._output_nr
+    self._requires_grad = True
+    if isinstance(node, OpNode) and node._saved_out:
+        prog = node._prog
+        node._saved_out = [(self._value, vc, vc[0]) if k == res._output_nr else so
+                           for so, k in zip(node._saved_out, prog.used_outputs)]
+    if retained:
+        m.retains_grad = False
+        self.retain_grad()
+
+
+def _any_requires_grad(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+# --- the in-place-only ops -------------------------------------------------------------------
+
+@composite("FillBackward0")
+def _fill(x, v):
+    return E.select(np.ones((), np.bool_), S.convert_element_type(v, x.dtype), x)
+
+
+@composite("ZeroBackward0")
+def _zero(x):
+    return E.select(np.ones((), np.bool_), np.zeros((), x.dtype), x)
+
+
+@composite("CopyBackwards")
+def _copy_from(x, src):
+    return E.select(np.ones((), np.bool_), S.convert_element_type(src, x.dtype), x)
+
+
+def fill_(self, value):
+    if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
+                              and value._requires_grad)):
+        _check(self, MODE.enabled)
+        v = value._value if isinstance(value, Tensor) else value
+        if isinstance(value, Tensor) and np.ndim(v):
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {np.ndim(v)} dimensions.")
+        write(self, np.broadcast_to(np.asarray(v, self._value.dtype), self._value.shape))
+        return self
+
+    def fn(x, v):
+        vv = v._value if isinstance(v, Tensor) else _operand(v, x._value.dtype)
+        return run(_fill, (x, v), (x._value, vv))
+    return inplace(self, fn, value)
+
+
+def zero_(self):
+    if not (MODE.enabled and self._requires_grad):
+        _check(self, MODE.enabled)
+        write(self, np.zeros((), self._value.dtype))
+        return self
+    return inplace(self, lambda x: run(_zero, (x,), (x._value,)))
+
+
+def copy_(self, src, non_blocking=False):
+    src_t = as_tensor(src)
+
+    def fn(x, s):
+        return run(_copy_from, (x, s), (x._value, s._value))
+    if not (MODE.enabled and (self._requires_grad or src_t._requires_grad)):
+        _check(self, MODE.enabled)
+        write(self, np.broadcast_to(src_t._value, self._value.shape))
+        return self
+    return inplace(self, fn, src_t)
+
+
+def setitem(self, idx, value):
+    """self[idx] = value."""
+    from functrans.torch._shape import _index_spec, setitem_out_of_place
+    recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
+                                  and value._requires_grad)
+    if not recording:
+        _check(self, MODE.enabled)
+        spec, arrays = _index_spec(self, idx)
+        from functrans.torch._shape import _rebuild_index
+        np_idx = _rebuild_index(spec, arrays)
+        v = value._value if isinstance(value, Tensor) else value
+        if not self._value.flags.writeable:
+            write(self, self._value)  # raises PyTorch's error
+        self._value[np_idx] = v
+        _shared_vc(self)[0] += 1
+        return
+    inplace(self, setitem_out_of_place, idx, value)

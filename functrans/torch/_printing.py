@@ -1,0 +1,198 @@
+"""Printing tensors as PyTorch does: `tensor([6.], requires_grad=True)`,
+`tensor(7.3891, grad_fn=<ExpBackward0>)`. A port of torch/_tensor_str.py for dense CPU tensors:
+the same choice between integer, fixed (4 decimals) and scientific formats, the same widths,
+line wrapping at 80 columns and summarization above 1000 elements.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from functrans.torch import _dtype
+
+
+@dataclass
+class _PrintOptions:
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """As torch.set_printoptions."""
+    if profile == "default":
+        PRINT_OPTS.precision, PRINT_OPTS.threshold = 4, 1000
+        PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 3, 80
+    elif profile == "short":
+        PRINT_OPTS.precision, PRINT_OPTS.threshold = 2, 1000
+        PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 2, 80
+    elif profile == "full":
+        PRINT_OPTS.precision, PRINT_OPTS.threshold = 4, math.inf
+        PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 3, 80
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict:
+    return asdict(PRINT_OPTS)
+
+
+class _Formatter:
+    def __init__(self, values: np.ndarray):
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if not self.floating:
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(_plain_str(v)))
+            return
+        finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if finite.size == 0:
+            return
+        a = np.abs(finite)
+        lo, hi = float(a.min()), float(a.max())
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) \
+            if PRINT_OPTS.sci_mode is None else PRINT_OPTS.sci_mode
+        p = PRINT_OPTS.precision
+        for v in finite.tolist():
+            if self.sci_mode:
+                w = len(f"{v:.{p}e}")
+            elif self.int_mode:
+                w = len(f"{v:.0f}") + 1
+            else:
+                w = len(f"{v:.{p}f}")
+            self.max_width = max(self.max_width, w)
+
+    def format(self, value) -> str:
+        p = PRINT_OPTS.precision
+        if self.floating:
+            if self.sci_mode:
+                ret = f"{value:{self.max_width}.{p}e}"
+            elif self.int_mode:
+                ret = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    ret += "."
+            else:
+                ret = f"{value:.{p}f}"
+        else:
+            ret = _plain_str(value)
+        return (self.max_width - len(ret)) * " " + ret
+
+
+def _plain_str(v) -> str:
+    return str(v)
+
+
+def _vector_str(values, indent, summarize, fmt) -> str:
+    element_length = fmt.max_width + 2
+    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
+    e = PRINT_OPTS.edgeitems
+    if summarize and not e:
+        data = ["..."]
+    elif summarize and values.shape[0] > 2 * e:
+        data = [fmt.format(v) for v in values[:e].tolist()] + [" ..."] + \
+               [fmt.format(v) for v in values[-e:].tolist()]
+    else:
+        data = [fmt.format(v) for v in values.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _tensor_str_with_formatter(values, indent, summarize, fmt) -> str:
+    dim = values.ndim
+    if dim == 0:
+        return fmt.format(values.item())
+    if dim == 1:
+        return _vector_str(values, indent, summarize, fmt)
+    e = PRINT_OPTS.edgeitems
+    if summarize and values.shape[0] > 2 * e:
+        slices = [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
+                  for i in range(e)] + ["..."] + \
+                 [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
+                  for i in range(values.shape[0] - e, values.shape[0])]
+    else:
+        slices = [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
+                  for i in range(values.shape[0])]
+    return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def _summarized(values):
+    e = PRINT_OPTS.edgeitems
+    if values.ndim == 0:
+        return values
+    if values.ndim == 1:
+        return np.concatenate([values[:e], values[-e:]]) if values.shape[0] > 2 * e else values
+    if not e:
+        return values[(slice(0, 0),) * values.ndim]
+    rows = list(range(e)) + list(range(values.shape[0] - e, values.shape[0])) \
+        if values.shape[0] > 2 * e else range(values.shape[0])
+    return np.stack([_summarized(values[i]) for i in rows])
+
+
+def _tensor_str(values, indent) -> str:
+    if values.size == 0:
+        return "[]"
+    summarize = values.size > PRINT_OPTS.threshold
+    if values.dtype.kind == "c":
+        real = _tensor_str(values.real, indent)
+        return real  # complex printing: real parts only (rare in autograd tutorials)
+    fmt = _Formatter(_summarized(values) if summarize else values)
+    return _tensor_str_with_formatter(values, indent, summarize, fmt)
+
+
+def _add_suffixes(tensor_str, suffixes, indent) -> str:
+    parts = [tensor_str]
+    last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
+    for suffix in suffixes:
+        n = len(suffix)
+        if last_line_len + n + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + n
+        else:
+            parts.append(", " + suffix)
+            last_line_len += n + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def tensor_repr(t) -> str:
+    values = t._value
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
+    default = (_dtype.get_default_dtype().dtype, np.dtype(np.int64), np.dtype(np.bool_),
+               _dtype.get_default_dtype().to_complex().dtype)
+    if values.size == 0:
+        if values.ndim != 1:
+            suffixes.append(f"size={tuple(values.shape)}")
+        if values.dtype != _dtype.get_default_dtype().dtype:
+            suffixes.append(f"dtype={_dtype.from_numpy(values.dtype)}")
+        body = "[]"
+    else:
+        if values.dtype not in default:
+            suffixes.append(f"dtype={_dtype.from_numpy(values.dtype)}")
+        body = _tensor_str(values, indent)
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

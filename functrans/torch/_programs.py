@@ -1,0 +1,200 @@
+"""Backward programs: the library's own VJP of a recorded operation, staged once and cached.
+
+A recorded node stands for `op` applied to inputs of given shapes and dtypes, some of which need
+a gradient. Its backward program is `functrans.transforms.vjp.vjp` of that operation, staged with
+`trace_to_jaxpr` into a jaxpr taking (inputs..., outputs..., cotangents...) and returning the
+cotangents of the inputs that need one. Before staging ends, recomputations of the operation's
+own outputs are replaced by the saved outputs (so `exp` keeps its result, as PyTorch does) and
+dead equations are dropped; what the program still reads is exactly what a node must save.
+
+The program runs either compiled to straight-line numpy calls on raw arrays (plain backward), or
+through `eval_jaxpr` on recording tensors (`create_graph=True`).
+"""
+
+from __future__ import annotations
+
+from functrans.core.eval import eval_jaxpr
+from functrans.core.ir import Jaxpr, Literal, Var
+from functrans.core.staging import trace_to_jaxpr
+from functrans.core.avals import ShapedArray
+from functrans.errors import FunctransError
+from functrans.primitives.shape_ops import instantiate
+from functrans.transforms.vjp import vjp
+
+
+class BackwardProgram:
+    """The VJP of one op at one signature, and which inputs/outputs it reads."""
+
+    __slots__ = ("jaxpr", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
+                 "out_avals", "fn", "error")
+
+    def __init__(self, jaxpr, used_inputs, used_outputs, diff_inputs, in_avals, out_avals):
+        self.jaxpr = jaxpr                  # (used inputs, used outputs, cts) -> input cts
+        self.used_inputs = used_inputs      # indices of the inputs the program reads
+        self.used_outputs = used_outputs    # indices of the outputs the program reads
+        self.diff_inputs = diff_inputs      # indices of the inputs it returns cotangents for
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.fn = compile_jaxpr(jaxpr)
+        self.error = None
+
+    def run_tensors(self, args):
+        """The program on tensors, recording onto the tape (for create_graph=True)."""
+        return eval_jaxpr(self.jaxpr, [], *args)
+
+
+class MissingDerivative:
+    """Stands in for a program that could not be built; raises when backward reaches it."""
+
+    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals")
+
+    def __init__(self, error, n_in, diff_inputs, in_avals, out_avals):
+        self.error = error
+        self.used_inputs = tuple(range(n_in))
+        self.used_outputs = ()
+        self.diff_inputs = diff_inputs
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+
+
+_CACHE: dict = {}
+
+
+def get_program(op, params, pkey, vals, needs, out_avals):
+    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`."""
+    key = (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
+    prog = _CACHE.get(key)
+    if prog is None:
+        in_avals = [ShapedArray(v.shape, v.dtype) for v in vals]
+        diff = tuple(i for i, n in enumerate(needs) if n)
+        try:
+            prog = build_program(op, params, in_avals, diff, out_avals)
+        except FunctransError as e:
+            prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
+        _CACHE[key] = prog
+    return prog
+
+
+def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
+    n_in, n_out = len(in_avals), len(out_avals)
+    out_box = []
+
+    def fun(*args):
+        xs, cts = args[:n_in], args[n_in:]
+
+        def f(*d):
+            full = list(xs)
+            for i, v in zip(diff, d):
+                full[i] = v
+            return op.traced(*full, **params)
+
+        outs, pullback = vjp(f, *[xs[i] for i in diff])
+        outs = list(outs) if op.multiple else [outs]
+        out_box.append(outs)
+        in_cts = pullback(list(cts) if op.multiple else cts[0])
+        return [*outs, *[instantiate(c) for c in in_cts]]
+
+    closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
+    jaxpr = _cse(closed.jaxpr)
+    if closed.consts:
+        raise AssertionError("backward programs of recorded ops close over no constants")
+    in_vars = jaxpr.invars[:n_in]
+    ct_vars = jaxpr.invars[n_in:]
+    fwd_outs, in_ct_vars = jaxpr.outvars[:n_out], jaxpr.outvars[n_out:]
+    # the forward outputs, as recomputed inside the program, become inputs of their own
+    out_vars = [Var(a) for a in out_avals]
+    subst = {v: o for v, o in zip(fwd_outs, out_vars) if type(v) is Var and v not in in_vars}
+    eqns = [e for e in jaxpr.eqns if not any(o in subst for o in e.outvars)]
+    eqns = [e._replace(invars=[subst.get(a, a) if type(a) is Var else a for a in e.invars])
+            for e in eqns]
+    outvars = [subst.get(a, a) if type(a) is Var else a for a in in_ct_vars]
+    eqns = _dce(eqns, outvars)
+    read = {a for e in eqns for a in e.invars if type(a) is Var} | \
+        {a for a in outvars if type(a) is Var}
+    used_in = tuple(i for i, v in enumerate(in_vars) if v in read)
+    used_out = tuple(i for i, v in enumerate(out_vars) if v in read)
+    invars = [in_vars[i] for i in used_in] + [out_vars[i] for i in used_out] + list(ct_vars)
+    final = Jaxpr([], invars, outvars, eqns)
+    return BackwardProgram(final, used_in, used_out, diff, in_avals, out_avals)
+
+
+def _dce(eqns, outvars):
+    live = {a for a in outvars if type(a) is Var}
+    kept = []
+    for e in reversed(eqns):
+        if any(o in live for o in e.outvars):
+            kept.append(e)
+            live.update(a for a in e.invars if type(a) is Var)
+    kept.reverse()
+    return kept
+
+
+def _atom_key(a):
+    if type(a) is Literal:
+        return ("lit", a.aval.dtype.str, repr(a.val))
+    return a
+
+
+def _cse(jaxpr: Jaxpr) -> Jaxpr:
+    """Merge equations applying the same primitive with the same params to the same atoms: the
+    primal recomputation inside a VJP then meets the forward output it duplicates."""
+    env: dict = {}
+    seen: dict = {}
+    eqns = []
+
+    def ren(a):
+        return env.get(a, a) if type(a) is Var else a
+
+    for e in jaxpr.eqns:
+        invars = [ren(a) for a in e.invars]
+        try:
+            key = (e.primitive, tuple(sorted(e.params.items())),
+                   tuple(_atom_key(a) for a in invars))
+            hash(key)
+        except TypeError:
+            key = None
+        prev = seen.get(key) if key is not None else None
+        if prev is not None:
+            for o, p in zip(e.outvars, prev):
+                env[o] = p
+            continue
+        if key is not None:
+            seen[key] = e.outvars
+        eqns.append(e._replace(invars=invars))
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, [ren(a) for a in jaxpr.outvars], eqns)
+
+
+def compile_jaxpr(jaxpr: Jaxpr):
+    """A Python function running `jaxpr` as straight-line calls of the primitives' impls."""
+    ns: dict = {}
+    names: dict = {}
+    lines = []
+
+    def name(a):
+        if type(a) is Literal:
+            n = f"k{len(ns)}"
+            ns[n] = a.val
+            return n
+        return names[a]
+
+    for i, v in enumerate(jaxpr.invars):
+        names[v] = f"a{i}"
+    lines.append(f"def program({', '.join(names[v] for v in jaxpr.invars)}):")
+    for j, e in enumerate(jaxpr.eqns):
+        f = f"f{j}"
+        ns[f] = e.primitive.impl
+        args = [name(a) for a in e.invars]
+        if e.params:
+            p = f"p{j}"
+            ns[p] = dict(e.params)
+            args.append(f"**{p}")
+        outs = []
+        for k, o in enumerate(e.outvars):
+            names[o] = f"v{j}_{k}"
+            outs.append(names[o])
+        lhs = ", ".join(outs) + ("," if e.primitive.multiple_results and len(outs) == 1 else "")
+        lines.append(f"    {lhs} = {f}({', '.join(args)})")
+    lines.append(f"    return ({''.join(name(a) + ', ' for a in jaxpr.outvars)})")
+    code = compile("\n".join(lines), "<functrans.torch backward program>", "exec")
+    exec(code, ns)
+    return ns["program"]

@@ -1,0 +1,197 @@
+"""Running an op on tensors and recording it: the forward half of the tape.
+
+An `Op` is either one primitive of the table (run by its numpy `impl`) or a composite function
+of primitives that PyTorch shows as one node (mean, relu, matmul, ...). Either way it runs on
+the raw arrays, and when grad mode is on and an input requires grad, one node is recorded whose
+class is named as PyTorch names the op and whose backward program (cached per op, params,
+input signature and which inputs need a gradient) is the library's VJP of the op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.core.avals import ShapedArray
+from functrans.torch._graph import _seq, node_class
+from functrans.torch._grad_mode import MODE
+from functrans.torch._programs import _CACHE, get_program
+from functrans.torch._tensor import Tensor, edge, wrap
+
+_new = object.__new__
+
+
+class Op:
+    """How to run (`impl`, on arrays) and how to differentiate (`traced`, bindable) one op."""
+
+    __slots__ = ("name", "impl", "traced", "multiple", "node_cls", "__weakref__")
+
+    def __init__(self, name, impl, traced, multiple=False):
+        self.name = name
+        self.impl = impl
+        self.traced = traced
+        self.multiple = multiple
+        self.node_cls = node_class(name)
+
+    def __repr__(self):
+        return f"Op({self.name})"
+
+
+_PRIM_OPS: dict = {}
+
+
+def prim_op(prim, name=None) -> Op:
+    """The Op of primitive `prim`, its node named `name` (default: the row's torch_name)."""
+    key = (prim, name)
+    op = _PRIM_OPS.get(key)
+    if op is None:
+        nm = name or prim.torch_name or f"{''.join(w.title() for w in prim.name.split('_'))}" \
+            "Backward0"
+        op = _PRIM_OPS[key] = Op(nm, prim.impl, prim.bind, prim.multiple_results)
+    return op
+
+
+def composite(name, multiple=False):
+    """Decorator: a function of primitives recorded as ONE node named `name`."""
+    def deco(fn):
+        return Op(name, fn, fn, multiple)
+    return deco
+
+
+def _as_array(x):
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+def run(op: Op, inputs, vals, params=None, pkey=()):
+    """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it.
+
+    Returns a Tensor, or a list of Tensors for ops with several results."""
+    out = op.impl(*vals, **params) if params else op.impl(*vals)
+    if MODE.enabled:
+        needs = tuple([isinstance(t, Tensor) and t._requires_grad for t in inputs])
+        if True in needs:
+            if op.multiple:
+                return record_multiple(op, inputs, vals, out, needs, params or {}, pkey)
+            return record(op, inputs, vals, out, needs, params or {}, pkey)
+    if op.multiple:
+        return [wrap(_as_array(o)) for o in out]
+    t = _new(Tensor)
+    t._value = out if type(out) is np.ndarray else np.asarray(out)
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = None
+    t._meta = None
+    return t
+
+
+def _program(op, inputs, vals, outs, needs, params, pkey):
+    key = (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
+    prog = _CACHE.get(key)
+    if prog is None:
+        prog = get_program(op, params, pkey, vals, needs, [_aval(o) for o in outs])
+    return prog
+
+
+def _saved_inputs(prog, inputs, vals):
+    """What a node keeps of its inputs: (tensor, version), or (None, array) for constants."""
+    saved = []
+    for i in prog.used_inputs:
+        t = inputs[i]
+        if isinstance(t, Tensor):
+            vc = t._vc
+            saved.append((t, 0 if vc is None else vc[0]))
+        else:
+            saved.append((None, vals[i]))
+    return saved
+
+
+def record(op, inputs, vals, out, needs, params, pkey):
+    """Record the node of a single-result op already run: `out` is its raw result."""
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if len(vals) == 1:
+        v = vals[0]
+        sig = ((v.shape, v.dtype),)
+    elif len(vals) == 2:
+        v, w = vals
+        sig = ((v.shape, v.dtype), (w.shape, w.dtype))
+    else:
+        sig = tuple([(v.shape, v.dtype) for v in vals])
+    prog = _CACHE.get((op, pkey, sig, needs))
+    if prog is None:
+        prog = get_program(op, params, pkey, vals, needs, [_aval(out)])
+    node = _new(op.node_cls)
+    node._seq = next(_seq)
+    node._pre_hooks = None
+    node._retains = None
+    node._prog = prog
+    node._n_out = 1
+    nxt = []
+    for x, need in zip(inputs, needs):
+        if need:
+            fn = x._grad_fn
+            nxt.append((fn, x._output_nr) if fn is not None and x._meta is None else edge(x))
+        else:
+            nxt.append(None)
+    node._next = tuple(nxt)
+    node._saved = _saved_inputs(prog, inputs, vals) if prog.used_inputs else []
+    t = _new(Tensor)
+    t._value = out
+    t._output_nr = 0
+    t._meta = None
+    if out.dtype.kind in "fc":
+        t._requires_grad = True
+        t._grad_fn = node
+    else:
+        t._requires_grad = False
+        t._grad_fn = None
+    if prog.used_outputs:
+        vc = t._vc = [0, 0]
+        node._saved_out = [(out, vc, 0)]
+    else:
+        t._vc = None
+        node._saved_out = None
+    return t
+
+
+def record_multiple(op, inputs, vals, out, needs, params, pkey):
+    """Record the node of an op with several results."""
+    outs = [_as_array(o) for o in out]
+    prog = _program(op, inputs, vals, outs, needs, params, pkey)
+    node = _new(op.node_cls)
+    node._seq = next(_seq)
+    node._pre_hooks = None
+    node._retains = None
+    node._prog = prog
+    node._n_out = len(outs)
+    node._next = tuple([edge(t) if n else None for t, n in zip(inputs, needs)])
+    node._saved = _saved_inputs(prog, inputs, vals)
+    results = []
+    for k, o in enumerate(outs):
+        differentiable = o.dtype.kind in "fc"
+        results.append(wrap(o, differentiable, node if differentiable else None, k))
+    if prog.used_outputs:
+        so = []
+        for k in prog.used_outputs:
+            vc = results[k]._vc = [0, 0]
+            so.append((outs[k], vc, 0))
+        node._saved_out = so
+    else:
+        node._saved_out = None
+    return results
+
+
+def _aval(o):
+    return ShapedArray(o.shape, o.dtype)
+
+
+def apply_primitive(prim, tensors, params):
+    """`bind` of a primitive on Tensors (the tape trace's process_primitive)."""
+    vals = [t._value for t in tensors]
+    op = prim_op(prim)
+    pkey = tuple(params.items()) if params else ()
+    try:
+        hash(pkey)
+    except TypeError:
+        pkey = ("id", id(params))
+    return run(op, tensors, vals, params, pkey)

@@ -1,0 +1,697 @@
+"""PyTorch's shape ops and indexing over the shape and indexing primitives.
+
+Views (view/reshape of contiguous data, t, transpose, permute, unsqueeze, squeeze, expand,
+basic indexing, narrow, select, split, ...) share their base's storage, as numpy views do, and
+its version counter. A view remembers how many times its base's history was rewritten by an
+in-place op when it was made: functrans.torch does not regenerate a view's `grad_fn` after that
+(PyTorch does), so using such a stale view raises instead of giving a wrong gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans.numpy import _indexing as fnp_indexing
+from functrans.primitives import elementwise as E
+from functrans.primitives import shape_ops as S
+from functrans.primitives.registry import REGISTRY
+from functrans.torch import _dtype
+from functrans.torch._ops import _operand, as_tensor
+from functrans.torch._record import Op, composite, prim_op, run
+from functrans.torch._tensor import Tensor, _dim, _shared_vc, wrap
+
+
+def as_view(x: Tensor, out: Tensor) -> Tensor:
+    """Mark `out` as a view of `x` when it shares x's storage: same version counter."""
+    if np.may_share_memory(out._value, x._value):
+        vc = _shared_vc(x)
+        out._vc = vc
+        if out._requires_grad:
+            m = out._get_meta()
+            xm = x._meta
+            m.base = xm.base if xm is not None and xm.base is not None else x
+            m.view_rebases = vc[1]
+    return out
+
+
+def _view_op(op, x, params=None, pkey=()):
+    return as_view(x, run(op, (x,), (x._value,), params, pkey))
+
+
+# --- reshape / view --------------------------------------------------------------------------
+
+RESHAPE = prim_op(REGISTRY["reshape"], "ViewBackward0")
+_UNSAFE_VIEW = prim_op(REGISTRY["reshape"], "UnsafeViewBackward0")
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer(shape, numel):
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if int(np.prod(shape, dtype=np.int64)) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def reshape(input, *shape):
+    x = as_tensor(input)
+    shape = _infer(_shape_arg(shape), x._value.size)
+    if x._value.shape == shape:
+        return _alias(x)
+    return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
+
+
+def view(input, *shape):
+    x = as_tensor(input)
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return wrap(x._value.view(shape[0].dtype))
+    shape = _infer(_shape_arg(shape), x._value.size)
+    v = x._value
+    if not v.flags.c_contiguous and v.size > 1 and v.shape != shape:
+        try:
+            v.view().shape = shape  # numpy raises when no view is possible
+        except AttributeError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+    return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
+
+
+def _alias(x):
+    """A new tensor object viewing all of x (what PyTorch returns for a no-op view)."""
+    return _view_op(RESHAPE, x, {"new_sizes": x._value.shape}, (x._value.shape,))
+
+
+def view_as(input, other):
+    return view(input, tuple(as_tensor(other)._value.shape))
+
+
+def reshape_as(input, other):
+    return reshape(input, tuple(as_tensor(other)._value.shape))
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    x = as_tensor(input)
+    shp = x._value.shape
+    if not shp:
+        return reshape(x, (1,))
+    s, e = _dim(start_dim, len(shp)), _dim(end_dim, len(shp))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    new = shp[:s] + (int(np.prod(shp[s:e + 1], dtype=np.int64)),) + shp[e + 1:]
+    if new == shp:
+        return x
+    return reshape(x, new)
+
+
+def unflatten(input, dim, sizes):
+    x = as_tensor(input)
+    shp = x._value.shape
+    d = _dim(dim, len(shp))
+    sizes = _infer(tuple(sizes), shp[d])
+    return reshape(x, shp[:d] + sizes + shp[d + 1:])
+
+
+def ravel(input):
+    return flatten(input)
+
+
+# --- axes ------------------------------------------------------------------------------------
+
+SQUEEZE0 = prim_op(REGISTRY["squeeze"], "SqueezeBackward0")
+SQUEEZE1 = prim_op(REGISTRY["squeeze"], "SqueezeBackward1")
+UNSQUEEZE = prim_op(REGISTRY["expand_dims"], "UnsqueezeBackward0")
+PERMUTE = prim_op(REGISTRY["transpose"], "PermuteBackward0")
+TRANSPOSE = prim_op(REGISTRY["transpose"], "TransposeBackward0")
+T_OP = prim_op(REGISTRY["transpose"], "TBackward0")
+
+
+def squeeze(input, dim=None):
+    x = as_tensor(input)
+    shp = x._value.shape
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(shp) if s == 1)
+        op = SQUEEZE0
+    else:
+        ds = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and shp[_dim(d, len(shp))]
+                             == 1}))
+        op = SQUEEZE1
+    if not dims:
+        return _alias(x) if x._requires_grad else x
+    return _view_op(op, x, {"dimensions": dims}, (dims,))
+
+
+def unsqueeze(input, dim):
+    x = as_tensor(input)
+    d = _dim(dim, x._value.ndim + 1)
+    return _view_op(UNSQUEEZE, x, {"dimensions": (d,)}, ((d,),))
+
+
+def permute(input, *dims):
+    x = as_tensor(input)
+    dims = _shape_arg(dims)
+    nd = x._value.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    perm = tuple(_dim(d, nd) for d in dims)
+    return _view_op(PERMUTE, x, {"permutation": perm}, (perm,))
+
+
+def transpose(input, dim0, dim1):
+    x = as_tensor(input)
+    nd = x._value.ndim
+    if nd == 0:
+        return _alias(x)
+    d0, d1 = _dim(dim0, nd), _dim(dim1, nd)
+    perm = list(range(nd))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    perm = tuple(perm)
+    return _view_op(TRANSPOSE, x, {"permutation": perm}, (perm,))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    x = as_tensor(input)
+    nd = x._value.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    if nd < 2:
+        return _alias(x)
+    return _view_op(T_OP, x, {"permutation": (1, 0)}, ((1, 0),))
+
+
+def numpy_T(input):
+    x = as_tensor(input)
+    nd = x._value.ndim
+    perm = tuple(reversed(range(nd)))
+    if nd < 2:
+        return _alias(x)
+    return _view_op(PERMUTE, x, {"permutation": perm}, (perm,))
+
+
+def mT(input):
+    x = as_tensor(input)
+    return transpose(x, -2, -1)
+
+
+def movedim(input, source, destination):
+    x = as_tensor(input)
+    nd = x._value.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_dim(s, nd) for s in src]
+    dst = [_dim(d, nd) for d in dst]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(x, tuple(order))
+
+
+moveaxis = movedim
+
+
+# --- broadcasting ----------------------------------------------------------------------------
+
+EXPAND = prim_op(REGISTRY["broadcast_in_dim"], "ExpandBackward0")
+
+
+def expand(input, *sizes):
+    x = as_tensor(input)
+    sizes = _shape_arg(sizes)
+    shp = x._value.shape
+    if len(sizes) < len(shp):
+        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, shp))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
+                           f"({len(sizes)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({len(shp)})")
+    lead = len(sizes) - len(shp)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            out.append(s)
+            continue
+        cur = shp[i - lead]
+        if s == -1:
+            s = cur
+        if cur != 1 and cur != s:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
+                               f"[{', '.join(map(str, shp))}]")
+        out.append(s)
+    out = tuple(out)
+    if out == shp:
+        return _alias(x)
+    bdims = tuple(range(lead, len(out)))
+    return _view_op(EXPAND, x, {"shape": out, "broadcast_dimensions": bdims}, (out, bdims))
+
+
+def expand_as(input, other):
+    return expand(input, tuple(as_tensor(other)._value.shape))
+
+
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors):
+    ts = [as_tensor(t) for t in tensors]
+    shape = np.broadcast_shapes(*(t._value.shape for t in ts))
+    return tuple(expand(t, shape) for t in ts)
+
+
+@composite("RepeatBackward0")
+def _repeat(x, *, repeats):
+    return fnp.tile(x, repeats)
+
+
+def repeat(input, *sizes):
+    x = as_tensor(input)
+    sizes = _shape_arg(sizes)
+    if len(sizes) < x._value.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return run(_repeat, (x,), (x._value,), {"repeats": sizes}, (sizes,))
+
+
+# --- joining and splitting -------------------------------------------------------------------
+
+@composite("CatBackward0")
+def _cat(*xs, dim, dt):
+    return fnp.concatenate([S.convert_element_type(x, dt) for x in xs], axis=dim)
+
+
+@composite("StackBackward0")
+def _stack(*xs, dim, dt):
+    return fnp.stack([S.convert_element_type(x, dt) for x in xs], axis=dim)
+
+
+def cat(tensors, dim=0, *, out=None):
+    ts = [as_tensor(t) for t in tensors]
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ts = [t for t in ts if not (t._value.ndim == 1 and t._value.size == 0)] or ts[:1]
+    nd = ts[0]._value.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _dim(dim, nd)
+    dt = _dtype.result_type(*[t._value for t in ts if t._value.ndim] or [ts[0]._value])
+    return run(_cat, ts, [t._value for t in ts], {"dim": d, "dt": dt}, (d, dt))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    ts = [as_tensor(t) for t in tensors]
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shp = ts[0]._value.shape
+    for i, t in enumerate(ts):
+        if t._value.shape != shp:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"[{', '.join(map(str, shp))}] at entry 0 and "
+                               f"[{', '.join(map(str, t._value.shape))}] at entry {i}")
+    d = _dim(dim, len(shp) + 1)
+    dt = _dtype.result_type(*[t._value for t in ts])
+    return run(_stack, ts, [t._value for t in ts], {"dim": d, "dt": dt}, (d, dt))
+
+
+def hstack(tensors):
+    ts = [as_tensor(t) for t in tensors]
+    return cat(ts, 0 if ts[0]._value.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    ts = [as_tensor(t) for t in tensors]
+    ts = [reshape(t, (1, -1)) if t._value.ndim < 2 else t for t in ts]
+    return cat(ts, 0)
+
+
+@composite("SplitBackward0", multiple=True)
+def _split(x, *, dim, bounds):
+    return [_narrow(x, dim, a, b - a) for a, b in bounds]
+
+
+@composite("UnbindBackward0", multiple=True)
+def _unbind(x, *, dim):
+    return [S.squeeze(_narrow(x, dim, i, 1), (dim,)) for i in range(x.shape[dim])]
+
+
+def _narrow(x, dim, start, length):
+    starts = [0] * x.ndim
+    limits = list(x.shape)
+    starts[dim] = start
+    limits[dim] = start + length
+    return REGISTRY["slice"].bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                                  strides=(1,) * x.ndim)
+
+
+def _views(x, outs):
+    return tuple(as_view(x, o) for o in outs)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    x = as_tensor(tensor)
+    d = _dim(dim, x._value.ndim)
+    n = x._value.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        bounds = tuple((a, min(a + step, n)) for a in range(0, n, step)) if n else ((0, 0),)
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sizes}")
+        bounds, a = [], 0
+        for s in sizes:
+            bounds.append((a, a + s))
+            a += s
+        bounds = tuple(bounds)
+    return _views(x, run(_split, (x,), (x._value,), {"dim": d, "bounds": bounds}, (d, bounds)))
+
+
+def chunk(input, chunks, dim=0):
+    x = as_tensor(input)
+    n = x._value.shape[_dim(dim, x._value.ndim)]
+    step = -(-n // chunks) if chunks else n
+    return split(x, _pymax_int(step, 1), dim)
+
+
+def _pymax_int(a, b):
+    return a if a > b else b
+
+
+def unbind(input, dim=0):
+    x = as_tensor(input)
+    d = _dim(dim, x._value.ndim)
+    return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}, (d,)))
+
+
+NARROW = prim_op(REGISTRY["slice"], "SliceBackward0")
+
+
+def narrow(input, dim, start, length):
+    x = as_tensor(input)
+    d = _dim(dim, x._value.ndim)
+    n = x._value.shape[d]
+    start = int(start) % n if start < 0 else int(start)
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    starts = [0] * x._value.ndim
+    limits = list(x._value.shape)
+    starts[d], limits[d] = start, start + length
+    params = {"start_indices": tuple(starts), "limit_indices": tuple(limits),
+              "strides": (1,) * x._value.ndim}
+    return _view_op(NARROW, x, params, tuple(params.values()))
+
+
+def select(input, dim, index):
+    x = as_tensor(input)
+    idx = [slice(None)] * x._value.ndim
+    idx[_dim(dim, x._value.ndim)] = index
+    return getitem(x, tuple(idx))
+
+
+FLIP = prim_op(REGISTRY["rev"], "FlipBackward0")
+
+
+def flip(input, dims):
+    x = as_tensor(input)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    ds = tuple(sorted({_dim(d, x._value.ndim) for d in dims}))
+    out = run(FLIP, (x,), (x._value,), {"dimensions": ds}, (ds,))
+    if np.may_share_memory(out._value, x._value):
+        out._value = out._value.copy()  # PyTorch's flip copies
+    return out
+
+
+@composite("RollBackward0")
+def _roll(x, *, shifts, dims):
+    return fnp.roll(x, shifts, dims)
+
+
+def roll(input, shifts, dims=None):
+    x = as_tensor(input)
+    shifts = shifts if isinstance(shifts, int) else tuple(shifts)
+    dims = dims if dims is None or isinstance(dims, int) else tuple(dims)
+    return run(_roll, (x,), (x._value,), {"shifts": shifts, "dims": dims}, (shifts, dims))
+
+
+@composite("TrilBackward0")
+def _tril(x, *, k):
+    mask = np.tril(np.ones(x.shape[-2:], np.bool_), k)
+    return E.select(mask, x, np.zeros((), x.dtype))
+
+
+@composite("TriuBackward0")
+def _triu(x, *, k):
+    mask = np.triu(np.ones(x.shape[-2:], np.bool_), k)
+    return E.select(mask, x, np.zeros((), x.dtype))
+
+
+def tril(input, diagonal=0):
+    x = as_tensor(input)
+    return run(_tril, (x,), (x._value,), {"k": int(diagonal)}, (int(diagonal),))
+
+
+def triu(input, diagonal=0):
+    x = as_tensor(input)
+    return run(_triu, (x,), (x._value,), {"k": int(diagonal)}, (int(diagonal),))
+
+
+@composite("DiagonalBackward0")
+def _diagonal(x, *, offset, dim1, dim2):
+    return fnp.diagonal(x, offset, dim1, dim2)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    x = as_tensor(input)
+    nd = x._value.ndim
+    params = {"offset": int(offset), "dim1": _dim(dim1, nd), "dim2": _dim(dim2, nd)}
+    return run(_diagonal, (x,), (x._value,), params, tuple(params.values()))
+
+
+@composite("TraceBackward0")
+def _trace(x):
+    return fnp.trace(x)
+
+
+def trace(input):
+    x = as_tensor(input)
+    return run(_trace, (x,), (x._value,))
+
+
+# --- indexing --------------------------------------------------------------------------------
+
+def _index_spec(x, idx):
+    """A hashable description of an index and the integer arrays it uses (which become inputs
+    of the recorded op). Boolean masks become their nonzero() arrays here (eagerly)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    spec, arrays = [], []
+    for i in idx:
+        if isinstance(i, Tensor):
+            i = i._value
+        if i is None:
+            spec.append(("n",))
+        elif i is Ellipsis:
+            spec.append(("e",))
+        elif isinstance(i, slice):
+            spec.append(("s", _int_or_none(i.start), _int_or_none(i.stop),
+                         _int_or_none(i.step)))
+        elif isinstance(i, bool | np.bool_):
+            spec.append(("b", bool(i)))
+        elif isinstance(i, int | np.integer):
+            spec.append(("i", int(i)))
+        else:
+            arr = np.asarray(i)
+            if arr.dtype == np.bool_ and arr.ndim:
+                for nz in np.nonzero(arr):
+                    spec.append(("a", len(arrays)))
+                    arrays.append(nz.astype(np.int64))
+                continue
+            if arr.dtype == np.bool_:
+                spec.append(("b", bool(arr)))
+                continue
+            if arr.size == 0 and arr.dtype.kind == "f":
+                arr = arr.astype(np.int64)
+            if arr.dtype.kind not in "iu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                 "tensors")
+            spec.append(("a", len(arrays)))
+            arrays.append(arr)
+    for k, v in enumerate(spec):
+        if v[0] == "s" and v[3] is not None and v[3] <= 0:
+            raise ValueError("step must be greater than zero")
+    return tuple(spec), arrays
+
+
+def _int_or_none(v):
+    if v is None:
+        return None
+    if isinstance(v, Tensor):
+        v = v.item()
+    return int(v)
+
+
+def _rebuild_index(spec, arrays):
+    out = []
+    for s in spec:
+        k = s[0]
+        if k == "n":
+            out.append(None)
+        elif k == "e":
+            out.append(Ellipsis)
+        elif k == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif k == "b":
+            out.append(s[1])
+        elif k == "i":
+            out.append(s[1])
+        else:
+            out.append(arrays[s[1]])
+    return tuple(out)
+
+
+def _getitem_fn(x, *arrays, spec):
+    return fnp_indexing.getitem(x, _rebuild_index(spec, arrays))
+
+
+_GETITEM_OPS = {name: Op(name, _getitem_fn, _getitem_fn) for name in
+                ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
+                 "AliasBackward0")}
+
+
+def _getitem_name(spec):
+    kinds = [s[0] for s in spec]
+    if "a" in kinds or "b" in kinds:
+        return "IndexBackward0"
+    for s in reversed(spec):
+        if s[0] == "i":
+            return "SelectBackward0"
+        if s[0] == "s" and s[1:] != (None, None, None):
+            return "SliceBackward0"
+        if s[0] == "n":
+            return "UnsqueezeBackward0"
+    return "AliasBackward0"
+
+
+def getitem(input, idx):
+    x = as_tensor(input)
+    spec, arrays = _index_spec(x, idx)
+    op = _GETITEM_OPS[_getitem_name(spec)]
+    out = run(op, (x, *[None] * len(arrays)), (x._value, *arrays), {"spec": spec}, (spec,))
+    return as_view(x, out)
+
+
+def _setitem_fn(x, v, *arrays, spec):
+    return fnp_indexing._IndexRef(x, _rebuild_index(spec, arrays)).set(v)
+
+
+_SETITEM = Op("CopySlices", _setitem_fn, _setitem_fn)
+
+
+def setitem_out_of_place(x, idx, value):
+    """x with x[idx] replaced by value, as a new tensor (one CopySlices node)."""
+    spec, arrays = _index_spec(x, idx)
+    dt = x._value.dtype
+    if isinstance(value, Tensor):
+        vv = value._value if value._value.dtype == dt else value._value.astype(dt)
+    else:
+        vv = _operand(value, dt)
+    return run(_SETITEM, (x, value, *[None] * len(arrays)), (x._value, vv, *arrays),
+               {"spec": spec}, (spec,))
+
+
+@composite("GatherBackward0")
+def _gather(x, index, *, dim):
+    return fnp.take_along_axis(x, index, axis=dim)
+
+
+def gather(input, dim, index):
+    x = as_tensor(input)
+    idx = as_tensor(index)._value
+    d = _dim(dim, x._value.ndim)
+    if idx.ndim != x._value.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    return run(_gather, (x, None), (x._value, idx.astype(np.int64)), {"dim": d}, (d,))
+
+
+take_along_dim = gather
+
+
+@composite("IndexSelectBackward0")
+def _index_select(x, index, *, dim):
+    return fnp.take(x, index, axis=dim)
+
+
+def index_select(input, dim, index):
+    x = as_tensor(input)
+    idx = as_tensor(index)._value.astype(np.int64)
+    d = _dim(dim, x._value.ndim)
+    return run(_index_select, (x, None), (x._value, idx), {"dim": d}, (d,))
+
+
+@composite("MaskedFillBackward0")
+def _masked_fill(x, mask, value):
+    return E.select(mask, S.convert_element_type(value, x.dtype), x)
+
+
+def masked_fill(input, mask, value):
+    x = as_tensor(input)
+    m = as_tensor(mask)._value.astype(np.bool_)
+    v = value._value if isinstance(value, Tensor) else _operand(value, x._value.dtype)
+    return run(_masked_fill, (x, None, value), (x._value, m, v))
+
+
+def masked_select(input, mask):
+    x = as_tensor(input)
+    m = as_tensor(mask)._value.astype(np.bool_)
+    m = np.broadcast_to(m, np.broadcast_shapes(m.shape, x._value.shape))
+    if m.shape != x._value.shape:
+        x = expand(x, m.shape)
+    return getitem(x, wrap(m))
+
+
+def take(input, index):
+    x = as_tensor(input)
+    return getitem(reshape(x, (-1,)), as_tensor(index))
+
+
+def nonzero(input, *, as_tuple=False):
+    v = as_tensor(input)._value
+    nz = np.nonzero(v)
+    if as_tuple:
+        return tuple(wrap(a.astype(np.int64)) for a in nz)
+    return wrap(np.stack(nz, axis=-1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+def contiguous(input):
+    return input
+

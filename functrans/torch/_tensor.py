@@ -1,0 +1,529 @@
+"""`Tensor`: an eager array that records onto the tape, with PyTorch's leaf semantics.
+
+A Tensor is a functrans `Tracer` of the global tape trace (level 0.5, between eager evaluation
+and every transform), so `bind` routes primitives applied to it to the tape, and functrans.numpy
+and the transforms accept it. Its state: the numpy array (`_value`, the storage: views share
+it, in-place operations write into it), `requires_grad`, `grad_fn` with `output_nr` (None for
+leaves), a version counter shared with its views (`_vc`, created lazily; None means version 0),
+and rarely used metadata (`.grad`, retain_grad, hooks, the leaf's AccumulateGrad) in `_meta`.
+Math methods and operators are installed by `_tensor_methods`.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import numpy as np
+
+from functrans.core.avals import ShapedArray
+from functrans.core.trace import MainTrace, Trace, Tracer
+from functrans.torch import _dtype
+from functrans.torch._graph import AccumulateGrad
+from functrans.torch._grad_mode import MODE
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:
+    """torch.device: functrans.torch computes on the CPU only."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if ":" in type:
+            type, idx = type.split(":")
+            index = int(idx)
+        if type != "cpu":
+            raise RuntimeError(f"functrans.torch runs on the CPU only; device {type!r} is not "
+                               "available. Use torch.device('cpu').")
+        self.type = type
+        self.index = index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and other.type == self.type
+
+    def __hash__(self):
+        return hash(self.type)
+
+
+CPU = device("cpu")
+
+
+def _device_arg_ok(d) -> bool:
+    """Whether `d` names the CPU (the only device functrans.torch has)."""
+    if isinstance(d, device):
+        return True
+    if isinstance(d, str):
+        return d.split(":")[0] == "cpu"
+    return False
+
+
+class _Meta:
+    """Rarely used per-tensor autograd state."""
+
+    __slots__ = ("grad", "retains_grad", "acc", "base", "view_rebases", "hooks", "name")
+
+    def __init__(self):
+        self.view_rebases = 0
+        self.grad = None
+        self.retains_grad = False
+        self.acc = None
+        self.base = None
+        self.hooks = None
+        self.name = None
+
+
+class TapeTrace(Trace):
+    """The trace every Tensor belongs to. `process_primitive` runs the primitive eagerly on the
+    arrays and records a node when grad mode is on and an input requires grad."""
+
+    __slots__ = ()
+
+    def pure(self, val):
+        if isinstance(val, Tensor):
+            return val
+        return wrap(np.asarray(val))
+
+    lift = pure
+
+    def process_primitive(self, prim, tracers, params):
+        from functrans.torch._record import apply_primitive
+        return apply_primitive(prim, tracers, params)
+
+
+TAPE_MAIN = MainTrace(level=0.5, trace_type=TapeTrace, global_data=None, name="functrans.torch")
+TAPE = TAPE_MAIN.trace
+
+
+class Tensor(Tracer):
+    """A multi-dimensional array with PyTorch's autograd semantics.
+
+    >>> import functrans.torch as torch
+    >>> a = torch.tensor([3.], requires_grad=True)
+    >>> b = a * a
+    >>> b.backward()
+    >>> a.grad
+    tensor([6.])
+    """
+
+    __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_meta",
+                 "__weakref__")
+    _trace = TAPE  # every Tensor belongs to the tape (a class attribute: nothing to set)
+
+    def __init__(self, *args):
+        # the legacy constructor torch.Tensor(data) / torch.Tensor(*sizes): float32
+        dt = _dtype.get_default_dtype().dtype
+        if len(args) == 1 and not isinstance(args[0], int):
+            value = np.array(getattr(args[0], "_value", args[0]), dtype=dt)
+        else:
+            value = np.zeros(tuple(args) if args else (0,), dt)
+        _init(self, value, False, None, 0)
+
+    # --- what a functrans tracer must provide ------------------------------------------------
+
+    @property
+    def aval(self) -> ShapedArray:
+        v = self._value
+        return ShapedArray(v.shape, v.dtype)
+
+    def concrete_value(self):
+        return self._value
+
+    # --- shape and dtype ---------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._value.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._value.shape)
+        return self._value.shape[_dim(dim, self._value.ndim)]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.from_numpy(self._value.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    def dim(self) -> int:
+        return self._value.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return int(self._value.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._value.itemsize
+
+    @property
+    def device(self) -> device:
+        return CPU
+
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_nested = False
+    layout = "torch.strided"
+
+    def is_floating_point(self) -> bool:
+        return self._value.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._value.dtype.kind == "c"
+
+    def get_device(self) -> int:
+        return -1
+
+    # --- autograd state ----------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if flag and self._value.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = flag
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        vc = self._vc
+        return 0 if vc is None else vc[0]
+
+    def _get_meta(self) -> _Meta:
+        m = self._meta
+        if m is None:
+            m = self._meta = _Meta()
+        return m
+
+    @property
+    def grad(self):
+        m = self._meta
+        if self._grad_fn is not None and (m is None or not m.retains_grad) and \
+                (m is None or m.grad is None):
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return None if m is None else m.grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value._value.shape != self._value.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a "
+                    f"tensor of size '{list(self.shape)}'. Please ensure that the gradient and "
+                    "the tensor are the same size")
+            if value._value.dtype != self._value.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_legacy_name(value)}' to a "
+                    f"tensor with grad_dtype '{_legacy_type(self)}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype).")
+        self._get_meta().grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._get_meta().grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        m = self._meta
+        return bool(m is not None and m.retains_grad and self._grad_fn is not None)
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self.retains_grad:
+            return None
+        self._get_meta().retains_grad = True
+        node = self._grad_fn
+        if node._retains is None:
+            node._retains = {}
+        node._retains[self._output_nr] = weakref.ref(self)
+        return None
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when the gradient of this tensor is computed; a non-None return
+        value replaces the gradient."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self._grad_fn if self._grad_fn is not None else accumulator(self)
+        if node._pre_hooks is None:
+            node._pre_hooks = []
+        entry = (self._output_nr, hook)
+        node._pre_hooks.append(entry)
+        from functrans.torch._graph import _RemovableHandle
+        return _RemovableHandle(node._pre_hooks, entry)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into the `.grad` of every leaf that requires grad."""
+        from functrans.torch.autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """The same storage and version counter, cut from the graph."""
+        return wrap(self._value, vc=_shared_vc(self))
+
+    def detach_(self) -> "Tensor":
+        if self._grad_fn is not None and self._meta is not None and \
+                self._meta.base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        """The same storage with its own version counter: in-place changes through `.data` are
+        invisible to autograd, as in PyTorch."""
+        return wrap(self._value)
+
+    @data.setter
+    def data(self, other):
+        other = other._value if isinstance(other, Tensor) else np.asarray(other)
+        self._value = other
+
+    # --- conversion to Python and numpy ------------------------------------------------------
+
+    def item(self):
+        v = self._value
+        if v.size != 1:
+            raise RuntimeError(f"a Tensor with {v.size} elements cannot be converted to Scalar")
+        return v.reshape(()).item()
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def numpy(self, *, force=False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._value
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def _scalar(self, kind):
+        v = self._value
+        if v.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=3)
+        return kind(v.reshape(()).item())
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if self._value.dtype.kind not in "iub" or self._value.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._value.reshape(()).item())
+
+    def __bool__(self):
+        v = self._value
+        if v.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(v.reshape(()).item())
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._value.shape[0]))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents=None):
+        from functrans.torch._printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._value.ndim == 0:
+            return self._value.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._value.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        t = wrap(self._value.copy(), self._requires_grad)
+        memo[id(self)] = t
+        return t
+
+
+def _rebuild(value, requires_grad):
+    return wrap(value, requires_grad)
+
+
+def _legacy_type(t) -> str:
+    return {"float32": "Float", "float64": "Double"}.get(t._value.dtype.name, t._value.dtype.name)
+
+
+def _legacy_name(t) -> str:
+    return {"float32": "float", "float64": "double"}.get(t._value.dtype.name,
+                                                          t._value.dtype.name)
+
+
+def _dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+_new = object.__new__
+
+
+def _init(t, value, requires_grad, grad_fn, output_nr):
+    t._value = value
+    t._requires_grad = requires_grad
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._vc = None
+    t._meta = None
+
+
+def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
+    """A Tensor around the numpy array `value` (no copy)."""
+    t = _new(Tensor)
+    t._value = value
+    t._requires_grad = requires_grad
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._vc = vc
+    t._meta = None
+    return t
+
+
+def new_vc() -> list:
+    """A version counter: [version, how many times an in-place op rewrote the history]."""
+    return [0, 0]
+
+
+def _shared_vc(t):
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = [0, 0]
+    return vc
+
+
+def accumulator(t) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node (held weakly by the leaf, strongly by the graph)."""
+    m = t._meta
+    if m is None:
+        m = t._meta = _Meta()
+    acc = m.acc() if m.acc is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        m.acc = weakref.ref(acc)
+    return acc
+
+
+def edge(t):
+    """The graph edge a gradient for `t` flows along: (node, output_nr), or None."""
+    if not t._requires_grad:
+        return None
+    fn = t._grad_fn
+    if fn is not None:
+        m = t._meta
+        if m is not None and m.base is not None and t._vc[1] != m.view_rebases:
+            raise RuntimeError(
+                "this view's base was modified by an in-place operation that rewrote its "
+                "autograd history after the view was created; functrans.torch does not "
+                "regenerate a view's grad_fn (PyTorch does). Take the view again after the "
+                "in-place operation, or clone() it before.")
+        return (fn, t._output_nr)
+    return (accumulator(t), 0)
+
+
+def grad_mode_on() -> bool:
+    return MODE.enabled

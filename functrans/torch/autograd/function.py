@@ -1,0 +1,360 @@
+"""`torch.autograd.Function`: user-defined forward and backward, recorded as one node.
+
+`apply` runs `forward` with grad mode off (combined `forward(ctx, ...)` style, or `forward(...)`
+followed by `setup_context(ctx, inputs, output)`), then makes the context object itself the
+`grad_fn` of the outputs (`<Name>Backward`), as PyTorch does. Its backward calls the user's
+`backward` with grad mode set to `create_graph`, so a differentiable backward (the seeds'
+MyCube) supports double backward, and `@once_differentiable` turns a second differentiation into
+PyTorch's error.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, version_error
+from functrans.torch._grad_mode import MODE, no_grad
+from functrans.torch._tensor import Tensor, _shared_vc, edge, wrap
+
+_MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
+
+
+class FunctionCtx:
+    """What `forward`/`setup_context` may call on `ctx`, and what `backward` reads from it."""
+
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._saved_for_forward = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool):
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        out = []
+        for entry in saved:
+            if entry is None:
+                out.append(None)
+            elif entry[0] == "in":
+                _, t, version = entry
+                cur = 0 if t._vc is None else t._vc[0]
+                if cur != version:
+                    raise version_error(t._value, t._grad_fn, t._output_nr, cur, version)
+                out.append(t)
+            else:
+                _, arr, vc, version, nr, differentiable = entry
+                if vc[0] != version:
+                    raise version_error(arr, self, nr, vc[0], version)
+                out.append(wrap(arr, differentiable, self if differentiable else None, nr, vc))
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The node of one `Function.apply`: also the `ctx` its forward and backward receive."""
+
+    _is_accumulate = False
+
+    def __init__(self):
+        self._next = ()
+        self._seq = new_seq()
+        self._n_out = 0
+        self._pre_hooks = None
+        self._retains = None
+        self._to_save = ()
+        self._saved = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._materialize = True
+        self.needs_input_grad = ()
+
+    def _release(self):
+        if self._saved:
+            self._saved = None
+
+    def _backward(self, buf, create_graph):
+        grads = []
+        for g, (shape, dtype) in zip(buf, self._out_meta):
+            if g is None:
+                if self._materialize:
+                    g = wrap(np.zeros(shape, dtype))
+            elif not isinstance(g, Tensor):
+                g = wrap(np.asarray(g))
+            grads.append(g)
+        res = self._forward_cls.backward(self, *grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n = len(self._arg_edges)
+        name = self.name()
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                                   f"(expected {n}, got {len(res)})")
+        out = [None] * len(self._next)
+        for i, (r, slot) in enumerate(zip(res, self._arg_edges)):
+            if slot is None:
+                if r is not None:
+                    raise RuntimeError(
+                        f"function {name} returned a gradient different than None at position "
+                        f"{i + 1}, but the corresponding forward input was not a Variable")
+                continue
+            if r is None or self._next[slot] is None:
+                continue
+            if not isinstance(r, Tensor):
+                raise TypeError(f"function {name} returned a gradient of type "
+                                f"{type(r).__name__} at position {i + 1}; expected a Tensor or "
+                                "None")
+            shape, dtype = self._in_meta[slot]
+            if r._value.shape != shape:
+                r = _sum_to(r, shape, name, i)
+            if r._value.dtype != dtype:
+                r = r.to(dtype) if create_graph else wrap(r._value.astype(dtype))
+            out[slot] = r if create_graph else r._value
+        return out
+
+
+def _sum_to(r, shape, name, index):
+    """A gradient of a broadcast shape summed down to the input's shape (PyTorch's sum_to)."""
+    got = r._value.shape
+    try:
+        ok = np.broadcast_shapes(got, shape) == tuple(got)
+    except ValueError:
+        ok = False
+    if not ok or len(got) < len(shape):
+        raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
+                           f"[{', '.join(map(str, got))}] but expected shape compatible with "
+                           f"[{', '.join(map(str, shape))}]")
+    lead = len(got) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and got[lead + i] != 1)
+    out = r.sum(dims, keepdim=True) if dims else r
+    return out.reshape(shape)
+
+
+class _SingleLevelFunction:
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+
+class Function(_SingleLevelFunction):
+    """Base class of user-defined differentiable operations; call them with `.apply`.
+
+    >>> import functrans.torch as torch
+    >>> class Double(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x * 2
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         return g * 2
+    >>> x = torch.tensor([1., 2.], requires_grad=True)
+    >>> Double.apply(x).sum().backward()
+    >>> x.grad
+    tensor([2., 2.])
+    """
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @classmethod
+    def _backward_class(cls):
+        bc = cls.__dict__.get("_backward_cls")
+        if bc is None:
+            bc = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                      {"_forward_cls": cls, "__module__": "torch.autograd.function"})
+            cls._backward_cls = bc
+        return bc
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        separate = cls.setup_context is not _SingleLevelFunction.setup_context
+        if separate:
+            sig = inspect.signature(cls.forward)
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = tuple(bound.args), dict(bound.kwargs)
+        ctx = cls._backward_class()()
+        tensor_slots, edges, in_meta = [], [], []
+        for a in args:
+            if isinstance(a, Tensor):
+                tensor_slots.append(len(edges))
+                edges.append(a)
+                in_meta.append((a._value.shape, a._value.dtype))
+            else:
+                tensor_slots.append(None)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        executable = MODE.enabled and any(ctx.needs_input_grad)
+        prev = MODE.enabled
+        MODE.enabled = False
+        try:
+            if separate:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            MODE.enabled = prev
+        ctx._arg_edges = tensor_slots
+        ctx._in_meta = in_meta
+        ctx._next = tuple(edge(t) if executable else None for t in edges)
+        return _wrap_outputs(ctx, args, outputs, executable)
+
+
+def _wrap_outputs(ctx, args, outputs, executable):
+    is_tuple = isinstance(outputs, tuple)
+    outs = outputs if is_tuple else (outputs,)
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    result, meta, originals = [], [], []
+    for o in outs:
+        if not isinstance(o, Tensor):
+            result.append(o)
+            continue
+        nr = len(meta)
+        meta.append((o._value.shape, o._value.dtype))
+        originals.append(o)
+        differentiable = executable and id(o) not in non_diff and o._value.dtype.kind in "fc"
+        if id(o) in dirty:
+            if executable and o._requires_grad and o._grad_fn is None:
+                raise RuntimeError(_MARK_DIRTY_LEAF)
+            _shared_vc(o)[0] += 1
+        elif id(o) in input_ids:
+            o = wrap(o._value, vc=_shared_vc(o))  # a view of the input, as PyTorch returns
+        if differentiable:
+            o._requires_grad = True
+            o._grad_fn = ctx
+            o._output_nr = nr
+        elif executable and id(o) in dirty:
+            o._grad_fn, o._requires_grad = None, False
+        result.append(o)
+    ctx._n_out = len(meta)
+    ctx._out_meta = meta
+    ctx._saved = _save(ctx, originals, result, executable)
+    return tuple(result) if is_tuple else result[0]
+
+
+def _save(ctx, originals, result, executable):
+    out_index = {id(o): k for k, o in enumerate(originals)}
+    tensors = [r for r in result if isinstance(r, Tensor)]
+    saved = []
+    for t in ctx._to_save:
+        if t is None:
+            saved.append(None)
+            continue
+        k = out_index.get(id(t))
+        if k is not None and tensors[k]._grad_fn is ctx:
+            out = tensors[k]
+            vc = _shared_vc(out)
+            saved.append(("out", out._value, vc, vc[0], k, executable))
+        else:
+            saved.append(("in", t, 0 if t._vc is None else t._vc[0]))
+    ctx._to_save = ()
+    return saved
+
+
+class _DelayedError(Node):
+    """Stands behind the outputs of a once_differentiable backward run with create_graph."""
+
+    __slots__ = ("_msg",)
+    _is_accumulate = False
+
+    def __init__(self, msg, n_out, edges):
+        self._msg = msg
+        self._next = tuple(edges)
+        self._n_out = n_out
+        self._seq = new_seq()
+        self._pre_hooks = None
+        self._retains = None
+
+    def name(self):
+        return "DelayedError"
+
+    def _backward(self, buf, create_graph):
+        raise RuntimeError(self._msg)
+
+
+_ONCE_MSG = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def once_differentiable(fn):
+    """Mark a `backward` as not differentiable: differentiating its result raises."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not MODE.enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        fakes = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                leaf = wrap(o._value, True)
+                fakes.append(edge(leaf))
+            else:
+                fakes.append(None)
+        err = _DelayedError(_ONCE_MSG, len(outs), fakes)
+        wrapped = tuple(wrap(o._value, True, err, k) if isinstance(o, Tensor) else o
+                        for k, o in enumerate(outs))
+        return wrapped if isinstance(outputs, tuple) else wrapped[0]
+    return wrapper
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass
