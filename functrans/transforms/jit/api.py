@@ -201,6 +201,13 @@ class Jitted:
         """
         return Lowered(self._entry(args, kwargs)[0])
 
+    def __get__(self, obj, objtype=None):
+        """As a method decorator: the instance is the first (positional) argument, so mark it
+        static (static_argnums=0) unless it is a pytree of arrays."""
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
     def cache_info(self) -> CacheInfo:
         return self._cache.info()
 

@@ -190,3 +190,71 @@ EAGER = {
 def test_composition_matrix(program, transform):
     f = PROGRAMS[program]
     close(TRANSFORMS[transform](f)(X), EAGER[transform](f)(X))
+
+
+def _programs_in(closed, seen):
+    """Every program reachable from `closed` through the jit rules' caches and call params."""
+    from functrans.core.ir import ClosedJaxpr
+    if id(closed) in seen:
+        return
+    seen[id(closed)] = closed
+    for e in closed.eqns:
+        for p in e.params.values():
+            if isinstance(p, ClosedJaxpr):
+                _programs_in(p, seen)
+    for val in closed._cache.values():
+        for attr in ("primal", "tangent", "program"):
+            sub = getattr(val, attr, None)
+            if isinstance(sub, ClosedJaxpr):
+                _programs_in(sub, seen)
+        if isinstance(val, ClosedJaxpr):
+            _programs_in(val, seen)
+
+
+def test_every_program_the_rules_derive_is_well_formed():
+    jf = jit(f_scalar)
+    ft.hessian(jf)(X)
+    ft.vmap(ft.grad(jf))(np.stack([X, X]))
+    ft.jacfwd(jf)(X)
+    seen = {}
+    _programs_in(jf.lower(X).jaxpr, seen)
+    assert len(seen) >= 6
+    for closed in seen.values():
+        ft.check_jaxpr(closed)
+
+
+def test_errors_inside_jit_name_the_fix():
+    from functrans.errors import TracerBoolConversionError
+    with pytest.raises(TracerBoolConversionError, match="static_argnums"):
+        jit(lambda x: x if x > 0 else -x)(1.0)
+    with pytest.raises(ValueError, match="argnums"):
+        jit(lambda x: x, static_argnums=3)(1.0)
+    with pytest.raises(TypeError, match="not an array"):
+        jit(lambda x: x)("a string")
+    with pytest.raises(TypeError, match="expected a function"):
+        jit(3)
+
+
+def test_no_arguments_and_methods():
+    assert list(jit(lambda: fnp.ones(2) * 3.0)()) == [3.0, 3.0]
+
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        def __hash__(self):
+            return id(self)
+
+        @jit
+        def apply_dynamic(self, x):  # noqa: N805  (self is not an array: fails clearly)
+            return x
+
+        def apply(self, x):
+            return jit(lambda w, x: fnp.sum(w * x))(self.w, x)
+
+    m = Model(np.arange(3.0))
+    assert float(m.apply(np.ones(3))) == 3.0
+    static = jit(lambda self, x: fnp.sum(self.w * x), static_argnums=0)
+    assert float(static(m, np.ones(3))) == 3.0
+    with pytest.raises(TypeError, match="not an array"):
+        m.apply_dynamic(np.ones(3))
