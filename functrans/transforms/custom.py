@@ -14,15 +14,18 @@ primitive that also holds the user's rule:
                    raises (as JAX does).
 
 Values the function closes over become operands of the call (programs in params are
-const-free). For custom_jvp their derivatives flow through the function's own program; for
-custom_vjp a differentiated closed-over value is an error, since `bwd` cannot return its
-cotangent.
+const-free). When those include tracers of enclosing transforms, the rules are staged too, at
+call time, and their closed-over values become operands as well, so no rule ever holds a
+tracer in a Python closure. For custom_jvp the derivatives of closed-over values flow through
+the function's own program; for custom_vjp a differentiated closed-over value is an error,
+since `bwd` cannot return its cotangent.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 import numpy as np
 
@@ -35,10 +38,11 @@ from functrans.core.trace import Tracer, current_level
 from functrans.errors import FunctransError, ShapeError
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import bdim_to_front, convert_element_type
+from functrans.primitives.reductions import reduce_sum
+from functrans.primitives.shape_ops import bdim_to_front, convert_element_type, moveaxis
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, any_tracer, batch_jaxpr,
-                                                        batch_size, instantiate_zeros, run,
-                                                        stage)
+                                                        batch_size, instantiate_zeros, level,
+                                                        run, stage)
 from functrans.transforms.jvp import JVPTracer, jvp_jaxpr
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.transforms.vmap import batch_flat
@@ -53,6 +57,35 @@ class CustomVJPForwardModeError(FunctransError, TypeError):
 
 class CustomVJPClosureError(FunctransError, TypeError):
     """A custom_vjp function closes over a value that is being differentiated."""
+
+
+class CustomRuleClosureError(FunctransError, TypeError):
+    """A custom rule returned a traced value of a transform it was not given."""
+
+
+_local = threading.local()
+
+
+def _staging_rules() -> set:
+    """ids of the custom functions whose rules this thread is staging right now."""
+    ids = getattr(_local, "ids", None)
+    if ids is None:
+        ids = _local.ids = set()
+    return ids
+
+
+def _max_level(xs) -> int:
+    return max([level(x) for x in xs] + [0])
+
+
+def _check_rule_outputs(outs, inputs, what, name):
+    """A rule's outputs live no higher than its inputs; a higher one comes from a closure."""
+    if _max_level(outs) > _max_level(inputs):
+        raise CustomRuleClosureError(
+            f"{name}: {what} returned a value traced by an enclosing transform that it was not "
+            "given: it closes over a traced value (captured from an enclosing function) in a "
+            "way this combination of transforms cannot follow. Pass that value to the "
+            "function as an explicit argument instead.")
 
 
 def _forward_mode_error(*_, **__):
@@ -133,19 +166,17 @@ def _conform(x, aval, what, name):
 
 
 def _closure_converted(fn_flat, args, const_primals, name):
-    """Call fn_flat(*args) with every closed-over tracer of the differentiating trace replaced
-    by its primal (identified through the call's own closed-over operands)."""
+    """fn_flat(*args), staged first so that every closed-over tracer whose primal chain reaches
+    one of `const_primals` (the primals of the call's closed-over operands, as this trace sees
+    them) can be replaced by it: a Python rule closing over tracers of this very trace (or of
+    one above it) then computes on the values this trace works with."""
     closed = trace_to_jaxpr(lambda *xs: [as_value(o, name) for o in fn_flat(*xs)],
                             [get_aval(a) for a in args], name=name)
-
     return eval_jaxpr(closed.jaxpr, [_substitute(c, const_primals) for c in closed.consts],
                       *args)
 
 
 def _substitute(c, const_primals):
-    """A closed-over value seen from the rule of the trace whose operands' primals are
-    `const_primals`: the tracer (at any level above) whose primal chain reaches one of them
-    is replaced by it."""
     x = c
     while isinstance(x, JVPTracer):
         x = x.primal
@@ -155,73 +186,97 @@ def _substitute(c, const_primals):
     return c
 
 
-def _batch_all(vals, dims):
+def _split_ops(xs, *sizes):
+    out, i = [], 0
+    for n in sizes:
+        out.append(list(xs[i:i + n]))
+        i += n
+    out.append(list(xs[i:]))
+    return out
+
+
+def _batch_front(vals, dims):
+    """Batched operands with the batch axis first; unbatched ones stay as they are."""
     size = batch_size(vals, dims)
-    return [bdim_to_front(v, d, size) for v, d in zip(vals, dims)], size
+    vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    return vals, [None if d is None else 0 for d in dims], size
 
 
 # --- custom_jvp --------------------------------------------------------------------------------
 
-def _custom_jvp_call_impl(*args, call_jaxpr, jvp, num_consts, closes):
-    return run(call_jaxpr, *args)
+def _custom_jvp_call_impl(*args, call_jaxpr, jvp, num_consts, num_rule_consts, closes):
+    consts, _, xs = _split_ops(args, num_consts, num_rule_consts)
+    return run(call_jaxpr, *consts, *xs)
 
 
-def _custom_jvp_call_abstract(*avals, call_jaxpr, jvp, num_consts, closes):
+def _custom_jvp_call_abstract(*avals, call_jaxpr, jvp, num_consts, num_rule_consts,
+                              closes):
     return list(call_jaxpr.out_avals)
 
 
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, closes):
-    nc = num_consts
-    consts, args = primals[:nc], primals[nc:]
-    t_args = instantiate_zeros(tangents[nc:])
-    n_out = len(call_jaxpr.out_avals)
-    if closes:
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, num_rule_consts,
+                         closes):
+    consts, rule_consts, args = _split_ops(primals, num_consts, num_rule_consts)
+    t_args = instantiate_zeros(tangents[num_consts + num_rule_consts:])
+    if closes and not rule_consts:  # a Python rule over closed-over tracers
         def flat(*xs):
-            o, t = jvp(xs[:len(args)], xs[len(args):])
+            o, t = jvp([], xs[:len(args)], xs[len(args):])
             return [*o, *instantiate_zeros(t)]
 
-        res = _closure_converted(flat, [*args, *t_args], consts, "custom_jvp")
-        out, t_out = res[:n_out], res[n_out:]
+        res = _closure_converted(flat, [*args, *t_args], consts, "custom_jvp rule")
+        out, t_out = res[:len(res) // 2], res[len(res) // 2:]
     else:
-        out, t_out = jvp(list(args), t_args)
-    t_out = [Zero(a) if not is_float(a.dtype) else t
-             for t, a in zip(t_out, call_jaxpr.out_avals)]
-    const_nz = [type(t) is not Zero for t in tangents[:nc]]
+        out, t_out = jvp(rule_consts, args, t_args)
+    _check_rule_outputs(out, [*rule_consts, *args], "the JVP rule", "custom_jvp")
+    _check_rule_outputs(t_out, [*rule_consts, *args, *t_args], "the JVP rule", "custom_jvp")
+    t_out = [t if is_float(a.dtype) else Zero(a) for t, a in zip(t_out, call_jaxpr.out_avals)]
+    const_nz = [type(t) is not Zero for t in tangents[:num_consts]]
     if any(const_nz):
         # closed-over values being differentiated: their effect flows through the function
+        # (the rule's own use of them only scales tangents: a second-order term here)
         prog, out_nz = jvp_jaxpr(call_jaxpr, const_nz + [False] * len(args))
-        t_consts = [t for t, nz in zip(tangents[:nc], const_nz) if nz]
-        extra = iter(eval_jaxpr(prog.jaxpr, prog.consts, *primals, *t_consts)[n_out:])
+        t_consts = [t for t, nz in zip(tangents, const_nz) if nz]
+        extra = iter(eval_jaxpr(prog.jaxpr, prog.consts, *consts, *args,
+                                *t_consts)[len(out):])
         t_out = [add_tangents(t, next(extra)) if nz else t for t, nz in zip(t_out, out_nz)]
     return list(out), t_out
 
 
-def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts, closes):
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts, num_rule_consts,
+                               closes):
     # reached when a custom_jvp function is applied to tangents inside a linear program
-    linear_in = [is_undefined(a) for a in args]
+    consts, _, xs = _split_ops(args, num_consts, num_rule_consts)
+    linear_in = [is_undefined(a) for a in (*consts, *xs)]
     prog = transpose_jaxpr(call_jaxpr, linear_in)
-    known = [a for a in args if not is_undefined(a)]
+    known = [a for a in (*consts, *xs) if not is_undefined(a)]
     res = iter(eval_jaxpr(prog.jaxpr, prog.consts, *known,
                           *instantiate_zeros(cts, call_jaxpr.out_avals)))
-    return [next(res) if lin else None for lin in linear_in]
+    cts_in = [next(res) if lin else None for lin in linear_in]
+    return cts_in[:num_consts] + [None] * num_rule_consts + cts_in[num_consts:]
 
 
-def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, num_consts, closes):
-    vals, size = _batch_all(vals, dims)
-    prog, consts, _ = batch_jaxpr(call_jaxpr, [0] * len(vals), size, True)
-    n_out = len(call_jaxpr.out_avals)
+def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, num_consts, num_rule_consts,
+                           closes):
+    vals, dims, size = _batch_front(vals, dims)
+    c_dims, r_dims, a_dims = _split_ops(dims, num_consts, num_rule_consts)
+    prog, consts, _ = batch_jaxpr(call_jaxpr, c_dims + a_dims, size, True)
+    n_out, nr = len(call_jaxpr.out_avals), num_rule_consts
 
-    def batched_jvp(primals, tangents):
+    def batched_jvp(rule_consts, primals, tangents):
         n = len(primals)
+
         def flat(*xs):
-            o, t = jvp(xs[:n], instantiate_zeros(xs[n:]))
+            o, t = jvp(xs[:nr], xs[nr:nr + n], instantiate_zeros(xs[nr + n:]))
             return [*o, *instantiate_zeros(t)]
 
-        outs = batch_flat(flat, [*primals, *tangents], [0] * (2 * n), [0] * (2 * n_out), size)
+        # a tangent has its primal's shape, so it is batched where the primal is
+        outs = batch_flat(flat, [*rule_consts, *primals, *tangents],
+                          [*r_dims, *a_dims, *a_dims], [0] * (2 * n_out), size)
         return outs[:n_out], outs[n_out:]
 
     outs = custom_jvp_call_p.bind(*consts, *vals, call_jaxpr=prog, jvp=batched_jvp,
-                                  num_consts=len(consts) + num_consts, closes=closes)
+                                  num_consts=len(consts) + num_consts, num_rule_consts=nr,
+                                  closes=closes)
     return outs, [0] * n_out
 
 
@@ -299,13 +354,42 @@ class custom_jvp:
             return self.fun(*args)
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
         jvp_flat = _flat_jvp_rule(self.jvp, nondiff, in_tree, out_tree, prog.out_avals, name)
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=prog, jvp=jvp_flat,
-                                      num_consts=len(consts), closes=any_tracer(consts))
+        rule_consts = []
+        # the rule may close over the same tracers: stage it now, with them as operands (a
+        # call of this function inside its own rule keeps the rule as it is)
+        if any_tracer(consts) and id(self) not in _staging_rules():
+            _staging_rules().add(id(self))
+            try:
+                jvp_flat, rule_consts = _staged_jvp_rule(jvp_flat, leaves, len(prog.out_avals))
+            finally:
+                _staging_rules().discard(id(self))
+        outs = custom_jvp_call_p.bind(*consts, *rule_consts, *leaves, call_jaxpr=prog,
+                                      jvp=jvp_flat, num_consts=len(consts),
+                                      num_rule_consts=len(rule_consts),
+                                      closes=any_tracer(consts))
         return tree_unflatten(out_tree, outs)
 
 
+def _staged_jvp_rule(jvp_flat, leaves, n_out):
+    """The rule as a program whose closed-over values are leading operands."""
+    avals = [get_aval(x) for x in leaves]
+    n = len(avals)
+
+    def flat(*xs):
+        o, t = jvp_flat([], xs[:n], xs[n:])
+        return [*o, *instantiate_zeros(t)]
+
+    prog, rule_consts = stage(flat, avals + avals, "custom_jvp rule")
+
+    def jvp(rc, primals, tangents):
+        outs = eval_jaxpr(prog.jaxpr, [], *rc, *primals, *tangents)
+        return outs[:n_out], outs[n_out:]
+
+    return jvp, rule_consts
+
+
 def _flat_jvp_rule(rule, nondiff, in_tree, out_tree, out_avals, name):
-    def jvp_flat(primals, tangents):
+    def jvp_flat(rule_consts, primals, tangents):
         p = tree_unflatten(in_tree, list(primals))
         t = tree_unflatten(in_tree, list(tangents))
         res = rule(*nondiff, tuple(p), tuple(t))
@@ -344,78 +428,91 @@ def _tree_zeros_like(x):
 
 # --- custom_vjp --------------------------------------------------------------------------------
 
-def _custom_vjp_call_impl(*args, call_jaxpr, fwd, bwd, num_consts, closes):
-    return run(call_jaxpr, *args)
+def _custom_vjp_call_impl(*args, call_jaxpr, fwd, bwd, num_consts, num_fwd_consts,
+                          num_bwd_consts, closes):
+    consts, _, _, xs = _split_ops(args, num_consts, num_fwd_consts, num_bwd_consts)
+    return run(call_jaxpr, *consts, *xs)
 
 
-def _custom_vjp_call_abstract(*avals, call_jaxpr, fwd, bwd, num_consts, closes):
+def _custom_vjp_call_abstract(*avals, call_jaxpr, fwd, bwd, num_consts, num_fwd_consts,
+                              num_bwd_consts, closes):
     return list(call_jaxpr.out_avals)
 
 
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, closes):
-    nc = num_consts
-    if any(type(t) is not Zero for t in tangents[:nc]):
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
+                         num_fwd_consts, num_bwd_consts, closes):
+    n_closed = num_consts + num_fwd_consts + num_bwd_consts
+    if any(type(t) is not Zero for t in tangents[:n_closed]):
         raise CustomVJPClosureError(
-            "a custom_vjp function closes over a value that is being differentiated (a traced "
-            "value captured from an enclosing function), and its bwd rule cannot return a "
-            "cotangent for it. Pass that value as an explicit argument of the function and "
-            "return its cotangent from bwd.")
-    consts, args = primals[:nc], primals[nc:]
-    n_out = len(call_jaxpr.out_avals)
-    if closes:
-        res = _closure_converted(lambda *xs: [*sum(map(list, fwd(*xs)), [])], list(args),
-                                 consts, "custom_vjp")
+            "a custom_vjp function (or its fwd/bwd) closes over a value that is being "
+            "differentiated (a traced value captured from an enclosing function), and bwd "
+            "cannot return a cotangent for it. Pass that value as an explicit argument of the "
+            "function and return its cotangent from bwd.")
+    consts, fwd_consts, bwd_consts, args = _split_ops(primals, num_consts, num_fwd_consts,
+                                                      num_bwd_consts)
+    if closes and not fwd_consts and not bwd_consts:  # Python rules over closed-over tracers
+        n_out = len(call_jaxpr.out_avals)
+        res = _closure_converted(lambda *xs: [*sum(map(list, fwd([], xs)), [])], args, consts,
+                                 "custom_vjp fwd")
         out, residuals = res[:n_out], res[n_out:]
         bwd = _converted_bwd(bwd, residuals, call_jaxpr.out_avals, consts)
     else:
-        out, residuals = fwd(*args)
-    t_args = tangents[nc:]
+        out, residuals = fwd(fwd_consts, args)
+    _check_rule_outputs([*out, *residuals], [*fwd_consts, *args], "fwd", "custom_vjp")
+    t_args = tangents[n_closed:]
     mask = tuple(type(t) is not Zero for t in t_args)
-    t_out = custom_lin_p.bind(*residuals, *[t for t, m in zip(t_args, mask) if m],
-                              num_res=len(residuals), bwd=bwd,
+    nb = len(bwd_consts)
+    # bwd's own closed-over values travel with the residuals
+    t_out = custom_lin_p.bind(*bwd_consts, *residuals, *[t for t, m in zip(t_args, mask) if m],
+                              num_res=nb + len(residuals),
+                              bwd=lambda res, cts: bwd(res[:nb], res[nb:], cts),
                               out_avals=tuple(call_jaxpr.out_avals), mask=mask)
     t_out = [t if is_float(a.dtype) else Zero(a) for t, a in zip(t_out, call_jaxpr.out_avals)]
     return list(out), t_out
 
 
-def _converted_bwd(bwd, residuals, out_avals, consts):
-    """bwd staged now, while the closed-over tracers it may read are alive, with those of the
-    differentiating trace replaced by their primals."""
+def _converted_bwd(bwd, residuals, out_avals, const_primals):
+    """bwd staged now, while the tracers it closes over are alive, each replaced as in
+    `_closure_converted`."""
     n_res = len(residuals)
-    res_avals = [get_aval(r) for r in residuals]
     closed = trace_to_jaxpr(
-        lambda *xs: instantiate_zeros(bwd(list(xs[:n_res]), list(xs[n_res:]))),
-        res_avals + list(out_avals), name="custom_vjp bwd")
+        lambda *xs: instantiate_zeros(bwd([], xs[:n_res], xs[n_res:])),
+        [get_aval(r) for r in residuals] + list(out_avals), name="custom_vjp bwd")
+    consts = [_substitute(c, const_primals) for c in closed.consts]
+    return lambda bc, res, cts: eval_jaxpr(closed.jaxpr, consts, *res, *cts)
 
-    consts_sub = [_substitute(c, consts) for c in closed.consts]
-    return lambda res, cts: eval_jaxpr(closed.jaxpr, consts_sub, *res, *cts)
 
-
-def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, closes):
-    vals, size = _batch_all(vals, dims)
-    prog, consts, _ = batch_jaxpr(call_jaxpr, [0] * len(vals), size, True)
-    n_out = len(call_jaxpr.out_avals)
+def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_fwd_consts,
+                           num_bwd_consts, closes):
+    vals, dims, size = _batch_front(vals, dims)
+    c_dims, f_dims, b_dims, a_dims = _split_ops(dims, num_consts, num_fwd_consts,
+                                                num_bwd_consts)
+    prog, consts, _ = batch_jaxpr(call_jaxpr, c_dims + a_dims, size, True)
+    n_out, nf, nb = len(call_jaxpr.out_avals), num_fwd_consts, num_bwd_consts
     n_res_box = []
 
-    def batched_fwd(*args):
+    def batched_fwd(fwd_consts, args):
         def flat(*xs):
-            out, res = fwd(*xs)
+            out, res = fwd(xs[:nf], xs[nf:])
             n_res_box.append(len(res))
             return [*out, *res]
 
-        outs = batch_flat(flat, list(args), [0] * len(args),
+        outs = batch_flat(flat, [*fwd_consts, *args], [*f_dims, *a_dims],
                           lambda: [0] * (n_out + n_res_box[-1]), size)
         return outs[:n_out], outs[n_out:]
 
-    def batched_bwd(res, cts):
+    def batched_bwd(bwd_consts, res, cts):
         nr = len(res)
-        return batch_flat(lambda *xs: instantiate_zeros(bwd(list(xs[:nr]), list(xs[nr:]))),
-                          [*res, *instantiate_zeros(cts)], [0] * (nr + len(cts)),
-                          lambda: [0] * (len(vals) - num_consts), size)
+        cts_in = batch_flat(
+            lambda *xs: instantiate_zeros(bwd(xs[:nb], xs[nb:nb + nr], xs[nb + nr:])),
+            [*bwd_consts, *res, *instantiate_zeros(cts)], [*b_dims, *[0] * (nr + len(cts))],
+            [0] * len(a_dims), size)
+        # an unbatched argument served every example: its cotangent sums over the batch
+        return [reduce_sum(c, (0,)) if d is None else c for c, d in zip(cts_in, a_dims)]
 
     outs = custom_vjp_call_p.bind(*consts, *vals, call_jaxpr=prog, fwd=batched_fwd,
                                   bwd=batched_bwd, num_consts=len(consts) + num_consts,
-                                  closes=closes)
+                                  num_fwd_consts=nf, num_bwd_consts=nb, closes=closes)
     return outs, [0] * n_out
 
 
@@ -427,12 +524,15 @@ custom_vjp_call_p = define(
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, mask):
     res = list(args[:num_res])
-    cts_in = bwd(res, instantiate_zeros(cts, out_avals))
+    cts = instantiate_zeros(cts, out_avals)
+    cts_in = bwd(res, cts)
+    _check_rule_outputs(cts_in, [*res, *cts], "bwd", "custom_vjp")
     return [None] * num_res + [ct for ct, m in zip(cts_in, mask) if m]
 
 
 def _custom_lin_batch(vals, dims, *, num_res, bwd, out_avals, mask):
-    vals, size = _batch_all(vals, dims)
+    size = batch_size(vals, dims)
+    vals = [bdim_to_front(v, d, size) for v, d in zip(vals, dims)]
 
     def batched_bwd(res, cts):
         nr = len(res)
@@ -504,18 +604,51 @@ class custom_vjp:
         fwd_flat, bwd_flat = _flat_vjp_rules(self.fwd, self.bwd, nondiff, rebuild, in_tree,
                                              out_tree, prog.out_avals,
                                              [get_aval(x) for x in leaves], name)
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=prog, fwd=fwd_flat,
-                                      bwd=bwd_flat, num_consts=len(consts),
+        fwd_consts, bwd_consts = [], []
+        # fwd and bwd may close over the same tracers: stage them now, with them as operands
+        # (a call of this function inside fwd keeps the rules as they are)
+        if any_tracer(consts) and id(self) not in _staging_rules():
+            _staging_rules().add(id(self))
+            try:
+                fwd_flat, bwd_flat, fwd_consts, bwd_consts = _staged_vjp_rules(
+                    fwd_flat, bwd_flat, leaves, prog.out_avals)
+            finally:
+                _staging_rules().discard(id(self))
+        outs = custom_vjp_call_p.bind(*consts, *fwd_consts, *bwd_consts, *leaves,
+                                      call_jaxpr=prog, fwd=fwd_flat, bwd=bwd_flat,
+                                      num_consts=len(consts), num_fwd_consts=len(fwd_consts),
+                                      num_bwd_consts=len(bwd_consts),
                                       closes=any_tracer(consts))
         return tree_unflatten(out_tree, outs)
+
+
+def _staged_vjp_rules(fwd_flat, bwd_flat, leaves, out_avals):
+    """fwd and bwd as programs whose closed-over values are leading operands."""
+    n_out = len(out_avals)
+    fwd_prog, fwd_consts = stage(lambda *xs: [*sum(map(list, fwd_flat([], xs)), [])],
+                                 [get_aval(x) for x in leaves], "custom_vjp fwd")
+    res_avals = fwd_prog.out_avals[n_out:]
+    n_res = len(res_avals)
+    bwd_prog, bwd_consts = stage(
+        lambda *xs: instantiate_zeros(bwd_flat([], xs[:n_res], xs[n_res:])),
+        list(res_avals) + list(out_avals), "custom_vjp bwd")
+
+    def fwd(fc, args):
+        outs = eval_jaxpr(fwd_prog.jaxpr, [], *fc, *args)
+        return outs[:n_out], outs[n_out:]
+
+    def bwd(bc, res, cts):
+        return eval_jaxpr(bwd_prog.jaxpr, [], *bc, *res, *cts)
+
+    return fwd, bwd, fwd_consts, bwd_consts
 
 
 def _flat_vjp_rules(fwd, bwd, nondiff, rebuild, in_tree, out_tree, out_avals, in_avals, name):
     res_tree_box = []
     diff_args_tree = in_tree.children if hasattr(in_tree, "children") else None
 
-    def fwd_flat(*xs):
-        res = fwd(*rebuild(tree_unflatten(in_tree, xs)))
+    def fwd_flat(fwd_consts, xs):
+        res = fwd(*rebuild(tree_unflatten(in_tree, list(xs))))
         if not isinstance(res, tuple | list) or len(res) != 2:
             raise TypeError(f"{name}: fwd must return a pair (output, residuals), got "
                             f"{type(res).__name__}.")
@@ -530,7 +663,7 @@ def _flat_vjp_rules(fwd, bwd, nondiff, rebuild, in_tree, out_tree, out_avals, in
         res_tree_box.append(res_tree)
         return out_leaves, [as_value(r, f"{name} residuals") for r in res_leaves]
 
-    def bwd_flat(res, cts):
+    def bwd_flat(bwd_consts, res, cts):
         residuals = tree_unflatten(res_tree_box[-1], list(res))
         ct = tree_unflatten(out_tree, list(cts))
         out = bwd(*nondiff, residuals, ct)

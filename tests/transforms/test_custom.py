@@ -135,6 +135,38 @@ def test_custom_jvp_closing_over_a_differentiated_value():
     np.testing.assert_allclose(ft.vmap(ft.grad(loss))(np.array([w, 2 * w])),
                                [expected, np.sin(w) + w * np.cos(w)], rtol=1e-14)
     check_grads(loss, (w,), order=2)
+    np.testing.assert_allclose(ft.hessian(loss)(w), np.cos(w / 2) - w * np.sin(w / 2) / 4,
+                               rtol=1e-14)
+
+
+def test_custom_rules_closing_over_batched_values_differentiated_outside_vmap():
+    xs = np.array([0.2, 0.5, 0.9])
+
+    def loss(w):
+        @custom_jvp
+        def f(x):
+            return w * fnp.sin(x)
+
+        f.defjvp(lambda p, t: (f(p[0]), w * fnp.cos(p[0]) * t[0]))
+        return fnp.sum(ft.vmap(lambda x: f(x * w))(xs))
+
+    w = 1.3
+    np.testing.assert_allclose(ft.grad(loss)(w),
+                               np.sum(np.sin(xs * w) + w * xs * np.cos(xs * w)), rtol=1e-14)
+
+    def g(scale, x):  # custom_vjp closing over a per-example (vmapped) value
+        @custom_vjp
+        def h(x):
+            return scale * fnp.sin(x)
+
+        h.defvjp(lambda x: (h(x), fnp.cos(x)), lambda c, ct: (ct * c * scale,))
+        return h(x)
+
+    scales = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(ft.grad(lambda x: fnp.sum(ft.vmap(g)(scales, x)))(xs),
+                               scales * np.cos(xs), rtol=1e-15)
+    np.testing.assert_allclose(ft.vmap(ft.grad(g, argnums=1))(scales, xs),
+                               scales * np.cos(xs), rtol=1e-15)
 
 
 def test_custom_jvp_with_pytrees_and_integer_arguments():
@@ -368,6 +400,8 @@ def test_custom_vjp_closing_over_a_constant_tracer_works():
 
     w = 0.6
     np.testing.assert_allclose(ft.grad(loss)(w), w * w * np.cos(w), rtol=1e-15)
+    np.testing.assert_allclose(ft.grad(ft.grad(loss))(w), -w * w * np.sin(w), rtol=1e-15)
+    np.testing.assert_allclose(jit(ft.grad(loss))(w), w * w * np.cos(w), rtol=1e-15)
 
 
 def test_custom_vjp_errors_name_the_fix():
