@@ -95,7 +95,8 @@ def _jit_abstract(*avals, jaxpr: ClosedJaxpr, name: str):
 
 class _JVPSplit:
     """The two calls of a JVP. `residuals` says where each residual input of `tangent` comes
-    from: ("in", i) the i-th primal input, ("out", j) the j-th residual output of `primal`."""
+    from: ("in", i) the i-th primal input, ("primal_out", i) the i-th primal output, ("out", j)
+    the j-th residual output of `primal`."""
 
     __slots__ = ("primal", "tangent", "out_nonzero", "residuals")
 
@@ -139,11 +140,15 @@ def _jvp_split(closed: ClosedJaxpr, nonzeros) -> _JVPSplit:
     still_used = used_inputs(unknown)[:len(remaining)]
     unknown = restrict_inputs(unknown, still_used + [True] * n_t)
     first_in = {v: i for i, v in reversed(list(enumerate(known.jaxpr.invars)))}
+    primal_out = {v: i for i, v in reversed(list(enumerate(known.jaxpr.outvars[:n_out])))
+                  if type(v) is Var}
     sources, returned = [], []
     for j in (j for j, u in zip(remaining, still_used) if u):
         a = kouts[j]
         if a in first_in:
             sources.append(("in", first_in[a]))
+        elif a in primal_out:
+            sources.append(("primal_out", primal_out[a]))
         else:
             sources.append(("out", len(returned)))
             returned.append(n_out + j)
@@ -157,7 +162,8 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
     n_out = len(jaxpr.out_avals)
     outs = jit_p.bind(*primals, jaxpr=split.primal, name=name)
     primals_out, res_out = outs[:n_out], outs[n_out:]
-    residuals = [primals[i] if kind == "in" else res_out[i] for kind, i in split.residuals]
+    from_kind = {"in": primals, "primal_out": primals_out, "out": res_out}
+    residuals = [from_kind[kind][i] for kind, i in split.residuals]
     t_in = [t for t in tangents if type(t) is not Zero]
     t_out = iter(jit_p.bind(*residuals, *t_in, jaxpr=split.tangent, name=f"jvp_{name}")
                  if any(split.out_nonzero) else [])

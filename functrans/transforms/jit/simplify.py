@@ -276,10 +276,35 @@ def rule_scalar_operand(b, vf, eqn, ins):
     return None
 
 
+def rule_implicit_broadcast(b, vf, eqn, ins):
+    """x * broadcast(y) -> x * y when numpy's own broadcasting of y gives the same shape: no
+    broadcast materialised or read (exactly rounded ops only, so the bits are the same)."""
+    out = _single_out(eqn)
+    if out is None or len(ins) < 2 or not fact(eqn.primitive, "scalar_operands"):
+        return None
+    for i, a in enumerate(ins):
+        p = b.producer.get(a) if type(a) is not Literal else None
+        broadcast = None if p is None else fact(p.primitive, "broadcast")
+        if broadcast is None:
+            continue
+        src = p.invars[0]
+        shape, dims = broadcast(p.params)
+        n = len(shape)
+        if dims != tuple(range(n - src.aval.ndim, n)):
+            continue  # not numpy's right-aligned broadcasting
+        rest = [x.aval.shape for j, x in enumerate(ins) if j != i]
+        if np.broadcast_shapes(src.aval.shape, *rest) != out.aval.shape:
+            continue
+        ops = list(ins)
+        ops[i] = src
+        return [b.emit(eqn.primitive, ops, eqn.params)]
+    return None
+
+
 FORWARDING_RULES = (rule_noop,)
 ALGEBRAIC_RULES = (rule_noop, rule_identity, rule_absorbing, rule_involution, rule_compose,
                    rule_reshape_chain, rule_sum_of_broadcast, rule_negation,
-                   rule_scalar_operand)
+                   rule_scalar_operand, rule_implicit_broadcast)
 
 
 def _rewrite(closed: ClosedJaxpr, rules) -> ClosedJaxpr:

@@ -41,6 +41,9 @@ UNARY = {
     "where": lambda x: fnp.where(x > 0, x, -x),
     "cse_dup": lambda x: fnp.sin(x) + fnp.sin(x),
     "commuted": lambda x: x * 3.0 + 3.0 * x,
+    "bcast_mul": lambda x: fnp.broadcast_to(fnp.sum(x, axis=0) if x.ndim else x, x.shape) * x,
+    "bcast_add_T": lambda x: x + fnp.broadcast_to(fnp.sum(x, axis=-1, keepdims=True), x.shape)
+    if x.ndim else x,
 }
 BINARY = {
     "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
