@@ -1,0 +1,146 @@
+"""Optimisers against closed forms, PyTorch's Adam/SGD (when installed), and scipy's L-BFGS."""
+
+import math
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import optimizers as optim
+from functrans.tree_util import tree_leaves
+
+
+def _run(opt, params, grad_fn, steps):
+    state = opt.init(params)
+    for _ in range(steps):
+        updates, state = opt.update(grad_fn(params), state, params)
+        params = optim.apply_updates(params, updates)
+    return params
+
+
+def test_sgd_closed_form_on_a_quadratic():
+    # f(w) = 0.5 a w^2: w_k = (1 - lr a)^k w_0
+    a, lr, w0 = 3.0, 0.1, np.array([2.0, -1.0])
+    w = _run(optim.sgd(lr), {"w": w0}, lambda p: {"w": a * p["w"]}, 5)["w"]
+    np.testing.assert_allclose(w, (1 - lr * a) ** 5 * w0, rtol=1e-14)
+
+
+def test_adam_first_step_is_the_sign_times_the_rate():
+    g = np.array([3.0, -0.2, 1e-3])
+    opt = optim.adam(0.01, eps=0.0)
+    updates, state = opt.update([g], opt.init([np.zeros(3)]), None)
+    np.testing.assert_allclose(updates[0], -0.01 * np.sign(g), rtol=1e-12)
+    assert state.step == 1
+
+
+def _torch_compare(make_ours, make_torch, steps=6):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    w0 = [rng.standard_normal((3, 2)), rng.standard_normal(2)]
+    target = [rng.standard_normal((3, 2)), rng.standard_normal(2)]
+    grad = lambda p: [np.asarray(x) - t for x, t in zip(p, target)]  # noqa: E731
+    ours = _run(make_ours(), w0, grad, steps)
+    tw = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in w0]
+    topt = make_torch(tw)
+    for _ in range(steps):
+        topt.zero_grad()
+        loss = sum(0.5 * ((x - torch.tensor(t)) ** 2).sum() for x, t in zip(tw, target))
+        loss.backward()
+        topt.step()
+    for a, b in zip(tree_leaves(ours), tw):
+        np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_adam_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    _torch_compare(lambda: optim.adam(0.05, b1=0.8, b2=0.95, eps=1e-6),
+                   lambda ps: torch.optim.Adam(ps, lr=0.05, betas=(0.8, 0.95), eps=1e-6))
+
+
+def test_sgd_momentum_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    _torch_compare(lambda: optim.sgd(0.1, momentum=0.9),
+                   lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9))
+    _torch_compare(lambda: optim.sgd(0.1, momentum=0.9, nesterov=True),
+                   lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True))
+
+
+def test_schedules():
+    s = optim.exponential_decay(1e-3, 1000, 0.1)
+    assert s(0) == pytest.approx(1e-3) and s(1000) == pytest.approx(1e-4)
+    assert s(500) == pytest.approx(1e-3 * 10 ** -0.5)
+    st = optim.exponential_decay(1.0, 10, 0.5, staircase=True)
+    assert [st(k) for k in (0, 9, 10, 25)] == [1.0, 1.0, 0.5, 0.25]
+    assert optim.exponential_decay(1.0, 1, 0.1, end_value=0.05)(5) == 0.05
+    pc = optim.piecewise_constant([3, 6], [1.0, 0.5, 0.1])
+    assert [pc(k) for k in (0, 2, 3, 5, 6, 100)] == [1.0, 1.0, 0.5, 0.5, 0.1, 0.1]
+    cd = optim.cosine_decay(2.0, 10, alpha=0.1)
+    assert cd(0) == pytest.approx(2.0) and cd(10) == pytest.approx(0.2)
+    assert cd(5) == pytest.approx(2.0 * (0.9 * 0.5 + 0.1))
+    # traced step counts go through functrans.numpy
+    np.testing.assert_allclose(s(np.array(500.0)), 1e-3 * 10 ** -0.5, rtol=1e-12)
+    np.testing.assert_allclose(pc(np.array(4)), 0.5)
+    with pytest.raises(ValueError, match="one more value"):
+        optim.piecewise_constant([1, 2], [1.0])
+
+
+def test_adam_with_a_schedule_uses_the_step_count():
+    lrs = []
+    sched = lambda k: (lrs.append(k), 0.1 / (1 + k))[1]  # noqa: E731
+    _run(optim.adam(sched), [np.ones(2)], lambda p: [np.ones(2)], 3)
+    assert lrs == [0, 1, 2]
+
+
+def test_adam_update_traces_under_jit_and_grad():
+    opt = optim.adam(0.1)
+    params = {"w": np.array([1.0, 2.0])}
+    state = opt.init(params)
+
+    def step(params, state):
+        g = ft.grad(lambda p: fnp.sum(p["w"] * p["w"]))(params)
+        updates, state = opt.update(g, state, params)
+        return optim.apply_updates(params, updates)
+
+    eager = step(params, state)
+    staged = ft.make_jaxpr(step)(params, state)
+    out = ft.eval_jaxpr(staged.jaxpr, staged.consts, *tree_leaves((params, state)))
+    np.testing.assert_allclose(out[0], eager["w"], rtol=1e-14)
+
+
+def test_lbfgs_rosenbrock_and_least_squares():
+    pytest.importorskip("scipy")
+
+    def rosen(p):
+        x, y = p["x"], p["y"]
+        return (1 - x) * (1 - x) + 100 * (y - x * x) * (y - x * x)
+
+    calls = []
+    res = optim.minimize_lbfgs(ft.value_and_grad(rosen), {"x": np.array(-1.2),
+                                                          "y": np.array(1.0)},
+                               maxiter=500, callback=lambda p, loss: calls.append(loss))
+    np.testing.assert_allclose([res.params["x"], res.params["y"]], [1.0, 1.0], atol=1e-6)
+    assert res.loss < 1e-12 and len(calls) == res.nit and res.nfev >= res.nit
+    # least squares over a pytree: the normal equations' solution
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((20, 3)), rng.standard_normal(20)
+
+    def lsq(p):
+        r = A @ p[0] + p[1] - b
+        return fnp.sum(r * r)
+
+    res = optim.minimize_lbfgs(ft.value_and_grad(lsq), [np.zeros(3), np.array(0.0)])
+    sol = np.linalg.lstsq(np.c_[A, np.ones(20)], b, rcond=None)[0]
+    np.testing.assert_allclose(np.append(res.params[0], res.params[1]), sol, atol=1e-7)
+    assert np.shape(res.params[1]) == ()
+
+
+def test_lbfgs_stops_when_the_callback_asks():
+    pytest.importorskip("scipy")
+
+    def stop(p, loss):
+        raise StopIteration
+
+    res = optim.minimize_lbfgs(ft.value_and_grad(lambda p: fnp.sum(fnp.exp(p))),
+                               np.zeros(2), callback=stop)
+    assert res.nit <= 1 and math.isfinite(res.loss)
