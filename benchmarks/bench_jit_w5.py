@@ -117,7 +117,7 @@ def main(argv=None):
     common.print_table(f"W5: grad of sum of a chain of {n_ops} elementwise ops on float64[{SIZE}],"
                        " 1 thread", medians, "numpy hand-written forward+backward")
     hand = medians["numpy hand-written forward+backward"]
-    print(f"\nper chain op: " + ", ".join(f"{k} {t / n_ops * 1e6:.2f} us"
+    print("\nper chain op: " + ", ".join(f"{k} {t / n_ops * 1e6:.2f} us"
                                          for k, t in medians.items()))
     print(f"jit(grad) / hand-written = {medians['functrans jit(grad)'] / hand:.2f}  "
           "(target <= 1.30)")

@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from functrans.core.avals import get_aval
 from functrans.core.ir import ClosedJaxpr, Jaxpr
 from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
@@ -177,8 +178,8 @@ class Jitted:
             return fun(*full, **kwargs)
 
         f_flat, out_store = flatten_fun(with_static, in_tree)
-        traced = trace_to_jaxpr(f_flat, [x.aval if isinstance(x, Tracer) else
-                                         _aval(x) for x in leaves], name=f"jit")
+        traced = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves],
+                                name=f"jit({self._name})")
         traced.out_tree = out_store.val
         traced, closure = _closure_to_args(traced)
         optimized, stats = optimize_with_stats(traced)
@@ -238,11 +239,6 @@ def _flat_key(args):
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
     return tree_flatten((tuple(range(n)), {}))[1]
-
-
-def _aval(x):
-    from functrans.core.avals import get_aval
-    return get_aval(x)
 
 
 def _closure_to_args(closed: ClosedJaxpr):
