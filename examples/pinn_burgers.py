@@ -92,13 +92,13 @@ def data(rng, n_u, n_f):
 
 def main():
     args = parse_args(__doc__.splitlines()[0], adam_steps=5000, lbfgs_iters=20000,
-                      quick_adam=300, quick_lbfgs=300, extra=[
+                      quick_adam=200, quick_lbfgs=200, extra=[
                           (("--n-f",), dict(type=int, default=None,
-                                            help="collocation points (10000; quick 1000)")),
+                                            help="collocation points (10000; quick 500)")),
                           (("--layers",), dict(type=int, default=None,
                                                help="hidden layers (8; quick 4)")),
                           (("--width",), dict(type=int, default=20))])
-    n_f = args.n_f or (1000 if args.quick else 10000)
+    n_f = args.n_f or (500 if args.quick else 10000)
     layers = args.layers or (4 if args.quick else 8)
     rng = np.random.default_rng(args.seed)
     z_u, u_data, z_f = data(rng, 100, n_f)

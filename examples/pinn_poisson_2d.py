@@ -69,7 +69,7 @@ def make_loss(z_f, z_b):
 
 def main():
     args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=4000,
-                      quick_adam=150, quick_lbfgs=150,
+                      quick_adam=200, quick_lbfgs=400,
                       extra=[(("--n-f",), dict(type=int, default=None,
                                                help="collocation points (1000; quick 200)"))])
     rng = np.random.default_rng(args.seed)

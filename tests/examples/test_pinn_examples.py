@@ -1,0 +1,53 @@
+"""Every PINN example's --quick run: it finishes, saves its figure (when matplotlib is there)
+and prints a relative L2 error below a loose bound. The full runs' errors are in the examples'
+docstrings and README; these only guard against breakage."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples")
+
+# script -> loose bound on the --quick run's relative L2 error
+BOUNDS = {
+    "pinn_poisson_1d.py": 2e-2,
+    "pinn_poisson_2d.py": 0.2,
+    "pinn_heat.py": 5e-2,
+    "pinn_poisson_nd.py": 0.1,
+    "pinn_burgers.py": 0.6,
+    "pinn_burgers_torch.py": 0.95,
+}
+
+
+def _has_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.mark.parametrize("script", sorted(BOUNDS))
+def test_quick_run(script, tmp_path):
+    figure = tmp_path / (script[:-3] + ".png")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
+        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, os.path.join(EXAMPLES, script), "--quick",
+                           "--no-progress", "--figure", str(figure)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    wall = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    m = re.search(r"relative L2 error: ([0-9.eE+-]+)", proc.stdout)
+    assert m, proc.stdout[-2000:]
+    err = float(m.group(1))
+    assert err < BOUNDS[script], f"{script} --quick: relative L2 error {err:.3e}"
+    if _has_matplotlib():
+        assert figure.exists() and figure.stat().st_size > 0
+    print(f"{script} --quick: error {err:.3e}, {wall:.1f} s")
