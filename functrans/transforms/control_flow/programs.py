@@ -101,21 +101,23 @@ def split_list(xs, sizes):
 
 
 def run(closed: ClosedJaxpr, *args) -> list:
-    """Evaluate a sub-program on concrete arrays (an impl), compiled by jit's code generator
-    when it is available, else by re-binding each equation."""
-    compiled = closed._cache.get("functrans.control_flow.compiled")
+    """Evaluate a sub-program on concrete arrays (an impl): compiled by jit's code generator
+    (cached on the program), or by re-binding each equation when it cannot be compiled."""
+    compiled = _compiled(closed)
     if compiled is None:
-        compiled = _compile(closed)
-        closed._cache["functrans.control_flow.compiled"] = compiled
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
     return compiled(*args)
 
 
-def _compile(closed: ClosedJaxpr):
+def _compiled(closed: ClosedJaxpr):
+    if closed._cache.get("functrans.control_flow.uncompilable"):
+        return None
     try:
         from functrans.transforms.jit.codegen import compile_program
         return compile_program(closed)
-    except Exception:  # the code generator is optional: eval_jaxpr is always correct
-        return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    except Exception:  # the code generator is an optimisation; eval_jaxpr is always correct
+        closed._cache["functrans.control_flow.uncompilable"] = True
+        return None
 
 
 def zeros_like_aval(aval: ShapedArray):
