@@ -12,7 +12,11 @@ at most as slow as PyTorch, ratio <= 1). Without torch installed only the shim i
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import timeit
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # a source checkout
 
 
 def program(lib, rounds: int, size: int):

@@ -31,7 +31,10 @@ def _finish(value, requires_grad, device=None):
     _check_device(device)
     t = wrap(value)
     if requires_grad:
-        t.requires_grad = True  # raises PyTorch's error for integer dtypes
+        if value.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._requires_grad = True
     return t
 
 
@@ -230,12 +233,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    lin = linspace(start, end, steps, dtype=torch_float64())
+    lin = linspace(start, end, steps, dtype=_dtype.float64)
     return _finish((base ** lin._value).astype(_float_dtype(dtype)), requires_grad, device)
-
-
-def torch_float64():
-    return _dtype.float64
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

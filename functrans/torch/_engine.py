@@ -11,13 +11,13 @@ the gradients reaching its inputs instead and runs only the nodes that lead to t
 from __future__ import annotations
 
 import heapq
-import warnings
 
 import numpy as np
 
 from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
 from functrans.torch._grad_mode import MODE
-from functrans.torch._tensor import Tensor, _shared_vc, edge, wrap
+from functrans.torch._record import loud, quiet
+from functrans.torch._tensor import Tensor, _shared_vc, edge, warn_once, wrap
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -25,7 +25,6 @@ CREATE_GRAPH_WARNING = (
     "autograd.grad when creating the graph to avoid this. If you have to use this function, "
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak.")
-_warned = {"create_graph": False}
 
 
 def _shape_str(shape) -> str:
@@ -73,9 +72,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
 
     Returns the gradients of `inputs` (arrays or tensors) when `inputs` is given."""
     roots = make_roots(tensors, grads, create_graph)
-    if create_graph and accumulate and not _warned["create_graph"]:
-        _warned["create_graph"] = True
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
+    if create_graph and accumulate:
+        warn_once("create_graph", CREATE_GRAPH_WARNING, stacklevel=4)
     captures = None
     if inputs is not None:
         captures = {}
@@ -91,10 +89,12 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
 
     prev_mode = MODE.enabled
     MODE.enabled = create_graph
+    token = quiet()
     try:
         _execute(roots, deps, needed, captures, captured, retain_graph, create_graph,
                  accumulate and inputs is None)
     finally:
+        loud(token)
         MODE.enabled = prev_mode
     if inputs is None:
         return None
@@ -165,6 +165,10 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
     while heap:
         node = pop(heap)[1]
         buf = buffers.pop(node)
+        if node._is_accumulate:
+            m = node.variable._meta
+            if m is not None and m.hooks:
+                _run_hooks_on(m.hooks, 0, buf, create_graph)
         if node._pre_hooks:
             _run_hooks(node, buf, create_graph)
         if node._retains:
@@ -246,6 +250,16 @@ def _skip(node, deps, buffers, heap):
                     heapq.heappush(heap, (-c._seq, c))
                 else:
                     stack.append(c)
+
+
+def _run_hooks_on(hooks, nr, buf, create_graph):
+    for fn in list(hooks):
+        g = buf[nr]
+        if g is None:
+            return
+        res = fn(g if create_graph else wrap(np.asarray(g)))
+        if res is not None:
+            buf[nr] = res if create_graph else res._value
 
 
 def _run_hooks(node, buf, create_graph):

@@ -31,9 +31,10 @@ class Node:
 
     __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_retains", "__weakref__")
     _is_accumulate = False
+    _cpp_prefix = ""  # PyTorch's nodes written in C++ report torch::autograd::Name
 
     def name(self) -> str:
-        return type(self).__name__
+        return self._cpp_prefix + type(self).__name__
 
     @property
     def next_functions(self):
@@ -85,11 +86,17 @@ class OpNode(Node):
 _NODE_CLASSES: dict[str, type] = {}
 
 
+_CPP_NODES = {"CopySlices", "CopyBackwards"}
+
+
 def node_class(name: str) -> type:
     """The OpNode subclass named `name` (created once), so type(grad_fn).__name__ is `name`."""
     cls = _NODE_CLASSES.get(name)
     if cls is None:
-        cls = _NODE_CLASSES[name] = type(name, (OpNode,), {"__slots__": ()})
+        attrs = {"__slots__": ()}
+        if name in _CPP_NODES:
+            attrs["_cpp_prefix"] = "torch::autograd::"
+        cls = _NODE_CLASSES[name] = type(name, (OpNode,), attrs)
     return cls
 
 
@@ -98,6 +105,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
     _is_accumulate = True
+    _cpp_prefix = "torch::autograd::"
 
     def __init__(self, variable):
         self.variable = variable
@@ -116,7 +124,7 @@ def new_seq() -> int:
 
 def op_display_name(node) -> str:
     """`AddBackward0` -> `Add`: how PyTorch names a node in the version-mismatch message."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
 def type_string(value) -> str:

@@ -17,7 +17,7 @@ from functrans.torch._dtype import _category, from_numpy
 from functrans.torch._graph import OpNode
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor, to_dtype
-from functrans.torch._record import composite, run
+from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _shared_vc, wrap
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -125,9 +125,12 @@ def _any_requires_grad(args):
 
 # --- the in-place-only ops -------------------------------------------------------------------
 
-@composite("FillBackward0")
-def _fill(x, v):
+def _fill_fn(x, v):
     return E.select(np.ones((), np.bool_), S.convert_element_type(v, x.dtype), x)
+
+
+_fill_scalar = Op("FillBackward2", _fill_fn, _fill_fn)
+_fill_tensor = Op("FillBackward3", _fill_fn, _fill_fn)
 
 
 @composite("ZeroBackward0")
@@ -152,8 +155,9 @@ def fill_(self, value):
         return self
 
     def fn(x, v):
-        vv = v._value if isinstance(v, Tensor) else _operand(v, x._value.dtype)
-        return run(_fill, (x, v), (x._value, vv))
+        if isinstance(v, Tensor):
+            return run(_fill_tensor, (x, v), (x._value, v._value))
+        return run(_fill_scalar, (x, v), (x._value, _operand(v, x._value.dtype)))
     return inplace(self, fn, value)
 
 

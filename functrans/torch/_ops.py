@@ -21,10 +21,10 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
-from functrans.torch._record import Op, composite, prim_op, run
+from functrans.torch._record import Op, composite, loud, prim_op, quiet, run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
-_pyabs, _pymax, _pymin, _pysum = builtins.abs, builtins.max, builtins.min, builtins.sum
+_pyabs, _pymax, _pyany = builtins.abs, builtins.max, builtins.any
 
 
 # --- operands --------------------------------------------------------------------------------
@@ -49,7 +49,10 @@ def _operand(x, dt):
         v = x._value
         return v if v.dtype == dt else v.astype(dt)
     if isinstance(x, (bool, int, float, complex)):
-        return dt.type(x)
+        try:
+            return dt.type(x)
+        except OverflowError:  # PyTorch wraps an out-of-range integer scalar around
+            return np.asarray(x, np.int64 if isinstance(x, int) else None).astype(dt)
     return np.asarray(getattr(x, "_value", x), dt)
 
 
@@ -98,7 +101,7 @@ def binary(op: Op, a, b):
             return run(op, (a, b), (va, va.dtype.type(b)))
         if tb is Tensor and b._value.dtype == va.dtype:
             return run(op, (a, b), (va, b._value))
-        if tb is int and va.dtype.kind in "fiu":
+        if tb is int and va.dtype.kind == "f":
             return run(op, (a, b), (va, va.dtype.type(b)))
     elif type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
         vb = b._value
@@ -382,7 +385,11 @@ def _compare(prim_name):
 
     def fn(input, other):
         dt = _dtype.result_type(input, other)
-        return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
+        token = quiet()
+        try:
+            return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
+        finally:
+            loud(token)
     fn.__name__ = fn.__qualname__ = prim_name
     return fn
 
@@ -444,7 +451,7 @@ def where(condition, input=None, other=None):
     c = cond._value if cond._value.dtype == np.bool_ else cond._value != 0
     dt = _dtype.result_type(input, other)
     args = (input, other)
-    mixed = any(isinstance(a, Tensor) and a._value.dtype != dt and a._requires_grad
+    mixed = _pyany(isinstance(a, Tensor) and a._value.dtype != dt and a._requires_grad
                 for a in args)
     if mixed and MODE.enabled:
         inputs = (cond, *args)

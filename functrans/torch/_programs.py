@@ -25,22 +25,24 @@ from functrans.transforms.vjp import vjp
 class BackwardProgram:
     """The VJP of one op at one signature, and which inputs/outputs it reads."""
 
-    __slots__ = ("jaxpr", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
+    __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
                  "out_avals", "fn", "error")
 
-    def __init__(self, jaxpr, used_inputs, used_outputs, diff_inputs, in_avals, out_avals):
+    def __init__(self, jaxpr, consts, used_inputs, used_outputs, diff_inputs, in_avals,
+                 out_avals):
         self.jaxpr = jaxpr                  # (used inputs, used outputs, cts) -> input cts
+        self.consts = consts                # values of jaxpr.constvars (arrays ops built)
         self.used_inputs = used_inputs      # indices of the inputs the program reads
         self.used_outputs = used_outputs    # indices of the outputs the program reads
         self.diff_inputs = diff_inputs      # indices of the inputs it returns cotangents for
         self.in_avals = in_avals
         self.out_avals = out_avals
-        self.fn = compile_jaxpr(jaxpr)
+        self.fn = compile_jaxpr(jaxpr, consts)
         self.error = None
 
     def run_tensors(self, args):
         """The program on tensors, recording onto the tape (for create_graph=True)."""
-        return eval_jaxpr(self.jaxpr, [], *args)
+        return eval_jaxpr(self.jaxpr, self.consts, *args)
 
 
 class MissingDerivative:
@@ -96,8 +98,7 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
     jaxpr = _cse(closed.jaxpr)
-    if closed.consts:
-        raise AssertionError("backward programs of recorded ops close over no constants")
+    const_of = dict(zip(jaxpr.constvars, closed.consts))
     in_vars = jaxpr.invars[:n_in]
     ct_vars = jaxpr.invars[n_in:]
     fwd_outs, in_ct_vars = jaxpr.outvars[:n_out], jaxpr.outvars[n_out:]
@@ -114,8 +115,10 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
     used_in = tuple(i for i, v in enumerate(in_vars) if v in read)
     used_out = tuple(i for i, v in enumerate(out_vars) if v in read)
     invars = [in_vars[i] for i in used_in] + [out_vars[i] for i in used_out] + list(ct_vars)
-    final = Jaxpr([], invars, outvars, eqns)
-    return BackwardProgram(final, used_in, used_out, diff, in_avals, out_avals)
+    constvars = [v for v in jaxpr.constvars if v in read]
+    final = Jaxpr(constvars, invars, outvars, eqns)
+    return BackwardProgram(final, [const_of[v] for v in constvars], used_in, used_out, diff,
+                           in_avals, out_avals)
 
 
 def _dce(eqns, outvars):
@@ -164,11 +167,14 @@ def _cse(jaxpr: Jaxpr) -> Jaxpr:
     return Jaxpr(jaxpr.constvars, jaxpr.invars, [ren(a) for a in jaxpr.outvars], eqns)
 
 
-def compile_jaxpr(jaxpr: Jaxpr):
+def compile_jaxpr(jaxpr: Jaxpr, consts=()):
     """A Python function running `jaxpr` as straight-line calls of the primitives' impls."""
     ns: dict = {}
     names: dict = {}
     lines = []
+    for i, (v, c) in enumerate(zip(jaxpr.constvars, consts)):
+        names[v] = f"c{i}"
+        ns[f"c{i}"] = c
 
     def name(a):
         if type(a) is Literal:

@@ -149,8 +149,6 @@ def squeeze(input, dim=None):
         dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and shp[_dim(d, len(shp))]
                              == 1}))
         op = SQUEEZE1
-    if not dims:
-        return _alias(x) if x._requires_grad else x
     return _view_op(op, x, {"dimensions": dims}, (dims,))
 
 
@@ -353,6 +351,9 @@ def _split(x, *, dim, bounds):
     return [_narrow(x, dim, a, b - a) for a, b in bounds]
 
 
+_SPLIT_WITH_SIZES = Op("SplitWithSizesBackward0", _split.impl, _split.traced, multiple=True)
+
+
 @composite("UnbindBackward0", multiple=True)
 def _unbind(x, *, dim):
     return [S.squeeze(_narrow(x, dim, i, 1), (dim,)) for i in range(x.shape[dim])]
@@ -392,6 +393,8 @@ def split(tensor, split_size_or_sections, dim=0):
             bounds.append((a, a + s))
             a += s
         bounds = tuple(bounds)
+        return _views(x, run(_SPLIT_WITH_SIZES, (x,), (x._value,), {"dim": d, "bounds": bounds},
+                             (d, bounds)))
     return _views(x, run(_split, (x,), (x._value,), {"dim": d, "bounds": bounds}, (d, bounds)))
 
 
@@ -692,6 +695,13 @@ def nonzero(input, *, as_tuple=False):
     return wrap(np.stack(nz, axis=-1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
-def contiguous(input):
-    return input
+def contiguous(input, memory_format=None):
+    """self when already contiguous, else a contiguous copy (CloneBackward0)."""
+    from functrans.torch._ops import clone
+    x = as_tensor(input)
+    if x._value.flags.c_contiguous:
+        return x
+    out = clone(x)
+    out._value = np.ascontiguousarray(out._value)
+    return out
 

@@ -30,6 +30,19 @@ NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                  "behavior.\nConsider using tensor.detach() first.")
+
+# warnings PyTorch gives once per process (TORCH_WARN_ONCE); tests may clear this
+WARNED_ONCE: set = set()
+
+
+def warn_once(key, message, stacklevel):
+    if key not in WARNED_ONCE:
+        WARNED_ONCE.add(key)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
 
@@ -311,14 +324,20 @@ class Tensor(Tracer):
     def register_hook(self, hook):
         """Call `hook(grad)` when the gradient of this tensor is computed; a non-None return
         value replaces the gradient."""
+        from functrans.torch._graph import _RemovableHandle
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        node = self._grad_fn if self._grad_fn is not None else accumulator(self)
+        if self._grad_fn is None:  # a leaf: kept on the tensor, run by its AccumulateGrad
+            m = self._get_meta()
+            if m.hooks is None:
+                m.hooks = []
+            m.hooks.append(hook)
+            return _RemovableHandle(m.hooks, hook)
+        node = self._grad_fn
         if node._pre_hooks is None:
             node._pre_hooks = []
         entry = (self._output_nr, hook)
         node._pre_hooks.append(entry)
-        from functrans.torch._graph import _RemovableHandle
         return _RemovableHandle(node._pre_hooks, entry)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -378,9 +397,7 @@ class Tensor(Tracer):
         if v.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=3)
+            warn_once("scalar", SCALAR_WARNING, stacklevel=3)
         return kind(v.reshape(()).item())
 
     def __float__(self):

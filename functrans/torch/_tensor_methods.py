@@ -175,7 +175,7 @@ _METHODS = {
     "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
     "trace": S.trace, "gather": S.gather, "index_select": S.index_select,
     "masked_fill": S.masked_fill, "masked_select": S.masked_select, "take": S.take,
-    "nonzero": S.nonzero, "contiguous": lambda self, memory_format=None: self,
+    "nonzero": S.nonzero, "contiguous": S.contiguous,
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,

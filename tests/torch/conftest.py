@@ -27,8 +27,9 @@ def snippet():
 
 
 @pytest.fixture(autouse=True)
-def _reset_create_graph_warning():
-    """PyTorch warns once per process about backward(create_graph=True); tests start fresh."""
-    from functrans.torch import _engine
-    _engine._warned["create_graph"] = False
+def _fresh_warn_once():
+    """Some PyTorch warnings come once per process (TORCH_WARN_ONCE); each test starts as a
+    fresh process would."""
+    from functrans.torch._tensor import WARNED_ONCE
+    WARNED_ONCE.clear()
     yield

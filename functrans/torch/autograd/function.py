@@ -301,11 +301,13 @@ def _save(ctx, originals, result, executable):
     return saved
 
 
-class _DelayedError(Node):
-    """Stands behind the outputs of a once_differentiable backward run with create_graph."""
+class Error(Node):
+    """Stands behind the outputs of a once_differentiable backward run with create_graph
+    (PyTorch's DelayedError node): differentiating through it raises."""
 
     __slots__ = ("_msg",)
     _is_accumulate = False
+    _cpp_prefix = "torch::autograd::"
 
     def __init__(self, msg, n_out, edges):
         self._msg = msg
@@ -314,9 +316,6 @@ class _DelayedError(Node):
         self._seq = new_seq()
         self._pre_hooks = None
         self._retains = None
-
-    def name(self):
-        return "DelayedError"
 
     def _backward(self, buf, create_graph):
         raise RuntimeError(self._msg)
@@ -343,7 +342,7 @@ def once_differentiable(fn):
                 fakes.append(edge(leaf))
             else:
                 fakes.append(None)
-        err = _DelayedError(_ONCE_MSG, len(outs), fakes)
+        err = Error(_ONCE_MSG, len(outs), fakes)
         wrapped = tuple(wrap(o._value, True, err, k) if isinstance(o, Tensor) else o
                         for k, o in enumerate(outs))
         return wrapped if isinstance(outputs, tuple) else wrapped[0]

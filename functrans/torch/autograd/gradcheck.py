@@ -11,7 +11,6 @@ import warnings
 
 import numpy as np
 
-from functrans.torch._grad_mode import no_grad
 from functrans.torch._tensor import Tensor, wrap
 
 
@@ -30,26 +29,25 @@ def _differentiable(outputs):
 def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
     """jac[o][j]: (numel of input j, numel of output o), by central differences."""
     jac = [[None] * len(diff_idx) for _ in out_sizes]
-    if True:
-        for jj, j in enumerate(diff_idx):
-            x = inputs[j]._value
-            flat = x.reshape(-1)
-            if not np.shares_memory(flat, x):
-                raise RuntimeError("gradcheck needs contiguous inputs to perturb in place.")
-            cols = [np.zeros((x.size, n), np.float64) for n in out_sizes]
-            for k in range(x.size):
-                orig = flat[k].copy()
-                flat[k] = orig - eps
-                minus = [np.array(o._value, np.float64).reshape(-1)
-                         for o in _tensor_outputs(func(*inputs))]
-                flat[k] = orig + eps
-                plus = [np.array(o._value, np.float64).reshape(-1)
-                        for o in _tensor_outputs(func(*inputs))]
-                flat[k] = orig
-                for o, (p, m) in enumerate(zip(plus, minus)):
-                    cols[o][k] = (p - m) / (2 * eps)
-            for o in range(len(out_sizes)):
-                jac[o][jj] = cols[o]
+    for jj, j in enumerate(diff_idx):
+        x = inputs[j]._value
+        flat = x.reshape(-1)
+        if not np.shares_memory(flat, x):
+            raise RuntimeError("gradcheck needs contiguous inputs to perturb in place.")
+        cols = [np.zeros((x.size, n), np.float64) for n in out_sizes]
+        for k in range(x.size):
+            orig = flat[k].copy()
+            flat[k] = orig - eps
+            minus = [np.array(o._value, np.float64).reshape(-1)
+                     for o in _tensor_outputs(func(*inputs))]
+            flat[k] = orig + eps
+            plus = [np.array(o._value, np.float64).reshape(-1)
+                    for o in _tensor_outputs(func(*inputs))]
+            flat[k] = orig
+            for o, (p, m) in enumerate(zip(plus, minus)):
+                cols[o][k] = (p - m) / (2 * eps)
+        for o in range(len(out_sizes)):
+            jac[o][jj] = cols[o]
     return jac
 
 
@@ -95,7 +93,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+                         "none of them have requires_grad=True.")
     for i in diff_idx:
         if inputs[i]._value.dtype not in (np.float64, np.complex128):
             warnings.warn(

@@ -1,0 +1,1057 @@
+"""Programs run under both PyTorch and functrans.torch, and what they observably do.
+
+Each program takes the torch module and a recorder `rec(name, value)`; `observe` runs it and
+returns a JSON-able record of everything recorded (tensor values, dtypes, shapes, flags,
+grad_fn names), the warnings raised and the error the program ended with, if any. The parity
+tests compare functrans.torch's record with PyTorch's: live when torch is installed, and always
+with the records in parity_fixtures.json (written by running this file under torch==2.13.0:
+`python tests/torch/parity_programs.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import warnings
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parity_fixtures.json")
+PROGRAMS = {}
+
+
+def program(fn):
+    PROGRAMS[fn.__name__] = fn
+    return fn
+
+
+# --- observing -------------------------------------------------------------------------------
+
+def _is_tensor(torch, x):
+    return isinstance(x, torch.Tensor)
+
+
+def describe(torch, x):
+    """A JSON-able description of a recorded value."""
+    if _is_tensor(torch, x):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn = x.grad_fn
+        return {"tensor": x.detach().tolist(), "dtype": str(x.dtype), "shape": list(x.shape),
+                "requires_grad": x.requires_grad, "is_leaf": x.is_leaf,
+                "grad_fn": None if fn is None else type(fn).__name__}
+    if isinstance(x, tuple | list):
+        return [describe(torch, y) for y in x]
+    if x is None or isinstance(x, bool | int | str):
+        return x
+    if isinstance(x, float):
+        return {"float": x}
+    if hasattr(x, "name") and callable(getattr(x, "name")):  # a grad_fn node
+        return {"node": type(x).__name__}
+    return {"repr": repr(x)}
+
+
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$", re.S)
+
+
+def _message(text):
+    return _TRIGGERED.sub("", str(text)).strip()
+
+
+def observe(torch, fn) -> dict:
+    record = {}
+
+    def rec(name, value):
+        record[name] = describe(torch, value)
+
+    error = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fn(torch, rec)
+        except Exception as e:  # the program's final error is part of what it does
+            error = [type(e).__name__, _message(e)]
+    warns = [[w.category.__name__, _message(w.message)] for w in caught
+             if w.category in (UserWarning, RuntimeWarning)]
+    return {"values": record, "warnings": warns, "error": error}
+
+
+def _close(a, b, path, problems, rtol):
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            problems.append(f"{path}: keys {sorted(a)} != {sorted(b)}")
+            return
+        for k in a:
+            _close(a[k], b[k], f"{path}.{k}", problems, rtol)
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            problems.append(f"{path}: length {len(a)} != {len(b)}: {a} vs {b}")
+            return
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{path}[{i}]", problems, rtol)
+        return
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+            problems.append(f"{path}: {a!r} != {b!r}")
+            return
+        if math.isnan(a) and math.isnan(b):
+            return
+        if not math.isclose(a, b, rel_tol=rtol, abs_tol=rtol * 1e-3):
+            problems.append(f"{path}: {a!r} != {b!r}")
+        return
+    if a != b:
+        problems.append(f"{path}: {a!r} != {b!r}")
+
+
+# PyTorch gives these once per process (TORCH_WARN_ONCE): whether a live run shows them depends
+# on what ran before in the process
+ONCE_WARNINGS = ("Using backward() with create_graph=True",
+                 "Converting a tensor with requires_grad=True to a scalar")
+
+
+def _without_once(obs):
+    return {**obs, "warnings": [w for w in obs["warnings"]
+                                if not w[1].startswith(ONCE_WARNINGS)]}
+
+
+def differences(got: dict, want: dict, rtol=2e-6, once_warnings=True) -> list[str]:
+    """What differs between two observations (floats compared to `rtol`); with
+    `once_warnings=False`, PyTorch's once-per-process warnings are left out."""
+    if not once_warnings:
+        got, want = _without_once(got), _without_once(want)
+    problems = []
+    _close(got, want, "", problems, rtol)
+    return problems
+
+
+# --- the programs ----------------------------------------------------------------------------
+# Inputs are fixed numbers (no random tensors: the two libraries' generators differ).
+
+@program
+def leaf_flags(torch, rec):
+    a = torch.tensor([3.], requires_grad=True)
+    b = a * a
+    c = torch.tensor([5.])
+    d = c * c
+    rec("a", a), rec("b", b), rec("c", c), rec("d", d)
+
+
+@program
+def requires_grad_inheritance(torch, rec):
+    a = torch.tensor([5.], requires_grad=True)
+    c = torch.tensor([5.], requires_grad=False)
+    rec("d", torch.sin(a * c))
+    rec("e", torch.sin(c * c))
+
+
+@program
+def grad_accumulates_over_backward_calls(torch, rec):
+    a = torch.tensor([3.], requires_grad=True)
+    b = a * a
+    for _ in range(3):
+        b.backward(retain_graph=True)
+        rec(f"grad{_}", a.grad)
+
+
+@program
+def non_leaf_grad_warns(torch, rec):
+    a = torch.tensor([3.], requires_grad=True)
+    b = a * a
+    b.backward()
+    rec("b_grad", b.grad)
+    rec("a_grad", a.grad)
+
+
+@program
+def retain_grad_on_non_leaf(torch, rec):
+    a = torch.tensor([3., 4.], requires_grad=True)
+    b = a * a
+    b.retain_grad()
+    c = b.sum() * 2
+    c.backward()
+    rec("b_grad", b.grad), rec("retains", b.retains_grad), rec("a_grad", a.grad)
+    rec("grad_flags", [b.grad.requires_grad, b.grad.is_leaf, a.grad.retains_grad])
+
+
+@program
+def backward_twice_errors(torch, rec):
+    a = torch.tensor([3.], requires_grad=True)
+    b = a * a
+    b.backward()
+    rec("grad", a.grad)
+    b.backward()
+
+
+@program
+def backward_twice_without_saved_values_is_fine(torch, rec):
+    a = torch.tensor([3.], requires_grad=True)
+    b = a + 2
+    b.backward()
+    b.backward()
+    rec("grad", a.grad)
+
+
+@program
+def implicit_grad_needs_scalar(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    (x * x).backward()
+
+
+@program
+def backward_on_tensor_without_grad(torch, rec):
+    torch.tensor([1., 2.]).sum().backward()
+
+
+@program
+def gradient_shape_mismatch(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    (x * 2).backward(torch.ones(2))
+
+
+@program
+def vector_jacobian_product(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = x * x * 3 - x
+    y.backward(torch.tensor([0.1, 1.0, 10.0]))
+    rec("grad", x.grad)
+
+
+@program
+def create_graph_backward(torch, rec):
+    a = torch.tensor([5.], requires_grad=True)
+    b = a * a
+    b.retain_grad()
+    b.backward(create_graph=True)
+    rec("a_grad", a.grad), rec("b_grad", b.grad)
+    g = a.grad
+    (h,) = torch.autograd.grad(g, a)
+    rec("h", h)
+
+
+@program
+def autograd_grad_second_derivative(torch, rec):
+    from importlib import import_module
+    grad = import_module(torch.__name__ + ".autograd").grad
+    a = torch.tensor([3.], requires_grad=True)
+    b = a * a * a
+    db = grad(b, a, create_graph=True)[0]
+    d2 = grad(db, a, create_graph=True)[0]
+    d3 = grad(d2, a)[0]
+    rec("db", db), rec("d2", d2), rec("d3", d3), rec("a_grad_untouched", a.grad)
+
+
+@program
+def autograd_grad_with_grad_outputs(torch, rec):
+    x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    w = torch.tensor([[0.5], [-1.]], requires_grad=True)
+    y = torch.tanh(x @ w)
+    gx, gw = torch.autograd.grad(y, [x, w], grad_outputs=torch.tensor([[1.], [2.]]))
+    rec("gx", gx), rec("gw", gw), rec("x_grad", x.grad)
+
+
+@program
+def autograd_grad_unused_input(torch, rec):
+    x = torch.tensor(1., requires_grad=True)
+    z = torch.tensor(2., requires_grad=True)
+    y = x * 2
+    rec("allowed", torch.autograd.grad(y, [x, z], retain_graph=True, allow_unused=True))
+    torch.autograd.grad(y, [x, z])
+
+
+@program
+def autograd_grad_materialize(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    z = torch.tensor([2., 3.], requires_grad=True)
+    rec("g", torch.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True))
+
+
+@program
+def autograd_grad_of_non_leaf(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    h = x.exp()
+    y = (h * h).sum()
+    (gh,) = torch.autograd.grad(y, h)
+    rec("gh", gh)
+
+
+@program
+def backward_inputs_argument(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    w = torch.tensor([3., 4.], requires_grad=True)
+    (x * w).sum().backward(inputs=[w])
+    rec("x_grad", x.grad), rec("w_grad", w.grad)
+
+
+@program
+def no_grad_and_enable_grad(torch, rec):
+    x = torch.tensor([1.], requires_grad=True)
+    with torch.no_grad():
+        y = x * 2
+        with torch.enable_grad():
+            z = x * 3
+        rec("mode_inside", torch.is_grad_enabled())
+    rec("y", y), rec("z", z), rec("mode_after", torch.is_grad_enabled())
+
+    @torch.no_grad()
+    def f(t):
+        return t * 4
+    rec("f", f(x))
+    torch.set_grad_enabled(False)
+    rec("w", x * 5)
+    torch.set_grad_enabled(True)
+    with torch.set_grad_enabled(False):
+        rec("v", x * 6)
+    rec("mode_end", torch.is_grad_enabled())
+
+
+@program
+def grad_fn_names(torch, rec):
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    v = torch.tensor([1., 2., 3.], requires_grad=True)
+    m = torch.ones(3, 3, requires_grad=True)
+    exprs = {
+        "add": x + 1, "radd": 1 + x, "sub": x - 1, "rsub": 1 - x, "mul": x * 2,
+        "div": x / 2, "rdiv": 2 / x, "neg": -x, "pow2": x ** 2, "powhalf": x ** 0.5,
+        "powt": x ** v, "rpow": 2 ** x, "sqrt": x.sqrt(), "abs": x.abs(), "relu": x.relu(),
+        "sigmoid": x.sigmoid(), "tanh": x.tanh(), "exp": x.exp(), "log": x.log(),
+        "sin": x.sin(), "cos": x.cos(), "sum": x.sum(), "sum0": x.sum(0), "mean": x.mean(),
+        "mean0": x.mean(0), "max": x.max(), "max0": x.max(0)[0], "min": x.min(),
+        "amax": x.amax(0), "prod": x.prod(), "std": x.std(), "var": x.var(),
+        "norm": x.norm(), "reshape": x.reshape(3, 2), "view": x.view(6),
+        "flatten": x.flatten(), "t": x.t(), "T": x.T, "transpose": x.transpose(0, 1),
+        "permute": x.permute(1, 0), "unsqueeze": x.unsqueeze(0), "squeeze": x.squeeze(),
+        "squeeze0": x.unsqueeze(0).squeeze(0), "expand": v.expand(2, 3),
+        "expand_as": v.expand_as(x), "select": x[0], "select_col": x[:, 1],
+        "slice": x[:1], "index": x[[0, 1]], "mask": x[x > 2], "mm": x @ m, "dot": v @ v,
+        "mv": x @ v, "cat": torch.cat([x, x]), "stack": torch.stack([v, v]),
+        "clone": x.clone(), "double": x.double(), "clamp": x.clamp(0, 3),
+        "where": torch.where(x > 2, x, 0.), "maximum": torch.maximum(x, x),
+        "softmax": x.softmax(0), "log_softmax": torch.log_softmax(x, 0),
+        "logsumexp": x.logsumexp(0), "cumsum": x.cumsum(0), "flip": x.flip(0),
+        "split": x.split(1)[0], "unbind": x.unbind()[0], "narrow": x.narrow(0, 0, 1),
+        "repeat": x.repeat(2, 1), "gather": torch.gather(x, 1, torch.tensor([[0], [1]])),
+        "index_select": x.index_select(0, torch.tensor([1])),
+        "masked_fill": x.masked_fill(x > 2, 0.), "reciprocal": x.reciprocal(),
+        "outer": torch.outer(v, v), "atan2": torch.atan2(x, x), "sign": x.sign(),
+    }
+    for k, t in exprs.items():
+        rec(k, type(t.grad_fn).__name__)
+
+
+@program
+def next_functions_structure(torch, rec):
+    a = torch.tensor([1., 2.], requires_grad=True)
+    c = torch.tensor([3., 4.])
+    y = (a * c).sum()
+    fn = y.grad_fn
+    rec("y_fn", fn.name())
+    inner = fn.next_functions[0][0]
+    rec("inner", inner.name())
+    rec("inner_next", [(None if n is None else n.name(), i) for n, i in inner.next_functions])
+    rec("leaf_is_variable", inner.next_functions[0][0].variable is a)
+
+
+@program
+def printing(torch, rec):
+    rec("r1", repr(torch.tensor([6.], requires_grad=True)))
+    a = torch.tensor(2.0, requires_grad=True)
+    rec("r2", repr(a.exp()))
+    rec("r3", repr(torch.tensor([[1., 2.], [3., 4.]])))
+    rec("r4", repr(torch.tensor([10., 5., 2., 3.])))
+    rec("r5", repr(torch.tensor([1e-5, 1.])))
+    rec("r6", repr(torch.tensor([0.1234567, 123.5])))
+    rec("r7", repr(torch.tensor([1, 2, 3])))
+    rec("r8", repr(torch.tensor([1.5, 2.25], dtype=torch.float64)))
+    rec("r9", repr(torch.tensor([True, False])))
+    rec("r10", repr(torch.arange(2000.)))
+    rec("r11", repr(torch.zeros(2, 0)))
+    rec("r12", repr(torch.tensor(float("nan"))))
+    rec("r13", repr(torch.tensor([-1., 2.])))
+    rec("r14", repr(torch.linspace(0, 1, 5)))
+    rec("r15", repr(torch.ones(3, 3, requires_grad=True) * 2))
+    rec("r16", str(torch.tensor([1., 2.]).shape))
+    rec("r17", repr(torch.float32) + repr(torch.double) + str(torch.device("cpu")))
+    rec("r18", repr(torch.tensor([[1e9, 1.], [2., 3.]])))
+
+
+@program
+def dtype_promotion(torch, rec):
+    f = torch.tensor([1., 2.])
+    i = torch.tensor([1, 2])
+    d0 = torch.tensor(2., dtype=torch.float64)
+    i32 = torch.tensor([1], dtype=torch.int32)
+    out = {"int_div": i / 2, "int_mul_float": i * 2.5, "f_mul_d0": f * d0,
+           "i_add_f0": i + torch.tensor(2.), "i0_add_d": torch.tensor(1) +
+           torch.tensor([1.], dtype=torch.float64), "f_add_bool": f + True,
+           "b_add_b": torch.tensor([True]) + True, "i32_add_big": i32 + 2 ** 40,
+           "sum_int": i.sum(), "mean_float": f.mean(), "sin_int": torch.sin(i),
+           "arange_int": torch.arange(3), "arange_float": torch.arange(0, 1, 0.25),
+           "full_int": torch.full((2,), 1), "full_float": torch.full((2,), 1.5),
+           "zeros": torch.zeros(2), "ones_like_int": torch.ones_like(i), "eye": torch.eye(2),
+           "linspace": torch.linspace(-1, 1, 3), "int_floordiv": i // 2,
+           "rem": torch.tensor([-3., 5.]) % 2, "pow_int": i ** 2}
+    for k, v in out.items():
+        rec(k, v)
+
+
+@program
+def int_tensor_cannot_require_grad(torch, rec):
+    rec("ok", torch.tensor([1.], requires_grad=True).requires_grad)
+    torch.tensor([1, 2], requires_grad=True)
+
+
+@program
+def set_requires_grad_on_non_leaf(torch, rec):
+    x = torch.tensor([1.], requires_grad=True)
+    y = x * 2
+    y.requires_grad = False
+
+
+@program
+def retain_grad_without_requires_grad(torch, rec):
+    torch.tensor([1.]).retain_grad()
+
+
+@program
+def numpy_of_requires_grad(torch, rec):
+    x = torch.tensor([1.], requires_grad=True)
+    rec("detached", x.detach().numpy().tolist())
+    x.numpy()
+
+
+@program
+def item_and_scalars(torch, rec):
+    x = torch.tensor([2.5], requires_grad=True)
+    rec("item", x.item())
+    rec("float", float(x))
+    rec("tolist", x.tolist())
+    rec("size", list(torch.ones(2, 3).size()))
+    rec("size1", torch.ones(2, 3).size(1))
+    rec("numel", torch.ones(2, 3).numel())
+    rec("dim", torch.ones(2, 3).dim())
+    bool(torch.tensor([1., 2.]))
+
+
+@program
+def inplace_on_leaf_errors(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    rec("version", x._version)
+    x.add_(1)
+
+
+@program
+def inplace_under_no_grad(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    with torch.no_grad():
+        x.mul_(3)
+        x += 1
+        x[0] = 10.
+    rec("x", x), rec("version", x._version)
+    (x * x).sum().backward()
+    rec("grad", x.grad)
+
+
+@program
+def inplace_rebases_history(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    y.add_(1)
+    rec("y", y), rec("version", y._version)
+    y.mul_(y.detach())
+    rec("y2", y)
+    y.sum().backward()
+    rec("grad", x.grad)
+
+
+@program
+def inplace_on_non_leaf_then_backward(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    z = x * 1
+    s = z.sin()
+    z.add_(1)
+    s.sum().backward()
+
+
+@program
+def inplace_on_output_saved_for_backward(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    s = (x * 1).exp()
+    s.add_(1)
+    s.sum().backward()
+
+
+@program
+def inplace_on_detached_alias(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    z = x.detach()
+    s = x * z
+    z.add_(1)
+    rec("x_changed", x)
+    s.sum().backward()
+
+
+@program
+def inplace_through_data_is_invisible(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    s = x * x
+    x.data.mul_(2)
+    rec("versions", [x._version, x.data._version])
+    s.sum().backward()
+    rec("grad", x.grad)
+
+
+@program
+def exp_saves_its_result_not_its_input(torch, rec):
+    z = torch.tensor(2., requires_grad=True)
+    s = z.exp()
+    with torch.no_grad():
+        z.add_(1)
+    s.backward()
+    rec("grad", z.grad)
+
+
+@program
+def inplace_mul_keeps_old_value_for_backward(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    w = torch.tensor([3., 4.], requires_grad=True)
+    y = x * 1
+    y.mul_(w)
+    y.sum().backward()
+    rec("x_grad", x.grad), rec("w_grad", w.grad)
+
+
+@program
+def setitem_with_grad(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    v = torch.tensor(5., requires_grad=True)
+    y = x * 2
+    y[1] = v * 3
+    rec("y", y)
+    y.sum().backward()
+    rec("x_grad", x.grad), rec("v_grad", v.grad)
+
+
+@program
+def copy_and_fill_with_grad(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = torch.zeros(2)
+    y.copy_(x * 3)
+    rec("y", y)
+    z = x * 1
+    z.fill_(4.)
+    rec("z", z)
+    (y.sum() + z.sum()).backward()
+    rec("grad", x.grad)
+
+
+@program
+def grad_set_and_zeroed(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    (x * x).sum().backward()
+    rec("g1", x.grad)
+    x.grad.zero_()
+    (x * 3).sum().backward()
+    rec("g2", x.grad)
+    x.grad = None
+    (x * 4).sum().backward()
+    rec("g3", x.grad)
+    x.grad = torch.ones(3)
+
+
+@program
+def hooks(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    y = x * 3
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    rec("seen", seen), rec("grad", x.grad)
+
+
+@program
+def function_combined_style(torch, rec):
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            result, = ctx.saved_tensors
+            return grad_output * result
+
+    x = torch.tensor([0., 1.], requires_grad=True)
+    y = Exp.apply(x)
+    rec("y", y), rec("name", type(y.grad_fn).__name__)
+    y.sum().backward()
+    rec("grad", x.grad)
+
+
+@program
+def function_setup_context_and_needs_input_grad(torch, rec):
+    seen = {}
+
+    class Mul(torch.autograd.Function):
+        @staticmethod
+        def forward(a, b, scale=2.0):
+            return a * b * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            a, b, scale = inputs
+            seen["needs"] = ctx.needs_input_grad
+            ctx.save_for_backward(a, b)
+            ctx.scale = scale
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g * b * ctx.scale, g * a * ctx.scale, None
+
+    a = torch.tensor([1., 2.], requires_grad=True)
+    b = torch.tensor([3., 4.])
+    y = Mul.apply(a, b)
+    y.sum().backward()
+    rec("y", y), rec("needs", list(seen["needs"])), rec("a_grad", a.grad), rec("b_grad", b.grad)
+    rec("next", [None if n is None else n.name() for n, _ in y.grad_fn.next_functions])
+
+
+@program
+def function_wrong_number_of_grads(torch, rec):
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    Bad.apply(x, 2.).sum().backward()
+
+
+@program
+def function_grad_for_non_tensor(torch, rec):
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, c):
+            return a * c
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    Bad.apply(x, 2.).sum().backward()
+
+
+@program
+def function_wrong_grad_shape(torch, rec):
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g[:2]
+
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    Bad.apply(x).sum().backward()
+
+
+@program
+def function_broadcast_grad_is_summed(torch, rec):
+    class Widen(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.expand(3, 2) * 2
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    Widen.apply(x).sum().backward()
+    rec("grad", x.grad)
+
+
+@program
+def function_saved_tensors_freed(torch, rec):
+    class Sv(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    r = Sv.apply(x)
+    r.sum().backward()
+    r.sum().backward()  # backward never reads saved_tensors: fine
+    rec("grad", x.grad)
+    r.grad_fn.saved_tensors
+
+
+@program
+def function_mark_dirty(torch, rec):
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            a.mul_(2)
+            ctx.mark_dirty(a)
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    z = x * 1
+    r = Double.apply(z)
+    rec("same", r is z), rec("r", r), rec("version", z._version)
+    r.sum().backward()
+    rec("grad", x.grad)
+    Double.apply(x)
+
+
+@program
+def function_mark_non_differentiable(torch, rec):
+    class Sort2(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            o1, o2 = a * 2, a * 3
+            ctx.mark_non_differentiable(o2)
+            return o1, o2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            ctx.g2 = g2
+            return g1 * 2
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    o1, o2 = Sort2.apply(x)
+    rec("o1", o1), rec("o2", o2)
+    o1.sum().backward()
+    rec("grad", x.grad), rec("g2", o1.grad_fn.g2)
+
+
+@program
+def function_returns_input(torch, rec):
+    class Ident(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+    x = torch.tensor([1., 2.], requires_grad=True)
+    r = Ident.apply(x)
+    rec("same", r is x), rec("r", r)
+    r.sum().backward()
+    rec("grad", x.grad)
+
+
+@program
+def function_under_no_grad(torch, rec):
+    class F(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.mode = torch.is_grad_enabled()
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = torch.tensor([1.], requires_grad=True)
+    y = F.apply(x)
+    rec("y", y), rec("mode_in_forward", y.grad_fn.mode)
+    with torch.no_grad():
+        rec("z", F.apply(x))
+
+
+@program
+def once_differentiable_double_backward(torch, rec):
+    from importlib import import_module
+    once = import_module(torch.__name__ + ".autograd.function").once_differentiable
+
+    class Sq(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        @once
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return 2 * a * g
+
+    x = torch.tensor([1.5, 2.], dtype=torch.float64, requires_grad=True)
+    y = Sq.apply(x)
+    (g,) = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    rec("g", g)
+    g.sum().backward()
+
+
+@program
+def my_cube_double_backward(torch, rec):
+    class MyCube(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            dx = 3 * x ** 2
+            result = x ** 3
+            return result, dx
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, = inputs
+            result, dx = output
+            ctx.save_for_backward(x, dx)
+
+        @staticmethod
+        def backward(ctx, grad_output, grad_dx):
+            x, dx = ctx.saved_tensors
+            return grad_output * dx + grad_dx * 6 * x
+
+    x = torch.tensor([1., -2.], dtype=torch.float64, requires_grad=True)
+    y, dx = MyCube.apply(x)
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    (g2,) = torch.autograd.grad(g.sum(), x)
+    rec("y", y), rec("dx", dx), rec("g", g), rec("g2", g2)
+
+
+@program
+def gradcheck_results(torch, rec):
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([[0.5, 1.0, -1.0]], dtype=torch.float64, requires_grad=True)
+    rec("ok", torch.autograd.gradcheck(lambda a, b: torch.tanh(b @ a).exp(), (x, w)))
+    rec("ok2", torch.autograd.gradgradcheck(lambda a: (a * a.sin()).sum(), (x,)))
+
+    class Wrong(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    rec("bad", torch.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False))
+    torch.autograd.gradcheck(lambda a: a.sin(), (torch.tensor([1.], requires_grad=True),),
+                             eps=1e-3, atol=1e-2)
+    torch.autograd.gradcheck(lambda a: a.sin(), (torch.tensor([1.], dtype=torch.float64),))
+
+
+@program
+def reductions_and_ties(torch, rec):
+    x = torch.tensor([[1., 3., 3.], [2., 0., 2.]], requires_grad=True)
+    for name, f in [("max", lambda t: t.max()), ("max0", lambda t: t.max(0).values.sum()),
+                    ("min1", lambda t: t.min(1)[0].sum()), ("amax", lambda t: t.amax(1).sum()),
+                    ("mean1", lambda t: t.mean(1, keepdim=True).sum()),
+                    ("sum_dims", lambda t: t.sum((0, 1))), ("prod", lambda t: t.prod()),
+                    ("std", lambda t: t.std()), ("var0", lambda t: t.var(0).sum()),
+                    ("norm", lambda t: t.norm()), ("logsumexp", lambda t: t.logsumexp(1).sum())]:
+        x.grad = None
+        out = f(x)
+        out.backward()
+        rec(name, out), rec(name + "_grad", x.grad)
+    rec("argmax", x.argmax()), rec("max_idx", x.max(1).indices)
+
+
+@program
+def nonsmooth_points(torch, rec):
+    x = torch.tensor([-1., 0., 2.], requires_grad=True)
+    for name, f in [("relu", lambda t: t.relu()), ("abs", lambda t: t.abs()),
+                    ("clamp", lambda t: t.clamp(0, 2)), ("clamp_min", lambda t: t.clamp(min=0)),
+                    ("maximum", lambda t: torch.maximum(t, torch.zeros(3))),
+                    ("where", lambda t: torch.where(t > 0, t * t, -t)),
+                    ("sqrt_pos", lambda t: (t * t).sqrt())]:
+        x.grad = None
+        f(x).sum().backward()
+        rec(name, x.grad)
+
+
+@program
+def elementwise_grads(torch, rec):
+    x = torch.tensor([0.5, 1.5, 2.5], dtype=torch.float64, requires_grad=True)
+    fs = {"sin": torch.sin, "cos": torch.cos, "tan": torch.tan, "exp": torch.exp,
+          "log": torch.log, "sqrt": torch.sqrt, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+          "asin": lambda t: torch.asin(t / 3), "atan": torch.atan, "sinh": torch.sinh,
+          "log1p": torch.log1p, "expm1": torch.expm1, "rsqrt": torch.rsqrt, "erf": torch.erf,
+          "reciprocal": torch.reciprocal, "pow3": lambda t: t ** 3, "powf": lambda t: t ** 2.5,
+          "rpow": lambda t: 2 ** t, "powt": lambda t: t ** t, "div": lambda t: 1 / t,
+          "square": torch.square, "softmax": lambda t: torch.softmax(t, 0)[1],
+          "log_softmax": lambda t: torch.log_softmax(t, 0)[0], "floor": torch.floor,
+          "atan2": lambda t: torch.atan2(t, t + 1), "remainder": lambda t: t % 1.0}
+    for name, f in fs.items():
+        x.grad = None
+        f(x).sum().backward()
+        rec(name, x.grad)
+
+
+@program
+def broadcasting_grads(torch, rec):
+    a = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    b = torch.tensor([10., 20., 30.], requires_grad=True)
+    c = torch.tensor(2., requires_grad=True)
+    d = torch.tensor([[1.], [2.]], requires_grad=True)
+    y = (a * b + c) / d - b
+    y.sum().backward()
+    rec("y", y), rec("a", a.grad), rec("b", b.grad), rec("c", c.grad), rec("d", d.grad)
+
+
+@program
+def matmul_family(torch, rec):
+    A = torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+    B = torch.tensor([[1., -1., 0.5], [2., 0., 1.]], requires_grad=True)
+    v = torch.tensor([1., 2.], requires_grad=True)
+    out = (A @ B).sum() + (A @ v).sum() + (v @ v) + torch.mm(A, B).trace()
+    out.backward()
+    rec("out", out), rec("A", A.grad), rec("B", B.grad), rec("v", v.grad)
+    C = torch.ones(2, 3, 2, requires_grad=True)
+    D = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    (C @ D).sum().backward()
+    rec("C", C.grad), rec("D", D.grad)
+    rec("mat_err", None)
+    torch.mm(A, A)
+
+
+@program
+def shape_ops_grads(torch, rec):
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    w = torch.arange(6.).reshape(3, 2)
+    ys = [x.t() @ torch.ones(2, 1), x.reshape(3, 2) * w, x.view(6)[::2],
+          x.unsqueeze(0).expand(4, 2, 3), x.permute(1, 0)[1:], x.flatten()[[0, 0, 5]],
+          torch.cat([x, x * 2], 1), torch.stack([x, -x]), x.flip(1)[:, :2], x[1, 1:],
+          x[..., None], x.transpose(0, 1).contiguous().view(-1), x.split([1, 2], 1)[1],
+          x.chunk(3, 1)[2], torch.gather(x, 1, torch.tensor([[2, 0], [1, 1]])),
+          x.index_select(1, torch.tensor([0, 0])), x.repeat(2, 2), x[x > 3],
+          x.masked_fill(x < 3, -1.), x.roll(1, 1), x.tril(), x.narrow(1, 1, 2)]
+    for i, y in enumerate(ys):
+        x.grad = None
+        (y * torch.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        rec(f"y{i}", y), rec(f"g{i}", x.grad)
+
+
+@program
+def view_errors(torch, rec):
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]])
+    rec("reshape", x.t().reshape(6))
+    x.t().view(6)
+
+
+@program
+def expand_errors(torch, rec):
+    torch.tensor([1., 2.]).expand(3, 3)
+
+
+@program
+def inplace_dtype_error(torch, rec):
+    x = torch.tensor([1, 2])
+    x += 1
+    rec("x", x)
+    x /= 2
+
+
+@program
+def leaf_view_inplace(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x[0].mul_(2)
+
+
+@program
+def detach_and_data_flags(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    rec("detach", y.detach()), rec("data", y.data)
+    z = y.detach()
+    z.requires_grad_()
+    rec("z", z)
+    (z * z).sum().backward()
+    rec("z_grad", z.grad), rec("x_grad", x.grad)
+    y.detach_()
+    rec("y_after_detach_", y)
+
+
+@program
+def higher_order_pinn_style(torch, rec):
+    x = torch.tensor([[0.1], [0.5], [0.9]], dtype=torch.float64, requires_grad=True)
+    W1 = torch.tensor([[0.7, -1.3, 0.4]], dtype=torch.float64, requires_grad=True)
+    W2 = torch.tensor([[1.1], [0.2], [-0.8]], dtype=torch.float64, requires_grad=True)
+    u = torch.tanh(x @ W1) @ W2
+    (u_x,) = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)
+    (u_xx,) = torch.autograd.grad(u_x, x, torch.ones_like(u_x), create_graph=True)
+    loss = (u_xx + u).pow(2).mean()
+    loss.backward()
+    rec("u_x", u_x), rec("u_xx", u_xx), rec("loss", loss), rec("W1", W1.grad),
+    rec("W2", W2.grad), rec("x", x.grad)
+
+
+@program
+def legendre_steps(torch, rec):
+    class P3(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return 0.5 * (5 * input ** 3 - 3 * input)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, = ctx.saved_tensors
+            return grad_output * 1.5 * (5 * input ** 2 - 1)
+
+    x = torch.linspace(-1, 1, 5, dtype=torch.float64)
+    y = torch.sin(x)
+    a, b, c, d = (torch.full((), v, dtype=torch.float64, requires_grad=True)
+                  for v in (0.0, -1.0, 0.0, 0.3))
+    for t in range(3):
+        loss = (a + b * P3.apply(c + d * x) - y).pow(2).sum()
+        loss.backward()
+        with torch.no_grad():
+            for p in (a, b, c, d):
+                p -= 0.1 * p.grad
+                p.grad = None
+        rec(f"loss{t}", loss)
+    rec("params", [a, b, c, d])
+
+
+@program
+def autograd_functional(torch, rec):
+    from importlib import import_module
+    F = import_module(torch.__name__ + ".autograd.functional")
+
+    def f(x):
+        return (x ** 3).sum() + x[0] * x[1]
+
+    x = torch.tensor([1., 2.], dtype=torch.float64)
+    rec("jac", F.jacobian(lambda t: t ** 2 * t[0], x))
+    rec("hess", F.hessian(f, x))
+    out, v = F.vjp(lambda t: t * t, x, torch.tensor([1., 3.], dtype=torch.float64))
+    rec("vjp", [out, v])
+
+
+def main():
+    import torch
+    torch.set_num_threads(1)
+    fixtures = {"torch_version": torch.__version__,
+                "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()}}
+    with open(FIXTURES, "w") as f:
+        json.dump(fixtures, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {len(PROGRAMS)} program records to {FIXTURES}")
+
+
+if __name__ == "__main__":
+    main()
