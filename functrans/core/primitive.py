@@ -41,5 +41,6 @@ def lookup(prim: Primitive, kind: str) -> Callable[..., Any]:
     if rule is None:
         raise MissingRuleError(
             f"primitive '{prim.name}' has no {kind} rule, so the transform that needs it cannot "
-            f"run. Add `{kind}=...` to its row in functrans/primitives/{prim.module}.py.")
+            f"run. Add `{kind}=...` to its row (the define(\"{prim.name}\", ...) call) in "
+            f"{prim.module.replace('.', '/')}.py.")
     return rule

@@ -133,8 +133,9 @@ class Tracer:
             f"`{what}()` was called on a traced value {self.aval.str_short()} while tracing for "
             f"`{self._trace.main.name}`: its value is not known until the program runs, so Python "
             "cannot branch or convert on it. Mark the argument static (jit(f, static_argnums=...) "
-            "or make_jaxpr(f, static_argnums=...)), or express the choice with "
-            "functrans.numpy.where(cond, a, b).")
+            "or make_jaxpr(f, static_argnums=...)), express the choice elementwise with "
+            "functrans.numpy.where(cond, a, b), or branch with "
+            "functrans.lax.cond(pred, true_fun, false_fun, *operands).")
 
     def __bool__(self):
         return bool(self._concretize("bool"))

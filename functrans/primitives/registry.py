@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 from functrans.core.primitive import Primitive
@@ -19,7 +20,12 @@ def define(name: str, *, impl: Callable, abstract: Callable, module: str,
     transformation rules. `props` are facts the jit passes read (elementwise, linear, ...)."""
     if name in REGISTRY:
         raise ValueError(f"primitive {name!r} is defined twice")
-    prim = Primitive(name, multiple_results=multiple_results, module=module)
+    # where the row lives, for error messages: the module that called define (or a family helper)
+    caller = sys._getframe(1)
+    while caller.f_globals.get("__name__") == __name__:
+        caller = caller.f_back
+    where = caller.f_globals.get("__name__") or f"functrans.primitives.{module}"
+    prim = Primitive(name, multiple_results=multiple_results, module=where)
     prim.impl = impl
     prim.abstract_eval = abstract
     for kind, rule in (("jvp", jvp), ("transpose", transpose), ("batch", batch), *rules.items()):

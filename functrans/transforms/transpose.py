@@ -61,7 +61,7 @@ def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
                 for v in eqn.invars]
         rule = lookup(eqn.primitive, "transpose")
         if eqn.primitive.multiple_results:
-            cts = [Zero(v.aval) if c is None else c for c in cts]
+            cts = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
             cts_in = rule(cts, *args, **eqn.params)
         else:
             cts_in = rule(cts[0], *args, **eqn.params)
