@@ -46,7 +46,7 @@ def exact(x, t):
 
 def make_loss(z_f, z_u, u_data):
     def residual(params, z):
-        _, du, d2u = value_grad_and_hessian_diag(lambda q: u_net(params, q))(z)
+        _, du, d2u = value_grad_and_hessian_diag(lambda q: u_net(params, q), indices=[0])(z)
         return du[1] - ALPHA * d2u[0]                     # u_t - 0.4 u_xx
 
     def loss(params):

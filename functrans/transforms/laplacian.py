@@ -36,7 +36,7 @@ from functrans.errors import ShapeError
 from functrans.primitives.elementwise import add, mul
 from functrans.primitives.indexing import slice_
 from functrans.primitives.reductions import reduce_sum
-from functrans.primitives.shape_ops import broadcast_to, moveaxis, reshape
+from functrans.primitives.shape_ops import broadcast_to, concatenate, moveaxis, reshape
 from functrans.transforms.jvp import jvp_flat
 from functrans.transforms.vjp import _check_differentiable
 from functrans.transforms.vmap import batch_flat
@@ -80,11 +80,16 @@ class LaplacianTracer(Tracer):
 
 
 class _Config:
-    __slots__ = ("n", "mode")
+    """n gradient directions; second-order part along the directions in `sel` (all if None),
+    m of them, summed (mode "sum"), kept per direction ("diag"), or not carried ("first")."""
 
-    def __init__(self, n: int, mode: str):
+    __slots__ = ("n", "mode", "sel", "m")
+
+    def __init__(self, n: int, mode: str, sel=None):
         self.n = n
         self.mode = mode
+        self.sel = sel
+        self.m = n if sel is None else len(sel)
 
 
 class LaplacianTrace(Trace):
@@ -211,6 +216,26 @@ def _sum_sq(g):
     return reduce_sum(mul(g, g), (0,))
 
 
+def _rows(g, cfg):
+    """The gradient rows of the directions the second-order part follows."""
+    if cfg.sel is None:
+        return g
+    tail = tuple(np.shape(g)[1:])
+    pieces, start = [], None
+    for k, j in enumerate(cfg.sel):          # contiguous runs become one slice each
+        if start is None:
+            start = prev = j
+        elif j == prev + 1:
+            prev = j
+        else:
+            pieces.append((start, prev + 1))
+            start = prev = j
+        if k == len(cfg.sel) - 1:
+            pieces.append((start, prev + 1))
+    parts = [slice_(g, (a,) + (0,) * len(tail), (b, *tail)) for a, b in pieces]
+    return parts[0] if len(parts) == 1 else concatenate(parts, 0)
+
+
 # --- the rules: each returns [(primal, grad, second)] per output ------------------------------
 
 def _linear_rule(prim, params, xs, gs, ss, cfg):
@@ -219,7 +244,7 @@ def _linear_rule(prim, params, xs, gs, ss, cfg):
     if cfg.mode == _FIRST or all(s is None for s in ss):
         s_out = [None] * len(primals)
     else:
-        _, s_out = _push(prim, params, xs, ss, cfg.n if cfg.mode == _DIAG else None)
+        _, s_out = _push(prim, params, xs, ss, cfg.m if cfg.mode == _DIAG else None)
     return list(zip(primals, g_out, s_out))
 
 
@@ -254,10 +279,15 @@ def _elementwise_rule(prim, params, xs, gs, ss, cfg):
     if s is not None:
         s_out = mul(d1, _lead_align(s, out_ndim) if cfg.mode == _DIAG else s)
     if cfg.mode != _FIRST and type(d2) is not Zero:
-        curv = mul(g, g) if cfg.mode == _DIAG else _sum_sq(gs[i])
+        g_sel = _rows(gs[i], cfg)
+        if cfg.mode == _DIAG:
+            g_sel = _lead_align(g_sel, out_ndim)
+            curv = mul(g_sel, g_sel)
+        else:
+            curv = _sum_sq(g_sel)
         s_out = _add(s_out, mul(d2, curv))
     if s_out is not None and cfg.mode == _DIAG:
-        s_out = broadcast_to(s_out, (cfg.n, *get_aval(y).shape))
+        s_out = broadcast_to(s_out, (cfg.m, *get_aval(y).shape))
     elif s_out is not None:
         s_out = broadcast_to(s_out, get_aval(y).shape)
     return [(y, broadcast_to(g_out, (cfg.n, *get_aval(y).shape)), s_out)]
@@ -270,8 +300,9 @@ def _bilinear_rule(prim, params, xs, gs, ss, cfg):
         return [(y, g_out, None)]
     s_out = None
     if any(s is not None for s in ss):
-        _, (s_out,) = _push(prim, params, xs, ss, cfg.n if cfg.mode == _DIAG else None)
-    cross = batch_flat(lambda a, b: [prim.bind(a, b, **params)], gs, [0, 0], [0], cfg.n)[0]
+        _, (s_out,) = _push(prim, params, xs, ss, cfg.m if cfg.mode == _DIAG else None)
+    cross = batch_flat(lambda a, b: [prim.bind(a, b, **params)],
+                       [_rows(g, cfg) for g in gs], [0, 0], [0], cfg.m)[0]
     if cfg.mode == _SUM:
         cross = reduce_sum(cross, (0,))
     cross = add(cross, cross)
@@ -285,7 +316,7 @@ def _generic_rule(prim, params, xs, gs, ss, cfg):
         return [(y, g, None) for y, g in zip(primals, g_out)]
     s_out = [None] * len(primals)
     if any(s is not None for s in ss):
-        _, s_out = _push(prim, params, xs, ss, cfg.n if cfg.mode == _DIAG else None)
+        _, s_out = _push(prim, params, xs, ss, cfg.m if cfg.mode == _DIAG else None)
     idx = [i for i, g in enumerate(gs) if g is not None]
     float_out = [j for j, y in enumerate(primals) if is_float(get_aval(y).dtype)]
     out_avals = [get_aval(y) for y in primals]
@@ -303,8 +334,8 @@ def _generic_rule(prim, params, xs, gs, ss, cfg):
         _, t2 = jvp_flat(first_order, xs, vs, name="laplacian (generic, outer)")
         return [_materialize(t, out_avals[j]) for t, j in zip(t2, float_out)]
 
-    curv = batch_flat(second_directional, [gs[i] for i in idx], [0] * len(idx),
-                      [0] * len(float_out), cfg.n)
+    curv = batch_flat(second_directional, [_rows(gs[i], cfg) for i in idx], [0] * len(idx),
+                      [0] * len(float_out), cfg.m)
     s_out = list(s_out)
     for j, c in zip(float_out, curv):
         s_out[j] = _add(s_out[j], reduce_sum(c, (0,)) if cfg.mode == _SUM else c)
@@ -328,8 +359,19 @@ def _basis(leaves):
     return out, n
 
 
-def _forward(f, args, argnums, mode, fname):
-    """Run f under the trace; returns (outputs, grads, seconds, out_tree, in_leaves, in_tree)."""
+def _selection(indices, n, fname):
+    if indices is None:
+        return None
+    sel = tuple(int(i) for i in np.ravel(indices))
+    if not sel or len(set(sel)) != len(sel) or any(not 0 <= i < n for i in sel):
+        raise ValueError(f"{fname}: indices={indices!r} must be distinct flat indices in "
+                         f"[0, {n}) of the differentiated inputs (all of argnums' entries, "
+                         "concatenated in order).")
+    return None if sel == tuple(range(n)) else sel
+
+
+def _forward(f, args, argnums, mode, fname, indices=None):
+    """Run f under the trace; returns (results, out_tree, in_leaves, in_tree, n, sel)."""
     nums = normalize_argnums(argnums, len(args), fname)
     dyn = [args[i] for i in nums]
     _check_differentiable(dyn, nums, fname)
@@ -339,7 +381,8 @@ def _forward(f, args, argnums, mode, fname):
     if n == 0:
         raise ShapeError(f"{fname}: the arguments at argnums={argnums!r} have no entries (size "
                          "0); there is nothing to differentiate with respect to.")
-    with new_main(LaplacianTrace, _Config(n, mode), name=fname) as main:
+    sel = _selection(indices, n, fname)
+    with new_main(LaplacianTrace, _Config(n, mode, sel), name=fname) as main:
         trace = main.trace
         ins = [LaplacianTracer(trace, x, g, None) for x, g in zip(in_leaves, basis)]
         full = list(args)
@@ -349,7 +392,7 @@ def _forward(f, args, argnums, mode, fname):
         out_leaves, out_tree = tree_flatten(out)
         outs = [trace.full_raise(as_value(o, fname)) for o in out_leaves]
         res = [(o.primal, o.grad, o.second) for o in outs]
-    return res, out_tree, in_leaves, in_tree, n
+    return res, out_tree, in_leaves, in_tree, n, sel
 
 
 def _zeros(shape, dtype):
@@ -374,12 +417,14 @@ def _per_input(block, out_shape, dtype, in_leaves, in_tree, argnums):
     return tree[0] if isinstance(argnums, int) else tree
 
 
-def value_grad_and_laplacian(f, argnums=0):
+def value_grad_and_laplacian(f, argnums=0, *, indices=None):
     """(f(x), gradient of f, Laplacian of f) from one forward pass.
 
     The gradient is laid out like a Jacobian (output shape + input shape); the Laplacian has
     the output's shape (each output entry's Laplacian). With several arguments in argnums or a
-    pytree argument, the Laplacian sums over all their entries.
+    pytree argument, the Laplacian sums over all their entries; `indices` (flat positions in
+    those entries, concatenated in argnums order) restricts it to some of them, e.g. the
+    spatial Laplacian of u(t, x) beside the full gradient (u_t included).
 
     >>> import functrans.numpy as fnp
     >>> u, du, lap = value_grad_and_laplacian(lambda x: fnp.sum(x * x))(fnp.ones(2))
@@ -388,8 +433,8 @@ def value_grad_and_laplacian(f, argnums=0):
     """
     @functools.wraps(f)
     def wrapped(*args):
-        res, out_tree, in_leaves, in_tree, _ = _forward(f, args, argnums, _SUM,
-                                                        "value_grad_and_laplacian")
+        res, out_tree, in_leaves, in_tree, _, _ = _forward(
+            f, args, argnums, _SUM, "value_grad_and_laplacian", indices)
         vals, grads, laps = [], [], []
         for y, g, s in res:
             a = get_aval(y)
@@ -402,8 +447,9 @@ def value_grad_and_laplacian(f, argnums=0):
     return wrapped
 
 
-def laplacian(f, argnums=0):
-    """The Laplacian of f (sum of unmixed second derivatives) by one forward pass.
+def laplacian(f, argnums=0, *, indices=None):
+    """The Laplacian of f (sum of unmixed second derivatives) by one forward pass; `indices`
+    restricts the sum to some input entries (see value_grad_and_laplacian).
 
     Composes with vmap (over collocation points), grad (with respect to parameters) and jit.
 
@@ -412,7 +458,7 @@ def laplacian(f, argnums=0):
     >>> round(float(lap(fnp.array([0.5, 0.0]))), 12)  # -sin(x)e^y + sin(x)e^y
     0.0
     """
-    vgl = value_grad_and_laplacian(f, argnums)
+    vgl = value_grad_and_laplacian(f, argnums, indices=indices)
 
     @functools.wraps(f)
     def wrapped(*args):
@@ -421,33 +467,47 @@ def laplacian(f, argnums=0):
     return wrapped
 
 
-def value_grad_and_hessian_diag(f, argnums=0):
+def value_grad_and_hessian_diag(f, argnums=0, *, indices=None):
     """(f(x), gradient, Hessian diagonal) from one forward pass; the diagonal is laid out like
-    the gradient (output shape + input shape): d2f/dx_i^2 at each position i."""
+    the gradient (output shape + input shape): d2f/dx_i^2 at each position i. With `indices`
+    (flat positions in the differentiated entries) only those diagonal entries are carried
+    and returned, as output shape + (len(indices),), in the order given; the gradient stays
+    complete. Burgers' u_t, u_x, u_xx:
+
+    >>> import functrans.numpy as fnp
+    >>> u = lambda z: fnp.sin(z[0]) * z[1] * z[1] * z[1]          # z = (t, x)
+    >>> _, du, d2u = value_grad_and_hessian_diag(u, indices=[1])(fnp.array([0.0, 2.0]))
+    >>> du.tolist(), d2u.tolist()
+    ([8.0, 0.0], [0.0])
+    """
     @functools.wraps(f)
     def wrapped(*args):
-        res, out_tree, in_leaves, in_tree, _ = _forward(f, args, argnums, _DIAG,
-                                                        "value_grad_and_hessian_diag")
+        res, out_tree, in_leaves, in_tree, _, sel = _forward(
+            f, args, argnums, _DIAG, "value_grad_and_hessian_diag", indices)
         vals, grads, diags = [], [], []
         for y, g, s in res:
             a = get_aval(y)
             vals.append(y)
             grads.append(_per_input(g, a.shape, a.dtype, in_leaves, in_tree, argnums))
-            diags.append(_per_input(s, a.shape, a.dtype, in_leaves, in_tree, argnums))
+            if sel is None:
+                diags.append(_per_input(s, a.shape, a.dtype, in_leaves, in_tree, argnums))
+            else:
+                diags.append(_zeros((*a.shape, len(sel)), a.dtype) if s is None
+                             else moveaxis(s, 0, a.ndim))
         return (tree_unflatten(out_tree, vals), tree_unflatten(out_tree, grads),
                 tree_unflatten(out_tree, diags))
 
     return wrapped
 
 
-def hessian_diag(f, argnums=0):
+def hessian_diag(f, argnums=0, *, indices=None):
     """The diagonal of the Hessian of f (e.g. u_xx and u_tt separately), by one forward pass.
 
     >>> import functrans.numpy as fnp
     >>> hessian_diag(lambda x: x[0] * x[0] * x[0] * x[1])(fnp.array([1.0, 2.0])).tolist()
     [12.0, 0.0]
     """
-    vgd = value_grad_and_hessian_diag(f, argnums)
+    vgd = value_grad_and_hessian_diag(f, argnums, indices=indices)
 
     @functools.wraps(f)
     def wrapped(*args):
@@ -466,7 +526,8 @@ def divergence(F, argnums=0):
     """
     @functools.wraps(F)
     def wrapped(*args):
-        res, out_tree, in_leaves, in_tree, n = _forward(F, args, argnums, _FIRST, "divergence")
+        res, out_tree, in_leaves, in_tree, n, _ = _forward(F, args, argnums, _FIRST,
+                                                           "divergence")
         sizes = [get_aval(y).size for y, _, _ in res]
         if sum(sizes) != n:
             shapes = [get_aval(y).shape for y, _, _ in res]
