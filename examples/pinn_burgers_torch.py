@@ -87,8 +87,8 @@ def main():
     params = init_mlp(rng, [2] + [20] * layers + [1])
 
     # the same loss and gradient, tensor-style and functional
-    functional = ft.value_and_grad(make_loss(z_u, u_data, z_f)[0])
-    l_fn, g_fn = functional(params)
+    functional = ft.value_and_grad(make_loss(z_u, u_data)[0])
+    l_fn, g_fn = functional(params, z_f)
     l_t, g_t = torch_value_and_grad(params, z_u, u_data, z_f)
     loss_diff = abs(l_t - float(l_fn)) / abs(float(l_fn))
     grad_diff = max_grad_difference(g_t, g_fn)

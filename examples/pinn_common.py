@@ -164,13 +164,30 @@ class Progress:
 # --- training ------------------------------------------------------------------------------
 
 def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
-          progress=True, log_every=0, time_budget=None):
+          progress=True, log_every=0, time_budget=None, points=None, batch_size=None,
+          seed=0):
     """Adam (learning rate decaying exponentially by lr_decay over the run) then L-BFGS.
 
-    `loss_fn(params) -> scalar`. Returns (params, history) with history a list of
-    (phase, step, loss). With `time_budget` (seconds) each phase stops early when the run has
-    used it up (Adam at half of it), and says so."""
-    value_and_grad = compile_fn(ft.value_and_grad(loss_fn))
+    `loss_fn(params) -> scalar`, or `loss_fn(params, points)` when `points` (collocation
+    points) is given: Adam then draws `batch_size` of them at random each step (cheaper steps;
+    all of them if batch_size is None) and L-BFGS uses them all. Returns (params, history),
+    history a list of (phase, step, loss). With `time_budget` (seconds) each phase stops early
+    when the run has used it up (Adam at half of it), and says so."""
+    if points is None:
+        value_and_grad = compile_fn(ft.value_and_grad(loss_fn))
+        adam_value_and_grad = value_and_grad
+    else:
+        vg = compile_fn(ft.value_and_grad(loss_fn))
+        rng = np.random.default_rng(seed)
+        n = len(points)
+
+        def value_and_grad(p):
+            return vg(p, points)
+
+        def adam_value_and_grad(p):
+            if batch_size is None or batch_size >= n:
+                return vg(p, points)
+            return vg(p, points[rng.choice(n, batch_size, replace=False)])
     history = []
     t0 = time.perf_counter()
     if adam_steps > 0:
@@ -179,7 +196,7 @@ def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
         state = opt.init(params)
         bar = Progress(adam_steps, "adam", progress)
         for step in range(adam_steps):
-            loss, grads = value_and_grad(params)
+            loss, grads = adam_value_and_grad(params)
             updates, state = opt.update(grads, state, params)
             params = optim.apply_updates(params, updates)
             loss = float(loss)
