@@ -21,16 +21,16 @@ L-BFGS only, which stalls near 1e-2 in float64 here), then L-BFGS on all 10,000 
 
 from __future__ import annotations
 
-import math
+import math  # noqa: E402
 import os
 import sys
 
 # small matrices: BLAS threads only contend (and spin) on a shared machine
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-import time
+import time  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)                       # pinn_common

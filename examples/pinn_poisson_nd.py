@@ -19,9 +19,9 @@ import sys
 # small matrices: BLAS threads only contend (and spin) on a shared machine
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-import time
+import time  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)                       # pinn_common

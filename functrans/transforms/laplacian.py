@@ -28,7 +28,7 @@ import functools
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray, get_aval, is_float
+from functrans.core.avals import get_aval, is_float
 from functrans.core.pytree_fun import as_value, normalize_argnums
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main

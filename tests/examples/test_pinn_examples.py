@@ -34,6 +34,7 @@ def _has_matplotlib():
 
 @pytest.mark.parametrize("script", sorted(BOUNDS))
 def test_quick_run(script, tmp_path):
+    pytest.importorskip("scipy")  # L-BFGS and the Burgers reference (the examples extra)
     figure = tmp_path / (script[:-3] + ".png")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
