@@ -21,7 +21,7 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
-from functrans.torch._record import Op, composite, loud, prim_op, quiet, run
+from functrans.torch._record import Op, composite, loud, prim_op, quiet, run, run1, run2
 from functrans.torch._tensor import Tensor, _dim, wrap
 
 _pyabs, _pymax, _pyany = builtins.abs, builtins.max, builtins.any
@@ -97,15 +97,21 @@ def binary(op: Op, a, b):
     if type(a) is Tensor:
         va = a._value
         tb = type(b)
-        if tb is float and va.dtype.kind == "f":
-            return run(op, (a, b), (va, va.dtype.type(b)))
-        if tb is Tensor and b._value.dtype == va.dtype:
-            return run(op, (a, b), (va, b._value))
-        if tb is int and va.dtype.kind == "f":
-            return run(op, (a, b), (va, va.dtype.type(b)))
+        if tb is float:
+            dt = va.dtype
+            if dt.kind == "f":
+                return run2(op, a, b, va, dt.type(b))
+        elif tb is Tensor:
+            vb = b._value
+            if vb.dtype == va.dtype:
+                return run2(op, a, b, va, vb)
+        elif tb is int:
+            dt = va.dtype
+            if dt.kind == "f":
+                return run2(op, a, b, va, dt.type(b))
     elif type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
         vb = b._value
-        return run(op, (a, b), (vb.dtype.type(a), vb))
+        return run2(op, a, b, vb.dtype.type(a), vb)
     return nary(op, (a, b))
 
 
@@ -115,14 +121,14 @@ def unary_float(op: Op, x):
         x = as_tensor(x)
     v = x._value
     if v.dtype.kind not in "fc":
-        v = v.astype(_default_float())
-    return run(op, (x,), (v,))
+        return run(op, (x,), (v.astype(_default_float()),))
+    return run1(op, x, v)
 
 
 def unary(op: Op, x):
     if type(x) is not Tensor:
         x = as_tensor(x)
-    return run(op, (x,), (x._value,))
+    return run1(op, x, x._value)
 
 
 def _prim(name, torch_name=None) -> Op:

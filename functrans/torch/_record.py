@@ -25,12 +25,16 @@ try:
     from numpy._core.umath import _extobj_contextvar as _EXTOBJ
     from numpy._core.umath import _make_extobj
     _QUIET = _make_extobj(all="ignore")
+    _set, loud = _EXTOBJ.set, _EXTOBJ.reset
 
     def quiet():
-        return _EXTOBJ.set(_QUIET)
-
-    loud = _EXTOBJ.reset
+        return _set(_QUIET)
 except ImportError:  # another numpy: the public (slower) way
+    _QUIET = "ignore"
+
+    def _set(_):
+        return np.seterr(all="ignore")
+
     def quiet():
         return np.seterr(all="ignore")
 
@@ -96,6 +100,10 @@ def run(op: Op, inputs, vals, params=None, pkey=()):
             return record(op, inputs, vals, out, needs, params or {}, pkey)
     if op.multiple:
         return [wrap(_as_array(o)) for o in out]
+    return _plain(out)
+
+
+def _plain(out):
     t = _new(Tensor)
     t._value = out if type(out) is np.ndarray else np.asarray(out)
     t._requires_grad = False
@@ -104,6 +112,32 @@ def run(op: Op, inputs, vals, params=None, pkey=()):
     t._vc = None
     t._meta = None
     return t
+
+
+def run1(op: Op, x, v):
+    """`run` for a single-result op of one tensor `x` (whose array is `v`), no params."""
+    token = _set(_QUIET)
+    try:
+        out = op.impl(v)
+    finally:
+        loud(token)
+    if x._requires_grad and MODE.enabled:
+        return record(op, (x,), (v,), out, (True,), {}, ())
+    return _plain(out)
+
+
+def run2(op: Op, a, b, va, vb):
+    """`run` for a single-result op of two operands (Tensors or constants), no params."""
+    token = _set(_QUIET)
+    try:
+        out = op.impl(va, vb)
+    finally:
+        loud(token)
+    ra = isinstance(a, Tensor) and a._requires_grad
+    rb = isinstance(b, Tensor) and b._requires_grad
+    if (ra or rb) and MODE.enabled:
+        return record(op, (a, b), (va, vb), out, (ra, rb), {}, ())
+    return _plain(out)
 
 
 def _program(op, inputs, vals, outs, needs, params, pkey):
