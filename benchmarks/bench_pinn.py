@@ -23,8 +23,12 @@ import os
 import sys
 import time
 
+# one thread everywhere (numpy's BLAS, XLA, torch): a like-for-like comparison, and no thread
+# pools spinning against each other on a shared machine
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                   "intra_op_parallelism_threads=1")
 
 import numpy as np  # noqa: E402
 
