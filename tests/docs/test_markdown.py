@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -18,8 +19,15 @@ def test_docs_have_pages():
     assert PAGES, f"no Markdown pages found under {DOCS}"
 
 
+REQUIRES = re.compile(r"<!--\s*requires:\s*([\w., ]+?)\s*-->")
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_page_code_blocks_run(page):
+    # `<!-- requires: scipy -->` on a page: its blocks need an optional dependency
+    for group in REQUIRES.findall(page.read_text(encoding="utf-8")):
+        for module in filter(None, (m.strip() for m in group.split(","))):
+            pytest.importorskip(module)
     run_page(page)
 
 
