@@ -17,42 +17,216 @@ tensor(7.3891)
 from __future__ import annotations
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators first)
-from functrans.torch import _tensor_methods  # noqa: F401  (installs Tensor's methods)
-from functrans.torch._creation import (Generator, arange, as_tensor, default_generator,  # noqa
-                                       empty, empty_like, eye, from_numpy, full, full_like,
-                                       initial_seed, linspace, logspace, manual_seed, normal,
-                                       ones, ones_like, rand, rand_like, randint, randn,
-                                       randn_like, randperm, seed, tensor, zeros, zeros_like)
-from functrans.torch._dtype import (bool_ as bool, complex64, complex128, dtype,  # noqa
-                                    float16, float32, float64, get_default_dtype, int8, int16,
-                                    int32, int64, set_default_dtype, uint8)
-from functrans.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
-                                        no_grad, set_grad_enabled)
-from functrans.torch._ops import (abs, absolute, acos, acosh, add, allclose, amax,  # noqa
-                                  amin, any, all, argmax, argmin, asin, asinh, atan, atan2,
-                                  atanh, arctan2, bmm, ceil, clamp, clip, clone, cos, cosh,
-                                  count_nonzero, cumprod, cumsum, div, divide, dot, einsum, eq,
-                                  equal, erf, exp, exp2, expm1, floor, floor_divide, fmod, ge,
-                                  ger, greater, greater_equal, gt, inner, isclose, isfinite,
-                                  isinf, isnan, le, lerp, less, less_equal, log, log1p, log2,
-                                  log10, log_softmax, logical_and, logical_not, logical_or,
-                                  logical_xor, logsumexp, lt, matmul, max, maximum, mean, min,
-                                  minimum, mm, mul, multiply, mv, ne, neg, negative, norm,
-                                  not_equal, outer, pow, prod, reciprocal, relu, remainder,
-                                  round, rsqrt, rsub, sigmoid, sign, sin, sinh, softmax, sqrt,
-                                  square, std, sub, subtract, sum, tan, tanh, true_divide, trunc,
-                                  var, where)
+from functrans.torch import (
+    _dtype,
+    _tensor_methods,  # noqa: F401  (installs Tensor's methods)
+    autograd,  # noqa: F401,E402
+    nn,  # noqa: F401,E402
+)
+from functrans.torch._creation import (  # noqa
+    Generator,
+    arange,
+    as_tensor,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    logspace,
+    manual_seed,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from functrans.torch._dtype import bool_ as bool  # noqa
+from functrans.torch._dtype import (  # noqa: F401
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+)
+from functrans.torch._grad_mode import (  # noqa
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from functrans.torch._ops import (  # noqa
+    abs,
+    absolute,
+    acos,
+    acosh,
+    add,
+    all,
+    allclose,
+    amax,
+    amin,
+    any,
+    arctan2,
+    argmax,
+    argmin,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bmm,
+    ceil,
+    clamp,
+    clip,
+    clone,
+    cos,
+    cosh,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    div,
+    divide,
+    dot,
+    einsum,
+    eq,
+    equal,
+    erf,
+    exp,
+    exp2,
+    expm1,
+    floor,
+    floor_divide,
+    fmod,
+    ge,
+    ger,
+    greater,
+    greater_equal,
+    gt,
+    inner,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    lerp,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    log_softmax,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    logsumexp,
+    lt,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mm,
+    mul,
+    multiply,
+    mv,
+    ne,
+    neg,
+    negative,
+    norm,
+    not_equal,
+    outer,
+    pow,
+    prod,
+    reciprocal,
+    relu,
+    remainder,
+    round,
+    rsqrt,
+    rsub,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    softmax,
+    sqrt,
+    square,
+    std,
+    sub,
+    subtract,
+    sum,
+    tan,
+    tanh,
+    true_divide,
+    trunc,
+    var,
+    where,
+)
 from functrans.torch._printing import get_printoptions, set_printoptions  # noqa: F401
-from functrans.torch._shape import (broadcast_tensors, broadcast_to, cat, chunk,  # noqa
-                                    concat, concatenate, diagonal, flatten, flip, gather,
-                                    hstack, index_select, masked_fill, masked_select, movedim,
-                                    moveaxis, narrow, nonzero, permute, repeat, reshape, roll,
-                                    select, split, squeeze, stack, swapaxes, swapdims, t, take,
-                                    take_along_dim, trace, transpose, tril, triu, unbind,
-                                    unflatten, unsqueeze, vstack)
+from functrans.torch._shape import (  # noqa
+    broadcast_tensors,
+    broadcast_to,
+    cat,
+    chunk,
+    concat,
+    concatenate,
+    diagonal,
+    flatten,
+    flip,
+    gather,
+    hstack,
+    index_select,
+    masked_fill,
+    masked_select,
+    moveaxis,
+    movedim,
+    narrow,
+    nonzero,
+    permute,
+    repeat,
+    reshape,
+    roll,
+    select,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    swapdims,
+    t,
+    take,
+    take_along_dim,
+    trace,
+    transpose,
+    tril,
+    triu,
+    unbind,
+    unflatten,
+    unsqueeze,
+    vstack,
+)
 from functrans.torch._tensor import Size, Tensor, device  # noqa: F401
-from functrans.torch import autograd  # noqa: F401,E402
-from functrans.torch import nn  # noqa: F401,E402
 
 float = float32
 double = float64
@@ -89,18 +263,15 @@ def detach(input):
 
 
 def result_type(tensor1, tensor2):
-    from functrans.torch._dtype import from_numpy, result_type as _rt
-    return from_numpy(_rt(tensor1, tensor2))
+    return _dtype.from_numpy(_dtype.result_type(tensor1, tensor2))
 
 
 def promote_types(type1, type2):
-    from functrans.torch._dtype import from_numpy, promote_types as _pt
-    return from_numpy(_pt(type1.dtype, type2.dtype))
+    return _dtype.from_numpy(_dtype.promote_types(type1.dtype, type2.dtype))
 
 
 def can_cast(from_, to) -> bool:
-    from functrans.torch._dtype import _category
-    return _category(from_.dtype) <= _category(to.dtype)
+    return _dtype._category(from_.dtype) <= _dtype._category(to.dtype)
 
 
 class cuda:
@@ -115,9 +286,9 @@ class cuda:
         return 0
 
     @staticmethod
-    def manual_seed(seed):
+    def manual_seed(value):
         return None
 
     @staticmethod
-    def manual_seed_all(seed):
+    def manual_seed_all(value):
         return None

@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from functrans.torch import _dtype
-from functrans.torch._tensor import Tensor, device as _device, wrap
+from functrans.torch._tensor import Tensor, wrap
+from functrans.torch._tensor import device as _device
 
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "

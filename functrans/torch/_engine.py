@@ -14,8 +14,8 @@ import heapq
 
 import numpy as np
 
-from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
 from functrans.torch._grad_mode import MODE
+from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
 from functrans.torch._record import loud, quiet
 from functrans.torch._tensor import Tensor, _shared_vc, edge, warn_once, wrap
 

@@ -14,8 +14,8 @@ import numpy as np
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.torch._dtype import _category, from_numpy
-from functrans.torch._graph import OpNode
 from functrans.torch._grad_mode import MODE
+from functrans.torch._graph import OpNode
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _shared_vc, wrap

@@ -13,10 +13,10 @@ through `eval_jaxpr` on recording tensors (`create_graph=True`).
 
 from __future__ import annotations
 
+from functrans.core.avals import ShapedArray
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import Jaxpr, Literal, Var
 from functrans.core.staging import trace_to_jaxpr
-from functrans.core.avals import ShapedArray
 from functrans.errors import FunctransError
 from functrans.primitives.shape_ops import instantiate
 from functrans.transforms.vjp import vjp

@@ -19,8 +19,8 @@ import numpy as np
 from functrans.core.avals import ShapedArray
 from functrans.core.trace import MainTrace, Trace, Tracer
 from functrans.torch import _dtype
-from functrans.torch._graph import AccumulateGrad
 from functrans.torch._grad_mode import MODE
+from functrans.torch._graph import AccumulateGrad
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "

@@ -8,9 +8,9 @@ run (when torch is installed; CI installs torch==2.13.0, the CPU build).
 import json
 
 import pytest
+from parity_programs import FIXTURES, PROGRAMS, differences, observe
 
 import functrans.torch as ft_torch
-from parity_programs import FIXTURES, PROGRAMS, differences, observe
 
 with open(FIXTURES) as _f:
     _RECORDED = json.load(_f)

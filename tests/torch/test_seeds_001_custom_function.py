@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the tutorial snippets stay verbatim)
 """Seed 001 (Chinese): "pytorch 自动微分以及自定义 torch.autograd.Function 教程" — backward with a
 gradient argument, custom autograd.Function (separate and combined forward/setup_context, ctx
 methods, set_materialize_grads, double backward), gradcheck, and the Legendre-polynomial

@@ -5,15 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.torch._engine import run_backward
-from functrans.torch._grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa
-                                        no_grad, set_grad_enabled)
+from functrans.torch._grad_mode import (  # noqa
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from functrans.torch._tensor import Tensor, wrap
 from functrans.torch.autograd import functional  # noqa: F401
-from functrans.torch.autograd.function import (Function, FunctionCtx,  # noqa: F401
-                                               InplaceFunction, NestedIOFunction,
-                                               once_differentiable)
-from functrans.torch.autograd.gradcheck import (GradcheckError, gradcheck,  # noqa: F401
-                                                gradgradcheck)
+from functrans.torch.autograd.function import (  # noqa: F401
+    Function,
+    FunctionCtx,
+    InplaceFunction,
+    NestedIOFunction,
+    once_differentiable,
+)
+from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 
 Variable = Tensor
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.torch._tensor import Tensor, wrap
+from functrans.torch._tensor import wrap
 
 
 def _tuple(x):
@@ -87,7 +87,3 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return gs if is_tuple else gs[0]
 
     return jacobian(grad_fn, inputs, create_graph=create_graph)
-
-
-def _is_tensor(x):
-    return isinstance(x, Tensor)

@@ -13,6 +13,7 @@ class Parameter(Tensor):
 
     def __init__(self, data=None, requires_grad=True):
         import numpy as np
+
         from functrans.torch._dtype import get_default_dtype
         value = np.zeros(0, get_default_dtype().dtype) if data is None else \
             getattr(data, "_value", np.asarray(data))

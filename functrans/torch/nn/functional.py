@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from functrans.torch import _ops as O
-from functrans.torch._ops import (elu, gelu, leaky_relu, log_softmax, relu, sigmoid,  # noqa
-                                  silu, softmax, softplus, tanh)
+from functrans.torch._ops import (  # noqa
+    elu,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    tanh,
+)
 
 
 def linear(input, weight, bias=None):

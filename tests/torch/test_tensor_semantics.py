@@ -1,0 +1,253 @@
+"""functrans.torch's PyTorch semantics beyond the parity programs: the tape's place among the
+transforms, version counters, views, grad accumulation identity, grad mode per thread, hooks."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.torch as torch
+from functrans.core.trace import Tracer
+from functrans.primitives import elementwise as E
+from functrans.primitives import reductions as R
+from functrans.torch._tensor import TAPE_MAIN
+
+# --- the tape among the transforms -------------------------------------------------------------
+
+def test_tensors_belong_to_the_tape_between_eager_and_transforms():
+    x = torch.tensor([1.0])
+    assert isinstance(x, Tracer)
+    assert x._trace.main is TAPE_MAIN and TAPE_MAIN.level == 0.5
+
+
+def test_primitives_bound_on_tensors_record_onto_the_tape():
+    x = torch.tensor([0.5, 1.0], requires_grad=True)
+    y = R.reduce_sum(E.mul(E.sin(x), x), (0,))
+    assert isinstance(y, torch.Tensor) and type(y.grad_fn).__name__ == "SumBackward1"
+    y.backward()
+    v = np.array([0.5, 1.0], np.float32)
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(v) * v + np.sin(v), rtol=1e-6)
+
+
+def test_functional_vjp_runs_on_tensors_and_its_result_is_differentiable():
+    x = torch.tensor([0.5, 1.0], requires_grad=True)
+    out, f_vjp = ft.vjp(lambda t: E.mul(E.sin(t), t), x)
+    assert isinstance(out, torch.Tensor)
+    (g,) = f_vjp(torch.ones(2))
+    assert isinstance(g, torch.Tensor) and g.requires_grad
+    g.sum().backward()  # d/dx (cos x * x + sin x) = 2 cos x - x sin x
+    v = np.array([0.5, 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(v) - v * np.sin(v), rtol=1e-6)
+
+
+def test_make_jaxpr_of_a_backward_program_uses_the_primitive_table():
+    from functrans.torch._programs import _CACHE
+    x = torch.tensor([0.5, 1.0], requires_grad=True)
+    x.exp().sum()
+    progs = [p for k, p in _CACHE.items() if k[0].name == "ExpBackward0"]
+    assert progs and progs[-1].used_outputs == (0,) and progs[-1].used_inputs == ()
+    assert [e.primitive.name for e in progs[-1].jaxpr.eqns] == ["mul"]
+
+
+# --- version counters and views ----------------------------------------------------------------
+
+def test_version_counter_counts_inplace_ops():
+    x = torch.zeros(3)
+    assert x._version == 0
+    x.add_(1)
+    x.mul_(2)
+    x[0] = 5.0
+    x.zero_()
+    x.fill_(3.0)
+    x.copy_(torch.ones(3))
+    x += 1
+    assert x._version == 7 and x.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_detach_shares_the_version_counter_data_does_not():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    d = x.detach()
+    d.add_(1)
+    assert x._version == 1 and x.tolist() == [2.0, 3.0]
+    x.data.add_(1)
+    assert x._version == 1 and x.tolist() == [3.0, 4.0]
+
+
+def test_views_share_storage_and_version():
+    x = torch.arange(6.0)
+    v = x.view(2, 3)[1]
+    v.fill_(0.0)
+    assert x.tolist() == [0.0, 1.0, 2.0, 0.0, 0.0, 0.0]
+    assert x._version == 1 and v._version == 1
+
+
+def test_inplace_on_a_view_of_a_leaf_is_refused():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is "
+                                           "being used in an in-place operation."):
+        x[0].mul_(2)
+
+
+def test_a_view_made_stale_by_an_inplace_op_raises_instead_of_a_wrong_gradient():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    first = y[0]
+    y.mul_(3)
+    with pytest.raises(RuntimeError, match="view's base was modified by an in-place"):
+        (first * 2).backward()
+    y[0].backward()  # a view taken after the in-place op is fine
+    assert x.grad.tolist() == [3.0, 0.0]
+
+
+def test_saved_leaf_modified_under_no_grad_raises_at_backward():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = (w * x).sum()
+    with torch.no_grad():
+        w -= 0.1
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\] is at version 1; "
+                                           r"expected version 0 instead"):
+        y.backward()
+
+
+def test_inplace_result_type_must_be_castable():
+    x = torch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                           "output type Long"):
+        x.mul_(1.5)
+    with pytest.raises(RuntimeError, match=r"output with shape \[2\] doesn't match the "
+                                           r"broadcast shape \[2, 2\]"):
+        torch.zeros(2).add_(torch.ones(2, 2))
+
+
+# --- gradients ---------------------------------------------------------------------------------
+
+def test_grad_accumulates_in_place_into_the_same_tensor():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).sum().backward()
+    g = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is g and g.tolist() == [5.0, 5.0] and g._version == 1
+
+
+def test_first_grad_is_a_copy_of_the_gradient_passed():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    v = torch.tensor([1.0, 1.0])
+    x.backward(v)
+    x.grad.add_(1)
+    assert v.tolist() == [1.0, 1.0] and x.grad.tolist() == [2.0, 2.0]
+
+
+def test_retained_grads_accumulate():
+    x = torch.tensor([1.0], requires_grad=True)
+    h = x * 2
+    h.retain_grad()
+    y = h * h
+    y.backward(retain_graph=True)
+    y.backward()
+    assert h.grad.tolist() == [8.0] and x.grad.tolist() == [16.0]
+
+
+def test_hooks_can_be_removed():
+    x = torch.tensor([1.0], requires_grad=True)
+    handle = x.register_hook(lambda g: g * 100)
+    (x * 2).backward()
+    handle.remove()
+    (x * 2).backward()
+    assert x.grad.tolist() == [202.0]
+
+
+def test_grad_mode_is_per_thread():
+    seen = {}
+
+    def worker():
+        seen["thread"] = torch.is_grad_enabled()
+
+    with torch.no_grad():
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        assert not torch.is_grad_enabled()
+    assert seen["thread"] is True
+
+
+def test_bare_no_grad_decorator_and_set_grad_enabled_decorator():
+    @torch.no_grad
+    def f(t):
+        return t * 2
+
+    @torch.set_grad_enabled(False)
+    def g(t):
+        return t * 2
+
+    x = torch.tensor([1.0], requires_grad=True)
+    assert torch.is_grad_enabled()
+    assert not f(x).requires_grad and not g(x).requires_grad
+    assert (x * 2).requires_grad
+
+
+def test_backward_through_a_freed_node_without_saved_values_is_allowed_but_not_through_saves():
+    x = torch.tensor([2.0], requires_grad=True)
+    y = x.sin() + 1
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_second_order_through_many_ops():
+    x = torch.tensor([0.3, 0.7], dtype=torch.float64, requires_grad=True)
+    y = (torch.tanh(x) * x.exp() / (1 + x ** 2)).sum()
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    # against the functional API on the same primitives
+    import functrans.numpy as fnp
+    f = lambda v: fnp.sum(fnp.tanh(v) * fnp.exp(v) / (1 + v ** 2))  # noqa: E731
+    v = np.array([0.3, 0.7])
+    np.testing.assert_allclose(g.detach().numpy(), ft.grad(f)(v), rtol=1e-12)
+    np.testing.assert_allclose(h.numpy(), ft.grad(lambda u: fnp.sum(ft.grad(f)(u)))(v),
+                               rtol=1e-12)
+
+
+def test_gradcheck_of_ops_in_float64():
+    x = torch.tensor([[0.3, -0.7, 1.1], [0.2, 0.5, -1.3]], dtype=torch.float64,
+                     requires_grad=True)
+    w = torch.tensor([[0.5], [-0.25], [1.5]], dtype=torch.float64, requires_grad=True)
+    fns = [lambda a, b: torch.softmax(a @ b, 0), lambda a, b: (a.abs() + 1).log() @ b,
+           lambda a, b: a.max(1).values * b.sum(), lambda a, b: torch.cat([a, b.t()]).std(0),
+           lambda a, b: a[:, [0, 2]].norm() * b.prod(), lambda a, b: a.clamp(-0.6, 0.6) @ b,
+           lambda a, b: torch.where(a > 0, a.sigmoid(), a.tanh()).cumsum(1)]
+    for fn in fns:
+        assert torch.autograd.gradcheck(fn, (x, w))
+        assert torch.autograd.gradgradcheck(fn, (x, w))
+
+
+def test_zero_derivatives_are_declared_not_missing():
+    x = torch.tensor([1.5, -0.5], requires_grad=True)
+    (x.floor() + x.sign() + x.round()).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_a_missing_derivative_rule_is_reported_at_backward():
+    from functrans.core.primitive import Primitive
+    from functrans.torch._record import prim_op, run
+    prim = Primitive("double_without_rules", module="elementwise")  # not in the table
+    prim.impl = lambda x: x * 2
+    prim.abstract_eval = lambda a: a
+    x = torch.tensor([1.5], requires_grad=True)
+    y = run(prim_op(prim, "DoubleBackward0"), (x,), (x._value,))
+    assert y.tolist() == [3.0] and y.grad_fn.name() == "DoubleBackward0"
+    with pytest.raises(RuntimeError, match="the derivative for 'DoubleBackward0' is not "
+                                           "implemented: primitive 'double_without_rules' has "
+                                           "no jvp rule"):
+        y.backward()
+
+
+def test_legacy_constructor_and_isinstance():
+    t = torch.Tensor([1, 2])
+    assert isinstance(t, torch.Tensor) and t.dtype == torch.float32
+    assert torch.Tensor(2, 3).shape == torch.Size([2, 3])
+    assert torch.is_tensor(t) and not torch.is_tensor(np.zeros(2))
+    assert torch.device("cpu") == "cpu" and str(torch.device("cpu")) == "cpu"
+    with pytest.raises(RuntimeError, match="CPU only"):
+        torch.device("cuda:0")
