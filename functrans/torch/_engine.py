@@ -123,7 +123,7 @@ def _dependencies(roots, captures):
     while stack:
         n = stack.pop()
         for e in n._next:
-            if e is None:
+            if not e:
                 continue
             c = e[0]
             if c in deps:
@@ -181,7 +181,7 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
                 accumulate_grad(node.variable, buf[0], create_graph)
             continue
         nexts = node._next
-        if needed is not None and not any(e is not None and e[0] in needed for e in nexts):
+        if needed is not None and not any(e and e[0] in needed for e in nexts):
             continue
         if plain and type(node)._backward is _opnode_backward and node._saved is not None \
                 and node._prog.error is None:
@@ -217,7 +217,7 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
                 node._release()
             pairs = zip(nexts, grads)
         for e, g in pairs:
-            if e is None:
+            if not e:
                 continue
             child, nr = e
             if g is not None:
@@ -241,7 +241,7 @@ def _skip(node, deps, buffers, heap):
     while stack:
         n = stack.pop()
         for e in n._next:
-            if e is None:
+            if not e:
                 continue
             c = e[0]
             deps[c] -= 1

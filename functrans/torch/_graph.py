@@ -38,7 +38,10 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((None, 0) if e is None else e for e in self._next)
+        # an entry of _next is an edge (node, output_nr), None (an input that needs no
+        # gradient: PyTorch shows (None, 0)), or False (an operand PyTorch does not count as an
+        # input of the node: an index, a condition, a number in a Scalar overload)
+        return tuple((None, 0) if e is None else e for e in self._next if e is not False)
 
     @property
     def metadata(self) -> dict:

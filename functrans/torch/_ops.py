@@ -70,8 +70,10 @@ def _promoted(op: Op) -> Op:
     return p
 
 
-def nary(op: Op, args, dt=None):
-    """Run `op` on Tensor/constant `args` promoted to one dtype (PyTorch's result_type)."""
+def nary(op: Op, args, dt=None, scalar_overload=False):
+    """Run `op` on Tensor/constant `args` promoted to one dtype (PyTorch's result_type).
+    `scalar_overload`: the op is PyTorch's Scalar overload, whose numbers are not inputs of
+    the node (they do not appear in next_functions)."""
     if dt is None:
         dt = _dtype.result_type(*args)
     vals = []
@@ -86,10 +88,12 @@ def nary(op: Op, args, dt=None):
             vals.append(v)
         else:
             vals.append(_operand(a, dt))
+    inputs = tuple(a if isinstance(a, Tensor) else None for a in args) if scalar_overload \
+        else args
     if mixed and MODE.enabled:
         raw = [a._value if isinstance(a, Tensor) else v for a, v in zip(args, vals)]
-        return run(_promoted(op), args, raw, {"dt": dt}, (dt,))
-    return run(op, args, vals)
+        return run(_promoted(op), inputs, raw, {"dt": dt}, (dt,))
+    return run(op, inputs, vals)
 
 
 def binary(op: Op, a, b):
@@ -265,7 +269,7 @@ POW_SCALAR_BASE = _prim("pow", "PowBackward2")
 def pow(x, exponent):
     """x ** exponent: PowBackward0 (number exponent), 1 (tensor exponent), 2 (number base)."""
     if not isinstance(x, Tensor):
-        return nary(POW_SCALAR_BASE, (x, exponent))
+        return nary(POW_SCALAR_BASE, (x, exponent), scalar_overload=True)
     if isinstance(exponent, Tensor):
         return nary(POW_TENSORS, (x, exponent))
     if isinstance(exponent, bool | int | float) and float(exponent).is_integer() and \
@@ -274,7 +278,7 @@ def pow(x, exponent):
         if isinstance(exponent, float) and v.dtype.kind not in "fc":
             v = v.astype(_default_float())
         return run(INTEGER_POW, (x,), (v,), {"y": int(exponent)}, (int(exponent),))
-    return nary(POW_SCALAR_EXP, (x, exponent))
+    return nary(POW_SCALAR_EXP, (x, exponent), scalar_overload=True)
 
 
 def square(x):
@@ -300,7 +304,7 @@ def rsub(input, other, *, alpha=1):
     """other - alpha * input (the reflected subtraction `2 - x`)."""
     if alpha != 1:
         input = mul(input, alpha)
-    return nary(RSUB, (other, input))
+    return nary(RSUB, (other, input), scalar_overload=True)
 
 
 def mul(input, other):
@@ -460,10 +464,9 @@ def where(condition, input=None, other=None):
     mixed = _pyany(isinstance(a, Tensor) and a._value.dtype != dt and a._requires_grad
                 for a in args)
     if mixed and MODE.enabled:
-        inputs = (cond, *args)
         raw = [c] + [a._value if isinstance(a, Tensor) else _operand(a, dt) for a in args]
-        return run(_where_promoted, inputs, raw, {"dt": dt}, (dt,))
-    return run(WHERE, (cond, input, other), (c, _operand(input, dt), _operand(other, dt)))
+        return run(_where_promoted, (None, *args), raw, {"dt": dt}, (dt,))
+    return run(WHERE, (None, input, other), (c, _operand(input, dt), _operand(other, dt)))
 
 
 @composite("WhereBackward0")
@@ -499,11 +502,11 @@ def clamp(input, min=None, max=None):
         return out
     dt = x._value.dtype
     if min is not None and max is not None:
-        return run(_clamp, (x, min, max), (x._value, dt.type(min), dt.type(max)))
+        return run(_clamp, (x, None, None), (x._value, dt.type(min), dt.type(max)))
     if min is not None:
-        return run(_clamp_min, (x, min), (x._value, dt.type(min)))
+        return run(_clamp_min, (x, None), (x._value, dt.type(min)))
     if max is not None:
-        return run(_clamp_max, (x, max), (x._value, dt.type(max)))
+        return run(_clamp_max, (x, None), (x._value, dt.type(max)))
     raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
 
 
@@ -1078,15 +1081,11 @@ def matmul(input, other):
     return run(_matmul_nd, (a, b), (a._value, b._value))
 
 
-@composite("MulBackward0")
-def _outer(a, b):
-    return E.mul(S.reshape(a, (a.shape[0], 1)), S.reshape(b, (1, b.shape[0])))
-
-
 def outer(input, vec2):
+    """a[:, None] * b, recorded as PyTorch does: a view, then MulBackward0."""
+    from functrans.torch._shape import reshape
     a, b = as_tensor(input), as_tensor(vec2)
-    dt = _dtype.result_type(a, b)
-    return run(_outer, (a, b), (_operand(a, dt), _operand(b, dt)))
+    return mul(reshape(a, (a._value.shape[0], 1)), b)
 
 
 ger = outer

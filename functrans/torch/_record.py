@@ -84,7 +84,9 @@ def _as_array(x):
 
 
 def run(op: Op, inputs, vals, params=None, pkey=()):
-    """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it.
+    """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it. An input
+    given as None is an operand PyTorch does not count among the node's inputs (an index, a
+    number in a Scalar overload): it is left out of next_functions.
 
     Returns a Tensor, or a list of Tensors for ops with several results."""
     token = quiet()
@@ -188,7 +190,7 @@ def record(op, inputs, vals, out, needs, params, pkey):
             fn = x._grad_fn
             nxt.append((fn, x._output_nr) if fn is not None and x._meta is None else edge(x))
         else:
-            nxt.append(None)
+            nxt.append(None if x is not None else False)
     node._next = tuple(nxt)
     node._saved = _saved_inputs(prog, inputs, vals) if prog.used_inputs else []
     t = _new(Tensor)
@@ -220,7 +222,8 @@ def record_multiple(op, inputs, vals, out, needs, params, pkey):
     node._retains = None
     node._prog = prog
     node._n_out = len(outs)
-    node._next = tuple([edge(t) if n else None for t, n in zip(inputs, needs)])
+    node._next = tuple([edge(t) if n else (None if t is not None else False)
+                        for t, n in zip(inputs, needs)])
     node._saved = _saved_inputs(prog, inputs, vals)
     results = []
     for k, o in enumerate(outs):

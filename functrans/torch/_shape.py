@@ -669,8 +669,9 @@ def _masked_fill(x, mask, value):
 def masked_fill(input, mask, value):
     x = as_tensor(input)
     m = as_tensor(mask)._value.astype(np.bool_)
-    v = value._value if isinstance(value, Tensor) else _operand(value, x._value.dtype)
-    return run(_masked_fill, (x, None, value), (x._value, m, v))
+    if isinstance(value, Tensor):
+        return run(_masked_fill, (x, None, value), (x._value, m, value._value))
+    return run(_masked_fill, (x, None, None), (x._value, m, _operand(value, x._value.dtype)))
 
 
 def masked_select(input, mask):

@@ -118,9 +118,9 @@ def _apply_(self, fn):
 _METHODS = {
     # operators
     "__neg__": O.neg, "__pos__": lambda self: self, "__abs__": O.abs,
-    "__add__": O.add, "__radd__": _swap(O.add),
+    "__add__": O.add, "__radd__": O.add,
     "__sub__": O.sub, "__rsub__": lambda self, other: O.rsub(self, other),
-    "__mul__": O.mul, "__rmul__": _swap(O.mul),
+    "__mul__": O.mul, "__rmul__": O.mul,
     "__truediv__": O.div, "__rtruediv__": O.rdiv,
     "__floordiv__": O.floor_divide, "__rfloordiv__": _swap(O.floor_divide),
     "__mod__": O.remainder, "__rmod__": _swap(O.remainder),

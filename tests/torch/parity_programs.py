@@ -336,7 +336,8 @@ def grad_fn_names(torch, rec):
         "outer": torch.outer(v, v), "atan2": torch.atan2(x, x), "sign": x.sign(),
     }
     for k, t in exprs.items():
-        rec(k, type(t.grad_fn).__name__)
+        rec(k, [type(t.grad_fn).__name__] + [None if n is None else type(n).__name__
+                                             for n, _ in t.grad_fn.next_functions])
 
 
 @program
@@ -1040,6 +1041,61 @@ def autograd_functional(torch, rec):
     rec("hess", F.hessian(f, x))
     out, v = F.vjp(lambda t: t * t, x, torch.tensor([1., 3.], dtype=torch.float64))
     rec("vjp", [out, v])
+
+
+@program
+def pytorch_autograd_tutorial(torch, rec):
+    # pytorch.org/tutorials/beginner/basics/autogradqs_tutorial (fixed weights instead of randn)
+    x = torch.ones(5)  # input tensor
+    y = torch.zeros(3)  # expected output
+    w = torch.tensor([[0.1 * i - 0.2 * j for j in range(3)] for i in range(5)],
+                     requires_grad=True)
+    b = torch.tensor([0.3, -0.1, 0.2], requires_grad=True)
+    z = torch.matmul(x, w) + b
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+    rec("z_fn", type(z.grad_fn).__name__), rec("loss_fn", type(loss.grad_fn).__name__)
+    loss.backward()
+    rec("w_grad", w.grad), rec("b_grad", b.grad)
+    z = torch.matmul(x, w) + b
+    rec("z_requires_grad", z.requires_grad)
+    with torch.no_grad():
+        z = torch.matmul(x, w) + b
+    rec("z_no_grad", z.requires_grad)
+    rec("z_det", z.detach().requires_grad)
+    inp = torch.eye(4, 5, requires_grad=True)
+    out = (inp + 1).pow(2).t()
+    out.backward(torch.ones_like(out), retain_graph=True)
+    rec("first", repr(inp.grad))
+    out.backward(torch.ones_like(out), retain_graph=True)
+    rec("second", repr(inp.grad))
+    inp.grad.zero_()
+    out.backward(torch.ones_like(out), retain_graph=True)
+    rec("after_zero", repr(inp.grad))
+
+
+@program
+def nn_functional_losses(torch, rec):
+    F = torch.nn.functional
+    x = torch.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]], requires_grad=True)
+    t = torch.tensor([[1., 0., 1.], [0., 1., 0.]])
+    w = torch.tensor([[1., 0.5, -1.], [0., 2., 1.]], requires_grad=True)
+    fs = {"mse": lambda: F.mse_loss(x, t), "mse_sum": lambda: F.mse_loss(x, t, reduction="sum"),
+          "l1": lambda: F.l1_loss(x, t), "bce": lambda: F.binary_cross_entropy(x.sigmoid(), t),
+          "bce_logits": lambda: F.binary_cross_entropy_with_logits(x, t),
+          "ce": lambda: F.cross_entropy(x, torch.tensor([2, 0])),
+          "linear": lambda: F.linear(x, w, torch.tensor([1., 2.])).sum(),
+          "linear_nobias": lambda: F.linear(x, w).sum(), "softplus": lambda: F.softplus(x).sum(),
+          "gelu": lambda: F.gelu(x).sum(), "silu": lambda: F.silu(x).sum(),
+          "relu": lambda: F.relu(x).sum(), "elu": lambda: F.elu(x).sum(),
+          "leaky_relu": lambda: F.leaky_relu(x, 0.2).sum()}
+    for name, f in fs.items():
+        x.grad = w.grad = None
+        v = f()
+        rec(name, v)
+        rec(name + "_fn", [v.grad_fn.name()] + [None if n is None else n.name()
+                                                for n, _ in v.grad_fn.next_functions])
+        v.backward()
+        rec(name + "_grad", [x.grad, w.grad])
 
 
 def main():

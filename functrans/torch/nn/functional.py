@@ -1,59 +1,181 @@
-"""torch.nn.functional: activations and losses over functrans.torch's ops."""
+"""torch.nn.functional: activations and losses, each one node named as in PyTorch."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from functrans.primitives import elementwise as E
+from functrans.primitives import reductions as R
+from functrans.primitives.registry import REGISTRY
 from functrans.torch import _ops as O
-from functrans.torch._ops import (  # noqa
-    elu,
-    gelu,
-    leaky_relu,
-    log_softmax,
-    relu,
-    sigmoid,
-    silu,
-    softmax,
-    softplus,
-    tanh,
-)
+from functrans.torch import _shape as S
+from functrans.torch._dtype import result_type
+from functrans.torch._ops import (elu, gelu, leaky_relu, log_softmax, relu,  # noqa: F401
+                                  sigmoid, silu, softmax, softplus, tanh)
+from functrans.torch._record import composite, run
+from functrans.torch._tensor import Tensor
+
+_REDUCTIONS = ("mean", "sum", "none")
 
 
-def linear(input, weight, bias=None):
-    """input @ weight.T + bias."""
-    out = O.matmul(input, weight.t() if weight.dim() == 2 else weight)
-    return out if bias is None else O.add(out, bias)
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _reduce(x, reduction):
-    if reduction == "mean":
-        return O.mean(x)
-    if reduction == "sum":
-        return O.sum(x)
     if reduction == "none":
         return x
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    s = R.reduce_sum(x, tuple(range(x.ndim)))
+    return s if reduction == "sum" else E.div(s, np.asarray(max(x.size, 1), x.dtype))
 
 
-def mse_loss(input, target, reduction="mean"):
-    d = O.sub(input, target)
-    return _reduce(O.mul(d, d), reduction)
+def _pair(input, target):
+    x, t = O.as_tensor(input), O.as_tensor(target)
+    dt = result_type(x, t)
+    if x._value.shape != t._value.shape:
+        shape = np.broadcast_shapes(x._value.shape, t._value.shape)
+        x, t = S.expand(x, shape), S.expand(t, shape)
+    return x, t, dt
 
 
-def l1_loss(input, target, reduction="mean"):
-    return _reduce(O.abs(O.sub(input, target)), reduction)
+@composite("MseLossBackward0")
+def _mse(x, t, *, reduction):
+    d = E.sub(x, t)
+    return _reduce(E.mul(d, d), reduction)
 
 
-def nll_loss(input, target, reduction="mean"):
-    from functrans.torch._shape import gather
-    picked = gather(input, 1, target.unsqueeze(1)).squeeze(1)
-    return _reduce(O.neg(picked), reduction)
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _check_reduction(reduction)
+    x, t, dt = _pair(input, target)
+    return run(_mse, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
+               (reduction,))
 
 
-def cross_entropy(input, target, reduction="mean"):
-    return nll_loss(log_softmax(input, 1), target, reduction)
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _check_reduction(reduction)
+    d = O.abs(O.sub(input, target))
+    return d if reduction == "none" else (O.sum(d) if reduction == "sum" else O.mean(d))
 
 
-def binary_cross_entropy(input, target, reduction="mean"):
-    one_minus = O.rsub(input, 1.0)
-    loss = O.neg(O.add(O.mul(target, O.clamp(O.log(input), min=-100.0)),
-                       O.mul(O.rsub(target, 1.0), O.clamp(O.log(one_minus), min=-100.0))))
+@composite("BinaryCrossEntropyBackward0")
+def _bce(p, t, *, reduction):
+    floor = np.asarray(-100.0, p.dtype)
+    one = np.ones((), p.dtype)
+    log_p = E.max(E.log(p), floor)           # PyTorch clamps the logs at -100
+    log_q = E.max(E.log(E.sub(one, p)), floor)
+    loss = E.neg(E.add(E.mul(t, log_p), E.mul(E.sub(one, t), log_q)))
     return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    _check_reduction(reduction)
+    x, t, dt = _pair(input, target)
+    if weight is not None:
+        return _weighted(O.mul(binary_cross_entropy(x, t, reduction="none"), weight), reduction)
+    return run(_bce, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
+               (reduction,))
+
+
+@composite("BinaryCrossEntropyWithLogitsBackward0")
+def _bce_logits(x, t, *, reduction):
+    # (1 - t) x + log(1 + exp(-x)), written to stay finite: log1p(exp(-|x|)) + max(-x, 0)
+    one, zero = np.ones((), x.dtype), np.zeros((), x.dtype)
+    soft = E.add(E.log1p(E.exp(E.neg(E.abs(x)))), E.max(E.neg(x), zero))
+    return _reduce(E.add(E.mul(E.sub(one, t), x), soft), reduction)
+
+
+@composite("BinaryCrossEntropyWithLogitsBackward0")
+def _bce_logits_pos(x, t, pw, *, reduction):
+    one, zero = np.ones((), x.dtype), np.zeros((), x.dtype)
+    soft = E.add(E.log1p(E.exp(E.neg(E.abs(x)))), E.max(E.neg(x), zero))
+    scale = E.add(one, E.mul(E.sub(pw, one), t))
+    return _reduce(E.add(E.mul(E.sub(one, t), x), E.mul(scale, soft)), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    _check_reduction(reduction)
+    x, t, dt = _pair(input, target)
+    if weight is not None:
+        loss = binary_cross_entropy_with_logits(x, t, reduction="none", pos_weight=pos_weight)
+        return _weighted(O.mul(loss, weight), reduction)
+    if pos_weight is not None:
+        pw = O.as_tensor(pos_weight)
+        return run(_bce_logits_pos, (x, t, pw), (O._operand(x, dt), O._operand(t, dt),
+                                                 O._operand(pw, dt)),
+                   {"reduction": reduction}, (reduction,))
+    return run(_bce_logits, (x, t), (O._operand(x, dt), O._operand(t, dt)),
+               {"reduction": reduction}, (reduction,))
+
+
+def _weighted(loss, reduction):
+    return loss if reduction == "none" else (O.sum(loss) if reduction == "sum"
+                                             else O.mean(loss))
+
+
+@composite("NllLossBackward0")
+def _nll(logp, target, *, reduction, ignore_index):
+    n = logp.shape[0]
+    flat = REGISTRY["reshape"].bind(logp, new_sizes=(logp.size,))
+    keep = E.ne(target, np.asarray(ignore_index, target.dtype))
+    safe = E.select(keep, target, np.zeros((), target.dtype))
+    pos = E.add(E.mul(np.arange(n, dtype=np.int64), np.asarray(logp.shape[1], np.int64)), safe)
+    picked = E.select(keep, REGISTRY["gather"].bind(flat, pos, axis=0),
+                      np.zeros((), logp.dtype))
+    loss = E.neg(picked)
+    if reduction == "none":
+        return loss
+    total = R.reduce_sum(loss, (0,))
+    if reduction == "sum":
+        return total
+    count = R.reduce_sum(REGISTRY["convert_element_type"].bind(keep, new_dtype=logp.dtype),
+                         (0,))
+    return E.div(total, count)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    _check_reduction(reduction)
+    x = O.as_tensor(input)
+    tgt = O.as_tensor(target)._value.astype(np.int64)
+    if weight is not None:
+        raise NotImplementedError("nll_loss(weight=...) is not supported by functrans.torch")
+    if x._value.ndim != 2 or tgt.ndim != 1:
+        raise ValueError(f"nll_loss: expected input of shape (N, C) and target of shape (N,), "
+                         f"got {tuple(x._value.shape)} and {tuple(tgt.shape)}")
+    bad = (tgt != ignore_index) & ((tgt < 0) | (tgt >= x._value.shape[1]))
+    if bad.any():
+        raise IndexError(f"Target {int(tgt[bad][0])} is out of bounds.")
+    params = {"reduction": reduction, "ignore_index": int(ignore_index)}
+    return run(_nll, (x, None), (x._value, tgt), params, tuple(params.values()))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    if label_smoothing:
+        raise NotImplementedError("cross_entropy(label_smoothing=...) is not supported by "
+                                  "functrans.torch")
+    return nll_loss(log_softmax(input, 1), target, weight, ignore_index=ignore_index,
+                    reduction=reduction)
+
+
+@composite("AddmmBackward0")
+def _addmm(bias, x, wt):
+    out = REGISTRY["dot_general"].bind(x, wt, dimension_numbers=(((1,), (0,)), ((), ())))
+    return E.add(out, REGISTRY["broadcast_in_dim"].bind(
+        bias, shape=out.shape, broadcast_dimensions=tuple(
+            range(out.ndim - bias.ndim, out.ndim))) if bias.shape != out.shape else bias)
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias (AddmmBackward0 for a matrix input, as PyTorch records it)."""
+    x, w = O.as_tensor(input), O.as_tensor(weight)
+    wt = S.t(w)
+    if bias is None:
+        return O.matmul(x, wt)
+    b = O.as_tensor(bias)
+    if x._value.ndim == 2 and isinstance(b, Tensor) and b._value.ndim <= 2:
+        return run(_addmm, (b, x, wt), (b._value, x._value, wt._value))
+    return O.add(O.matmul(x, wt), b)
