@@ -24,6 +24,11 @@ class TracerBoolConversionError(ConcretizationTypeError):
     """`if`/`bool()` on a traced value."""
 
 
+class TracerArrayConversionError(ConcretizationTypeError):
+    """A traced value was handed to numpy itself (np.asarray, a numpy function without a
+    functrans.numpy equivalent)."""
+
+
 class UnexpectedTracerError(FunctransError, RuntimeError):
     """A tracer escaped the transform that created it and was used after it ended."""
 

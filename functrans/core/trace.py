@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from functrans.core.avals import ShapedArray
-from functrans.errors import ConcretizationTypeError, TracerBoolConversionError, \
-    UnexpectedTracerError
+from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
+    TracerBoolConversionError, UnexpectedTracerError
 
 
 class MainTrace:
@@ -153,14 +153,32 @@ class Tracer:
         return int(self._concretize("index"))
 
     def __array__(self, dtype=None, copy=None):
-        val = self.concrete_value()
-        if val is not None:
-            import numpy as np
-            return np.asarray(val, dtype=dtype)
-        raise ConcretizationTypeError(
-            f"numpy.asarray was called on a traced value {self.aval.str_short()} while tracing "
-            f"for `{self._trace.main.name}`. Inside transformed functions use functrans.numpy "
-            "(import functrans.numpy as fnp) instead of numpy on traced values.")
+        # never hand numpy the concrete value: the result would silently leave the trace
+        raise TracerArrayConversionError(
+            f"numpy tried to convert a traced value {self.aval.str_short()} (inside "
+            f"`{self._trace.main.name}`) into a plain array, which would silently drop it from "
+            "the program and its derivatives. Use functrans.numpy (import functrans.numpy as "
+            "fnp) on traced values instead of numpy.")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on tracers (np.sin(x), ndarray + x) run their functrans.numpy twin."""
+        fn = _numpy_twin(ufunc.__name__) if method == "__call__" and not kwargs else None
+        if fn is None:
+            raise TracerArrayConversionError(
+                f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} was "
+                f"applied to a traced value {self.aval.str_short()}"
+                f"{' with arguments ' + str(sorted(kwargs)) if kwargs else ''}, which functrans "
+                f"cannot trace. {_twin_hint(ufunc.__name__)}")
+        return fn(*inputs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions on tracers (np.sum(x), np.dot(a, x)) run their functrans.numpy twin."""
+        fn = _numpy_twin(func.__name__)
+        if fn is None:
+            raise TracerArrayConversionError(
+                f"numpy.{func.__name__} was called on a traced value, which functrans cannot "
+                f"trace. {_twin_hint(func.__name__)}")
+        return fn(*args, **kwargs)
 
     def __len__(self):
         if not self.shape:
@@ -174,6 +192,27 @@ class Tracer:
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+_numpy_api: dict[str, Any] = {"module": None}
+
+
+def set_numpy_api(module) -> None:
+    """Name the module whose functions stand in for numpy's on tracers (functrans.numpy)."""
+    _numpy_api["module"] = module
+
+
+def _numpy_twin(name: str):
+    module = _numpy_api["module"]
+    fn = getattr(module, name, None) if module is not None else None
+    return fn if callable(fn) else None
+
+
+def _twin_hint(name: str) -> str:
+    if _numpy_twin(name) is not None:
+        return f"Call functrans.numpy.{name} directly, without keyword arguments numpy-only."
+    return (f"functrans.numpy has no `{name}`: express it with functrans.numpy functions "
+            "(import functrans.numpy as fnp).")
 
 
 def install_array_methods(methods: dict[str, Any]) -> None:

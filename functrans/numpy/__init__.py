@@ -15,3 +15,7 @@ from functrans.numpy._indexing import *  # noqa: F401,F403
 from functrans.numpy._linalg import *  # noqa: F401,F403
 from functrans.numpy._reductions import *  # noqa: F401,F403
 from functrans.numpy._shape import *  # noqa: F401,F403
+
+from functrans.core.trace import set_numpy_api as _set_numpy_api  # noqa: E402
+
+_set_numpy_api(__import__(__name__, fromlist=["*"]))

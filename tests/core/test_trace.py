@@ -120,9 +120,19 @@ def test_control_flow_on_values_works_inside_eager_grad_as_in_jax():
         ft.make_jaxpr(ft.grad(relu_if))(3.0)
 
 
-def test_numpy_functions_on_staged_values_suggest_functrans_numpy():
-    with pytest.raises(ConcretizationTypeError, match="functrans.numpy"):
-        ft.make_jaxpr(lambda x: np.sin(x))(np.ones(2))
+def test_numpy_functions_on_traced_values_run_their_functrans_numpy_twin():
+    closed = ft.make_jaxpr(lambda x: np.sum(np.sin(x) + np.ones(2)))(np.ones(2))
+    assert [e.primitive.name for e in closed.eqns] == ["sin", "add", "reduce_sum"]
+    # eager grad must not see the concrete primal through numpy: d/dx sin(x) = cos(x)
+    assert ft.grad(lambda x: np.sin(x))(1.0) == pytest.approx(np.cos(1.0), rel=1e-15)
+
+
+def test_numpy_conversion_of_traced_values_raises_instead_of_dropping_them():
+    for f in (lambda x: np.asarray(x).sum(), lambda x: np.frexp(x)[0]):
+        with pytest.raises(ConcretizationTypeError, match="functrans.numpy"):
+            ft.grad(f)(1.0)
+        with pytest.raises(ConcretizationTypeError, match="functrans.numpy"):
+            ft.make_jaxpr(f)(1.0)
 
 
 # --- leaked tracers --------------------------------------------------------------------------
