@@ -133,9 +133,10 @@ def main():
         save_figure(args.figure or "pinn_burgers.png", history, [
             ("u (PINN)", pred.T, [0, 0.99, -1, 1], "t", "x"),
             ("|error|", np.abs(pred - exact).T, [0, 0.99, -1, 1], "t", "x"),
-            ("u at t = 0.25, 0.5, 0.75", [
-                (x, exact[k], f"exact t={t[k]:.2f}") for k in (25, 50, 75)] + [
-                (x, pred[k], f"PINN t={t[k]:.2f}") for k in (25, 50, 75)], None, "x", "u")],
+            ("u at t = 0.25, 0.5, 0.75 (dashed: PINN)", [
+                (x, exact[k], f"exact t={t[k]:.2f}", f"C{j}-") for j, k in enumerate((25, 50, 75))
+            ] + [(x, pred[k], f"PINN t={t[k]:.2f}", f"C{j}--")
+                 for j, k in enumerate((25, 50, 75))], None, "x", "u")],
             f"Burgers, relative L2 error {err:.2e}")
     report(err)
     return err

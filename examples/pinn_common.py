@@ -5,10 +5,10 @@ command line, progress bars and figures. Each example is a script importing this
 from __future__ import annotations
 
 import argparse
-import math
-import time
+import math  # noqa: E402
+import time  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -264,7 +264,8 @@ def lhs(rng, n, lb, ub):
 
 def save_figure(path, history, panels, title):
     """Loss curve plus image panels [(name, array2d, extent, xlabel, ylabel)] or line panels
-    [(name, [(x, y, label), ...], None, xlabel, ylabel)]; skipped without matplotlib."""
+    [(name, [(x, y, label[, fmt]), ...], None, xlabel, ylabel)]; skipped without
+    matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -275,8 +276,8 @@ def save_figure(path, history, panels, title):
     fig, axes = plt.subplots(1, len(panels) + 1, figsize=(4.6 * (len(panels) + 1), 3.8))
     for ax, (name, data, extent, xl, yl) in zip(axes, panels):
         if isinstance(data, list):
-            for x, y, label in data:
-                ax.plot(x, y, label=label)
+            for x, y, label, *style in data:
+                ax.plot(x, y, style[0] if style else "-", label=label)
             ax.legend(fontsize=8)
         else:
             im = ax.imshow(data, origin="lower", aspect="auto", extent=extent, cmap="RdBu_r"
