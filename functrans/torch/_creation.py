@@ -128,7 +128,11 @@ def from_numpy(ndarray):
     return wrap(ndarray)
 
 
-def _size(size):
+def _size(size, kw=None):
+    if kw is not None:
+        if size:
+            raise TypeError("pass the size positionally or as size=, not both")
+        size = (kw,)
     if len(size) == 1 and isinstance(size[0], list | tuple):
         size = tuple(size[0])
     out = []
@@ -149,16 +153,16 @@ def _float_dtype(dtype) -> np.dtype:
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.get_default_dtype().dtype
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, device)
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad, device)
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.ones(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad, device)
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -289,13 +293,13 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    v = _rng(generator).standard_normal(_size(size)).astype(_float_dtype(dtype))
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    v = _rng(generator).standard_normal(_size(shape, size)).astype(_float_dtype(dtype))
     return _finish(v, requires_grad, device)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    v = _rng(generator).random(_size(size)).astype(_float_dtype(dtype))
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    v = _rng(generator).random(_size(shape, size)).astype(_float_dtype(dtype))
     return _finish(v, requires_grad, device)
 
 

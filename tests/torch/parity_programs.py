@@ -1098,6 +1098,51 @@ def nn_functional_losses(torch, rec):
         rec(name + "_grad", [x.grad, w.grad])
 
 
+@program
+def d2l_autograd_chapter(torch, rec):
+    # d2l.ai, "Automatic Differentiation" (a fixed `a` instead of torch.randn(size=()))
+    x = torch.arange(4.0)
+    x.requires_grad_(True)
+    rec("grad0", x.grad)
+    y = 2 * torch.dot(x, x)
+    rec("y", y)
+    y.backward()
+    rec("g1", x.grad == 4 * x)
+    x.grad.zero_()
+    y = x.sum()
+    y.backward()
+    rec("g2", x.grad)
+    x.grad.zero_()
+    y = x * x
+    y.backward(gradient=torch.ones(len(y)))
+    rec("g3", x.grad)
+    x.grad.zero_()
+    y = x * x
+    u = y.detach()
+    z = u * x
+    z.sum().backward()
+    rec("g4", x.grad == u)
+    x.grad.zero_()
+    y.sum().backward()
+    rec("g5", x.grad == 2 * x)
+
+    def f(a):
+        b = a * 2
+        while b.norm() < 1000:
+            b = b * 2
+        if b.sum() > 0:
+            c = b
+        else:
+            c = 100 * b
+        return c
+
+    a = torch.tensor(-0.7, requires_grad=True)
+    d = f(a)
+    d.backward()
+    rec("d", d), rec("ratio", a.grad == d / a)
+    rec("shapes", [list(torch.randn(size=(2, 3)).shape), list(torch.zeros(size=(4,)).shape)])
+
+
 def main():
     import torch
     torch.set_num_threads(1)
