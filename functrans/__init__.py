@@ -22,3 +22,11 @@ from functrans.transforms.vjp import grad, value_and_grad, vjp  # noqa: F401
 from functrans.transforms.vmap import vmap  # noqa: F401
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "make_jaxpr", "eval_jaxpr", "check_jaxpr", "ClosedJaxpr", "Jaxpr", "ShapedArray",
+    "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian",
+    "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
+    "laplacian", "hessian_diag", "divergence",
+    "tree_util", "flatten_util", "lax", "optimizers",
+]

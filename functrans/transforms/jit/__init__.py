@@ -12,3 +12,7 @@ from functrans.transforms.jit.inline import inline_calls  # noqa: F401
 from functrans.transforms.jit.optimize import optimize, optimize_with_stats  # noqa: F401
 from functrans.transforms.jit.rewrite import count_eqns  # noqa: F401
 from functrans.transforms.jit.simplify import forward_trivial, simplify  # noqa: F401
+
+__all__ = ["jit", "Jitted", "Lowered", "jit_p", "compile_program", "optimize",
+           "optimize_with_stats", "simplify", "forward_trivial", "fold_constants", "cse", "dce",
+           "inline_calls", "count_eqns"]
