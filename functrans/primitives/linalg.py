@@ -8,9 +8,9 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.elementwise import add_tangents
+from functrans.primitives.elementwise import add_tangents, mul
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import moveaxis, transpose
+from functrans.primitives.shape_ops import reshape, transpose
 
 M = "linalg"
 
@@ -121,26 +121,44 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers):
     return out, add_tangents(a, b)
 
 
-def _shift(dims, by=1):
-    return tuple(d + by for d in dims)
+def _skip(dims, bdim):
+    """Axes of the unbatched operand renumbered for the operand with a batch axis at `bdim`."""
+    return tuple(d + (d >= bdim) for d in dims)
+
+
+def _outer_product(lhs, rhs, ld, rd, lb, rb):
+    """A contraction-free dot_general of two batched operands as one broadcasting multiply:
+    (batch, lhs batch dims, lhs free, 1...) * (batch, rhs batch dims, 1..., rhs free). numpy
+    writes the product directly instead of running a matmul with an inner dimension of 1."""
+    lf, rf = _free(lhs.ndim, (ld, *lb)), _free(rhs.ndim, (rd, *rb))
+    lhs = transpose(lhs, (ld, *lb, *lf))
+    rhs = transpose(rhs, (rd, *rb, *rf))
+    n = 1 + len(lb)
+    lhs = reshape(lhs, lhs.shape + (1,) * len(rf))
+    rhs = reshape(rhs, rhs.shape[:n] + (1,) * len(lf) + rhs.shape[n:])
+    return mul(lhs, rhs)
 
 
 def _dot_general_batch(vals, dims, *, dimension_numbers):
+    # No operand is moved: a batch axis of both operands becomes a batch dimension of the
+    # contraction; a batch axis of one operand is one more free dimension of it, so an
+    # unbatched weight against a batched activation stays one matmul over the merged batch.
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = vals
     ld, rd = dims
     if ld is not None and rd is not None:
-        lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
-        dn = ((_shift(lc), _shift(rc)), ((0, *_shift(lb)), (0, *_shift(rb))))
-        return dot_general(lhs, rhs, dn), 0
+        lc, lb, rc, rb = _skip(lc, ld), _skip(lb, ld), _skip(rc, rd), _skip(rb, rd)
+        if not lc:
+            return _outer_product(lhs, rhs, ld, rd, lb, rb), 0
+        return dot_general(lhs, rhs, ((lc, rc), ((ld, *lb), (rd, *rb)))), 0
     if ld is not None:
-        lhs = moveaxis(lhs, ld, 0)
-        dn = ((_shift(lc), rc), (_shift(lb), rb))
-        return dot_general(lhs, rhs, dn), len(lb)
-    rhs = moveaxis(rhs, rd, 0)
-    dn = ((lc, _shift(rc)), (lb, _shift(rb)))
+        lc, lb = _skip(lc, ld), _skip(lb, ld)
+        out = len(lb) + _free(np.ndim(lhs), lc, lb).index(ld)
+        return dot_general(lhs, rhs, ((lc, rc), (lb, rb))), out
+    rc, rb = _skip(rc, rd), _skip(rb, rd)
     n_lhs_free = np.ndim(lhs) - len(lc) - len(lb)
-    return dot_general(lhs, rhs, dn), len(lb) + n_lhs_free
+    out = len(lb) + n_lhs_free + _free(np.ndim(rhs), rc, rb).index(rd)
+    return dot_general(lhs, rhs, ((lc, rc), (lb, rb))), out
 
 
 dot_general_p = define(
