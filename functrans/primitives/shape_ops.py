@@ -41,9 +41,26 @@ def moveaxis(x, src: int, dst: int):
 
 def bdim_to_front(x, bdim, size: int):
     """Batched value with its batch axis first; unbatched values get one by broadcasting."""
+    return bdim_at(x, bdim, size, 0)
+
+
+def bdim_at(x, bdim, size: int, dst: int):
+    """Batched value with its batch axis at `dst`; unbatched values get one by broadcasting."""
     if bdim is None:
-        return broadcast_in_dim(x, (size, *x.shape), tuple(range(1, x.ndim + 1)))
-    return moveaxis(x, bdim, 0)
+        shape = list(np.shape(x))
+        shape.insert(dst, size)
+        return broadcast_in_dim(x, tuple(shape), tuple(i for i in range(len(shape)) if i != dst))
+    return moveaxis(x, bdim, dst)
+
+
+def skip_bdim(axes, bdim: int):
+    """Axes of an unbatched value renumbered for the value with its batch axis at `bdim`."""
+    return tuple(a + (a >= bdim) for a in axes)
+
+
+def bdim_after_removing(bdim: int, removed):
+    """Where the batch axis `bdim` lands when the (batched-layout) axes `removed` disappear."""
+    return bdim - sum(a < bdim for a in removed)
 
 
 # --- convert_element_type --------------------------------------------------------------------
@@ -125,10 +142,14 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
-    x = moveaxis(vals[0], dims[0], 0)
-    out_shape = (x.shape[0], *shape)
-    bdims = (0, *(d + 1 for d in broadcast_dimensions))
-    return broadcast_in_dim_p.bind(x, shape=out_shape, broadcast_dimensions=bdims), 0
+    # the batch axis goes right after the output axis of the operand axis before it (first if
+    # it is first), so broadcast_dimensions stay increasing and nothing is transposed
+    x, bd = vals[0], dims[0]
+    out_bd = broadcast_dimensions[bd - 1] + 1 if bd else 0
+    bdims = skip_bdim(broadcast_dimensions, out_bd)
+    bdims = (*bdims[:bd], out_bd, *bdims[bd:])
+    out_shape = (*shape[:out_bd], x.shape[bd], *shape[out_bd:])
+    return broadcast_in_dim_p.bind(x, shape=out_shape, broadcast_dimensions=bdims), out_bd
 
 
 broadcast_in_dim_p = define(
@@ -185,8 +206,10 @@ def _transpose_abstract(x, *, permutation):
 
 
 def _transpose_batch(vals, dims, *, permutation):
-    x = moveaxis(vals[0], dims[0], 0)
-    return transpose_p.bind(x, permutation=(0, *(p + 1 for p in permutation))), 0
+    # one transpose that also keeps the batch axis where it is
+    x, bd = vals[0], dims[0]
+    perm = skip_bdim(permutation, bd)
+    return transpose(x, (*perm[:bd], bd, *perm[bd:])), bd
 
 
 transpose_p = define(
@@ -214,8 +237,9 @@ def _squeeze_abstract(x, *, dimensions):
 
 
 def _squeeze_batch(vals, dims, *, dimensions):
-    x = moveaxis(vals[0], dims[0], 0)
-    return squeeze_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+    x, bd = vals[0], dims[0]
+    dimensions = skip_bdim(dimensions, bd)
+    return squeeze_p.bind(x, dimensions=dimensions), bdim_after_removing(bd, dimensions)
 
 
 squeeze_p = define(
@@ -245,8 +269,11 @@ def _expand_dims_abstract(x, *, dimensions):
 
 
 def _expand_dims_batch(vals, dims, *, dimensions):
-    x = moveaxis(vals[0], dims[0], 0)
-    return expand_dims_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+    # the batch axis goes right after the output position of the operand axis before it
+    x, bd = vals[0], dims[0]
+    kept = [i for i in range(np.ndim(x) - 1 + len(dimensions)) if i not in dimensions]
+    out_bd = kept[bd - 1] + 1 if bd else 0
+    return expand_dims_p.bind(x, dimensions=skip_bdim(dimensions, out_bd)), out_bd
 
 
 expand_dims_p = define(
@@ -322,8 +349,8 @@ def _pad_batch(vals, dims, *, padding_config):
     x, v = vals
     xd, vd = dims
     if vd is None:
-        x = moveaxis(x, xd, 0)
-        return pad_p.bind(x, v, padding_config=((0, 0, 0), *padding_config)), 0
+        config = (*padding_config[:xd], (0, 0, 0), *padding_config[xd:])
+        return pad_p.bind(x, v, padding_config=config), xd
     # a per-example padding value: pad with zeros, then fill the padded positions by select
     size = v.shape[vd]
     x = bdim_to_front(x, xd, size)
@@ -391,9 +418,12 @@ def _concatenate_transpose(ct, *operands, dimension):
 
 
 def _concatenate_batch(vals, dims, *, dimension):
+    # batched operands sharing a batch axis stay put; the others are moved (or broadcast) to it
+    batched = [d for d in dims if d is not None]
+    bd = batched[0] if len(set(batched)) == 1 else 0
     size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
-    vals = [bdim_to_front(v, d, size) for v, d in zip(vals, dims)]
-    return concatenate_p.bind(*vals, dimension=dimension + 1), 0
+    vals = [bdim_at(v, d, size, bd) for v, d in zip(vals, dims)]
+    return concatenate_p.bind(*vals, dimension=dimension + (dimension >= bd)), bd
 
 
 concatenate_p = define(
@@ -458,8 +488,7 @@ def _rev_abstract(x, *, dimensions):
 
 
 def _rev_batch(vals, dims, *, dimensions):
-    x = moveaxis(vals[0], dims[0], 0)
-    return rev_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+    return rev_p.bind(vals[0], dimensions=skip_bdim(dimensions, dims[0])), dims[0]
 
 
 rev_p = define(
