@@ -23,8 +23,8 @@ from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add, gt_p, lt_p, mul, select
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import (bdim_to_front, instantiate, iota, linear_jvp,
-                                            moveaxis, reshape)
+from functrans.primitives.shape_ops import (bdim_at, instantiate, iota, linear_jvp, moveaxis,
+                                            reshape)
 
 M = "indexing"
 
@@ -70,10 +70,14 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
-    x = moveaxis(vals[0], dims[0], 0)
-    return slice_p.bind(x, start_indices=(0, *start_indices),
-                        limit_indices=(x.shape[0], *limit_indices),
-                        strides=(1, *strides)), 0
+    x, bd = vals[0], dims[0]
+
+    def at_bd(t, v):
+        return (*t[:bd], v, *t[bd:])
+
+    return slice_p.bind(x, start_indices=at_bd(start_indices, 0),
+                        limit_indices=at_bd(limit_indices, x.shape[bd]),
+                        strides=at_bd(strides, 1)), bd
 
 
 slice_p = define("slice", module=M, impl=_slice_impl, abstract=_slice_abstract,
@@ -136,27 +140,27 @@ def _gather_transpose(ct, x, i, *, axis):
     return [scatter_add(zeros, i, ct, axis=axis), None]
 
 
-def _merge_batch_into_axis(x, axis, i):
-    """x with its batch axis (first) merged into `axis`, and indices (batch first) offset to
-    the merged positions: the per-example take becomes one gather. Indices are clamped per
-    example first so an out-of-range index never reaches a neighbouring example."""
-    size, n = x.shape[0], x.shape[axis + 1]
-    x = moveaxis(x, 0, axis)
+def _merge_batch_into_axis(x, axis, i, idd):
+    """x with its batch axis (at `axis`, just before the indexed axis) merged into that axis,
+    and indices (batch axis at `idd`) offset to the merged positions: the per-example take
+    becomes one gather. Indices are clamped per example first so an out-of-range index never
+    reaches a neighbouring example."""
+    size, n = x.shape[axis], x.shape[axis + 1]
     x = reshape(x, x.shape[:axis] + (size * n,) + x.shape[axis + 2:])
-    offsets = mul(iota(i.dtype, i.shape, 0), np.asarray(n, i.dtype))
+    offsets = mul(iota(i.dtype, i.shape, idd), np.asarray(n, i.dtype))
     return x, add(clamp_index(i, n), offsets)
 
 
 def _gather_batch(vals, dims, *, axis):
+    # the gathered index axes replace `axis`; a batch axis of the indices lands among them
     x, i = vals
     xd, idd = dims
     if idd is None:
-        return gather(moveaxis(x, xd, 0), i, axis=axis + 1), 0
-    i = moveaxis(i, idd, 0)
-    if xd is None:
-        return gather(x, i, axis=axis), axis  # the batch axis of i lands at `axis`
-    x, i = _merge_batch_into_axis(moveaxis(x, xd, 0), axis, i)
-    return gather(x, i, axis=axis), axis
+        axis = axis + (axis >= xd)
+        return gather(x, i, axis=axis), xd if xd < axis else xd - 1 + np.ndim(i)
+    if xd is not None:
+        x, i = _merge_batch_into_axis(moveaxis(x, xd, axis), axis, i, idd)
+    return gather(x, i, axis=axis), axis + idd
 
 
 gather_p = define("gather", module=M, impl=_gather_impl, abstract=_gather_abstract,
@@ -201,13 +205,19 @@ def _scatter_add_batch(vals, dims, *, axis):
     x, i, u = vals
     xd, idd, ud = dims
     size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
-    x, u = bdim_to_front(x, xd, size), bdim_to_front(u, ud, size)
     if idd is None:
-        return scatter_add(x, i, u, axis=axis + 1), 0
-    shape = x.shape[1:]
-    x, i = _merge_batch_into_axis(x, axis, moveaxis(i, idd, 0))
-    out = scatter_add(x, i, moveaxis(u, 0, axis), axis=axis)
-    return reshape(out, shape[:axis] + (size,) + shape[axis:]), axis
+        # the operand keeps its batch axis (an unbatched one gets it first); the updates'
+        # batch axis goes where the operand's lands in the gathered shape
+        xd = 0 if xd is None else xd
+        x_axis = axis + (axis >= xd)
+        u_bd = xd if xd < x_axis else xd - 1 + np.ndim(i)
+        x, u = bdim_at(x, dims[0], size, xd), bdim_at(u, ud, size, u_bd)
+        return scatter_add(x, i, u, axis=x_axis), xd
+    x = bdim_at(x, xd, size, axis)
+    shape = x.shape
+    x, i = _merge_batch_into_axis(x, axis, i, idd)
+    out = scatter_add(x, i, bdim_at(u, ud, size, axis + idd), axis=axis)
+    return reshape(out, shape), axis
 
 
 scatter_add_p = define("scatter_add", module=M, impl=_scatter_add_impl,

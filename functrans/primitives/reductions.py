@@ -12,8 +12,9 @@ from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add, div, eq_p, mul
 from functrans.primitives.indexing import slice_
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import (broadcast_in_dim, convert_element_type, linear_jvp,
-                                            moveaxis, pad, reshape, transpose)
+from functrans.primitives.shape_ops import (bdim_after_removing, broadcast_in_dim,
+                                            convert_element_type, linear_jvp, pad, reshape,
+                                            skip_bdim, transpose)
 
 M = "reductions"
 
@@ -49,10 +50,11 @@ def expand_reduced(ct, in_shape, axes):
 
 
 def reduce_batch(prim):
-    """Batching for reductions with an `axes` param: move the batch axis first, shift axes."""
+    """Batching for reductions with an `axes` param: the batch axis stays where it is and the
+    reduced axes step around it."""
     def rule(vals, dims, *, axes, **params):
-        x = moveaxis(vals[0], dims[0], 0)
-        return prim.bind(x, axes=tuple(a + 1 for a in axes), **params), 0
+        axes = skip_bdim(axes, dims[0])
+        return prim.bind(vals[0], axes=axes, **params), bdim_after_removing(dims[0], axes)
     return rule
 
 
