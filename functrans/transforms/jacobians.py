@@ -7,8 +7,9 @@ import functools
 
 import numpy as np
 
-from functrans.core.avals import get_aval
+from functrans.core.avals import get_aval, is_float
 from functrans.core.pytree_fun import as_value, normalize_argnums
+from functrans.errors import DTypeError
 from functrans.primitives.shape_ops import reshape
 from functrans.transforms.jvp import jvp
 from functrans.transforms.vjp import _check_differentiable, vjp
@@ -87,6 +88,13 @@ def jacrev(f, argnums=0, has_aux=False):
         y, f_vjp = res[0], res[1]
         out_leaves, out_tree = tree_flatten(y)
         out_leaves = [as_value(x, "jacrev") for x in out_leaves]
+        for i, leaf in enumerate(out_leaves):
+            dtype = get_aval(leaf).dtype
+            if not is_float(dtype):
+                raise DTypeError(
+                    f"jacrev requires float outputs, but output leaf {i} of {out_tree} has "
+                    f"dtype {dtype.name}, whose derivative is not defined. Return it as aux "
+                    "(has_aux=True), or use jacfwd or vjp.")
         basis, n = _std_basis(out_leaves)
         pulled = vmap(lambda *cts: f_vjp(tree_unflatten(out_tree, list(cts))))(*basis)
         in_leaves, in_tree = tree_flatten(tuple(pulled))

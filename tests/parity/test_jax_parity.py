@@ -222,3 +222,56 @@ def test_grad_programs_have_jaxs_equations():
     theirs = [e.primitive.name.replace("add_any", "add") for e in
               jax.make_jaxpr(f_jax)(1.0).eqns]
     assert ours == theirs
+
+
+def _pytree_fn(m):
+    def f(p, x):
+        y = m.tanh(p["w"] @ x + p["b"][0]) * p["b"][1]
+        return m.sum(y * y), {"y": y, "n": 2}
+    return f
+
+
+def y_and_loss(f, p, x):
+    """(vector output, scalar aux) from f's (loss, {"y": ...}) pair."""
+    loss, aux = f(p, x)
+    return aux["y"], loss
+
+
+P = {"w": A23, "b": (np.array([0.1, -0.2]), 1.3)}
+
+
+@pytest.mark.parametrize("argnums", [0, 1, (0, 1), (1,)])
+def test_pytree_arguments_argnums_and_has_aux_like_jax(argnums):
+    f_ft, f_jax = _pytree_fn(fnp), _pytree_fn(jnp)
+    loss_jax = lambda p, x: f_jax(p, x)[0]
+    vec_jax = lambda p, x: y_and_loss(f_jax, p, x)
+
+    @jax.jit  # one compile instead of seconds of op-by-op dispatch
+    def theirs(p, x):
+        return {"grad": jax.grad(f_jax, argnums=argnums, has_aux=True)(p, x),
+                "vg": jax.value_and_grad(f_jax, argnums=argnums, has_aux=True)(p, x),
+                "jacfwd": jax.jacfwd(vec_jax, argnums=argnums, has_aux=True)(p, x),
+                "jacrev": jax.jacrev(vec_jax, argnums=argnums, has_aux=True)(p, x),
+                "hessian": jax.hessian(loss_jax, argnums=argnums)(p, x)}
+
+    ref = theirs(P, X3)
+    g, aux = ft.grad(f_ft, argnums=argnums, has_aux=True)(P, X3)
+    assert_tree_close((g, aux), ref["grad"], "grad")
+    assert ft.tree_util.tree_structure(g) == ft.tree_util.tree_structure(
+        jax.tree_util.tree_map(np.asarray, ref["grad"][0]))
+    assert aux["n"] == 2
+    assert_tree_close(ft.value_and_grad(f_ft, argnums=argnums, has_aux=True)(P, X3),
+                      ref["vg"], "value_and_grad")
+    for jac in (ft.jacfwd, ft.jacrev):
+        ours = jac(lambda p, x: y_and_loss(f_ft, p, x), argnums=argnums, has_aux=True)(P, X3)
+        assert_tree_close(ours, ref[jac.__name__], jac.__name__)
+    h = ft.hessian(lambda p, x: f_ft(p, x)[0], argnums=argnums)(P, X3)
+    assert_tree_close(h, ref["hessian"], "hessian")
+
+
+def test_vjp_of_pytrees_with_aux_like_jax():
+    f_ft, f_jax = _pytree_fn(fnp), _pytree_fn(jnp)
+    y, f_vjp, aux = ft.vjp(lambda p: y_and_loss(f_ft, p, X3), P, has_aux=True)
+    yj, j_vjp, auxj = jax.vjp(lambda p: y_and_loss(f_jax, p, X3), P, has_aux=True)
+    ct = np.array([0.7, -1.1])
+    assert_tree_close((y, aux, f_vjp(ct)), (yj, auxj, j_vjp(ct)), "vjp")

@@ -97,3 +97,19 @@ def test_integer_inputs_are_refused_by_jacobians():
     for jac in (ft.jacfwd, ft.jacrev, ft.hessian):
         with pytest.raises(TypeError, match="argument 0 .*int64"):
             jac(lambda x: x * 1.0)(np.arange(3))
+
+
+def test_hessian_of_a_pytree_argument_is_a_pytree_of_pytrees():
+    p = {"a": np.array([0.3, 0.7]), "b": 1.5}
+    h = ft.hessian(lambda p: fnp.sum(fnp.sin(p["a"]) * p["b"] ** 2)
+                   + p["b"] * fnp.sum(p["a"] ** 2))(p)
+    a, b = p["a"], p["b"]
+    np.testing.assert_allclose(h["a"]["a"], np.diag(-np.sin(a) * b * b + 2 * b), rtol=1e-14)
+    np.testing.assert_allclose(h["a"]["b"], 2 * b * np.cos(a) + 2 * a, rtol=1e-14)
+    np.testing.assert_allclose(h["b"]["a"], h["a"]["b"], rtol=1e-14)
+    np.testing.assert_allclose(h["b"]["b"], 2 * np.sum(np.sin(a)), rtol=1e-14)
+
+
+def test_jacrev_of_an_integer_output_is_refused_as_in_jax():
+    with pytest.raises(TypeError, match=r"output leaf 1 .* int64.*has_aux"):
+        ft.jacrev(lambda x: (x * 2.0, fnp.sum(x > 0)))(X)
