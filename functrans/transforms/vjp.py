@@ -119,9 +119,10 @@ def value_and_grad(f, argnums=0, has_aux=False):
                 "full Jacobian.")
         y = out_leaves[0]
         dtype = get_aval(as_value(y, "grad")).dtype
-        if not is_float(dtype):
-            raise DTypeError(f"grad requires a float output, but the function returned "
-                             f"{dtype.name}.")
+        if not is_float(dtype) or np.issubdtype(dtype, np.complexfloating):
+            raise DTypeError(f"grad requires a real float output, but the function returned "
+                             f"{dtype.name}. Return a float (e.g. fnp.abs(y) ** 2 or the real "
+                             "part for complex values), or use ft.vjp with a cotangent.")
         g = f_vjp(tree_unflatten(out_tree, [np.ones((), dtype)]))
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((out, res[2]), g) if has_aux else (out, g)

@@ -166,6 +166,8 @@ def test_argnums_out_of_range_is_named():
         ft.jacfwd(lambda x: x, argnums=-2)(X)
 
 
-def test_grad_of_an_integer_output_is_refused():
+def test_grad_of_an_integer_or_complex_output_is_refused():
     with pytest.raises(TypeError, match="int64"):
         ft.grad(lambda x: fnp.sum(x > 0))(X)
+    with pytest.raises(TypeError, match="real float output.*complex128.*vjp"):
+        ft.grad(lambda z: fnp.sum(z * z))(np.ones(2, complex))
