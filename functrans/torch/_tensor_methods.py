@@ -3,9 +3,13 @@ installs its operators onto tracers): each method is the torch function of the s
 
 from __future__ import annotations
 
+from functrans.torch import _activations as AC
 from functrans.torch import _dtype
+from functrans.torch import _elementwise as EW
 from functrans.torch import _inplace as I
+from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
+from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
 from functrans.torch._tensor import Tensor, _device_arg_ok
 
@@ -66,15 +70,15 @@ def _new_full_factory(kind):
 
 
 def _sum(self, dim=None, keepdim=False, dtype=None):
-    return O.sum(self, dim, keepdim, dtype=dtype)
+    return RD.sum(self, dim, keepdim, dtype=dtype)
 
 
 def _mean(self, dim=None, keepdim=False, dtype=None):
-    return O.mean(self, dim, keepdim, dtype=dtype)
+    return RD.mean(self, dim, keepdim, dtype=dtype)
 
 
 def _pow_(self, exponent):
-    return I.inplace(self, O.pow, exponent)
+    return I.inplace(self, EW.pow, exponent)
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
@@ -99,7 +103,7 @@ def _grad_on():
 
 
 def _clamp_(self, min=None, max=None):
-    return I.inplace(self, O.clamp, min, max)
+    return I.inplace(self, EW.clamp, min, max)
 
 
 def _masked_fill_(self, mask, value):
@@ -117,52 +121,52 @@ def _apply_(self, fn):
 
 _METHODS = {
     # operators
-    "__neg__": O.neg, "__pos__": lambda self: self, "__abs__": O.abs,
-    "__add__": O.add, "__radd__": O.add,
-    "__sub__": O.sub, "__rsub__": lambda self, other: O.rsub(self, other),
-    "__mul__": O.mul, "__rmul__": O.mul,
-    "__truediv__": O.div, "__rtruediv__": O.rdiv,
-    "__floordiv__": O.floor_divide, "__rfloordiv__": _swap(O.floor_divide),
-    "__mod__": O.remainder, "__rmod__": _swap(O.remainder),
-    "__pow__": O.pow, "__rpow__": _swap(O.pow),
-    "__matmul__": O.matmul, "__rmatmul__": _swap(O.matmul),
-    "__eq__": O.eq, "__ne__": O.ne, "__lt__": O.lt, "__le__": O.le, "__gt__": O.gt,
-    "__ge__": O.ge,
-    "__and__": O.logical_and, "__or__": O.logical_or, "__xor__": O.logical_xor,
-    "__invert__": O.logical_not,
+    "__neg__": EW.neg, "__pos__": lambda self: self, "__abs__": EW.abs,
+    "__add__": EW.add, "__radd__": EW.add,
+    "__sub__": EW.sub, "__rsub__": lambda self, other: EW.rsub(self, other),
+    "__mul__": EW.mul, "__rmul__": EW.mul,
+    "__truediv__": EW.div, "__rtruediv__": EW.rdiv,
+    "__floordiv__": EW.floor_divide, "__rfloordiv__": _swap(EW.floor_divide),
+    "__mod__": EW.remainder, "__rmod__": _swap(EW.remainder),
+    "__pow__": EW.pow, "__rpow__": _swap(EW.pow),
+    "__matmul__": LA.matmul, "__rmatmul__": _swap(LA.matmul),
+    "__eq__": EW.eq, "__ne__": EW.ne, "__lt__": EW.lt, "__le__": EW.le, "__gt__": EW.gt,
+    "__ge__": EW.ge,
+    "__and__": EW.logical_and, "__or__": EW.logical_or, "__xor__": EW.logical_xor,
+    "__invert__": EW.logical_not,
     "__getitem__": S.getitem, "__setitem__": I.setitem,
-    "__iadd__": _inplace_of(O.add), "__isub__": _inplace_of(O.sub),
-    "__imul__": _inplace_of(O.mul), "__itruediv__": _inplace_of(O.div),
+    "__iadd__": _inplace_of(EW.add), "__isub__": _inplace_of(EW.sub),
+    "__imul__": _inplace_of(EW.mul), "__itruediv__": _inplace_of(EW.div),
     "__ipow__": _pow_,
     # elementwise
-    "add": O.add, "sub": O.sub, "subtract": O.sub, "mul": O.mul, "multiply": O.mul,
-    "div": O.div, "divide": O.div, "true_divide": O.div, "floor_divide": O.floor_divide,
-    "remainder": O.remainder, "fmod": O.fmod, "pow": O.pow, "square": O.square,
-    "neg": O.neg, "negative": O.neg, "abs": O.abs, "absolute": O.abs,
-    "sin": O.sin, "cos": O.cos, "tan": O.tan, "exp": O.exp, "log": O.log, "tanh": O.tanh,
-    "sqrt": O.sqrt, "sigmoid": O.sigmoid, "relu": O.relu, "reciprocal": O.reciprocal,
-    "asin": O.asin, "acos": O.acos, "atan": O.atan, "sinh": O.sinh, "cosh": O.cosh,
-    "arcsin": O.asin, "arccos": O.acos, "arctan": O.atan,
-    "asinh": O.asinh, "acosh": O.acosh, "atanh": O.atanh, "exp2": O.exp2, "expm1": O.expm1,
-    "log2": O.log2, "log10": O.log10, "log1p": O.log1p, "rsqrt": O.rsqrt, "erf": O.erf,
-    "floor": O.floor, "ceil": O.ceil, "round": O.round, "trunc": O.trunc, "sign": O.sign,
-    "atan2": O.atan2, "arctan2": O.atan2, "maximum": O.maximum, "minimum": O.minimum,
-    "clamp": O.clamp, "clip": O.clamp, "lerp": O.lerp,
-    "eq": O.eq, "ne": O.ne, "lt": O.lt, "le": O.le, "gt": O.gt, "ge": O.ge,
-    "greater": O.gt, "less": O.lt, "equal": O.equal, "allclose": O.allclose,
-    "isclose": O.isclose, "isnan": O.isnan, "isinf": O.isinf, "isfinite": O.isfinite,
-    "logical_not": O.logical_not, "logical_and": O.logical_and, "logical_or": O.logical_or,
-    "softmax": O.softmax, "log_softmax": O.log_softmax,
-    "where": lambda self, condition, other: O.where(condition, self, other),
+    "add": EW.add, "sub": EW.sub, "subtract": EW.sub, "mul": EW.mul, "multiply": EW.mul,
+    "div": EW.div, "divide": EW.div, "true_divide": EW.div, "floor_divide": EW.floor_divide,
+    "remainder": EW.remainder, "fmod": EW.fmod, "pow": EW.pow, "square": EW.square,
+    "neg": EW.neg, "negative": EW.neg, "abs": EW.abs, "absolute": EW.abs,
+    "sin": EW.sin, "cos": EW.cos, "tan": EW.tan, "exp": EW.exp, "log": EW.log, "tanh": EW.tanh,
+    "sqrt": EW.sqrt, "sigmoid": EW.sigmoid, "relu": EW.relu, "reciprocal": EW.reciprocal,
+    "asin": EW.asin, "acos": EW.acos, "atan": EW.atan, "sinh": EW.sinh, "cosh": EW.cosh,
+    "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
+    "asinh": EW.asinh, "acosh": EW.acosh, "atanh": EW.atanh, "exp2": EW.exp2, "expm1": EW.expm1,
+    "log2": EW.log2, "log10": EW.log10, "log1p": EW.log1p, "rsqrt": EW.rsqrt, "erf": EW.erf,
+    "floor": EW.floor, "ceil": EW.ceil, "round": EW.round, "trunc": EW.trunc, "sign": EW.sign,
+    "atan2": EW.atan2, "arctan2": EW.atan2, "maximum": EW.maximum, "minimum": EW.minimum,
+    "clamp": EW.clamp, "clip": EW.clamp, "lerp": EW.lerp,
+    "eq": EW.eq, "ne": EW.ne, "lt": EW.lt, "le": EW.le, "gt": EW.gt, "ge": EW.ge,
+    "greater": EW.gt, "less": EW.lt, "equal": EW.equal, "allclose": EW.allclose,
+    "isclose": EW.isclose, "isnan": EW.isnan, "isinf": EW.isinf, "isfinite": EW.isfinite,
+    "logical_not": EW.logical_not, "logical_and": EW.logical_and, "logical_or": EW.logical_or,
+    "softmax": AC.softmax, "log_softmax": AC.log_softmax,
+    "where": lambda self, condition, other: EW.where(condition, self, other),
     # reductions
-    "sum": _sum, "mean": _mean, "prod": O.prod, "max": O.max, "min": O.min,
-    "amax": O.amax, "amin": O.amin, "argmax": O.argmax, "argmin": O.argmin,
-    "std": O.std, "var": O.var, "norm": O.norm, "logsumexp": O.logsumexp,
-    "cumsum": O.cumsum, "cumprod": O.cumprod, "all": O.all, "any": O.any,
-    "count_nonzero": O.count_nonzero,
+    "sum": _sum, "mean": _mean, "prod": RD.prod, "max": RD.max, "min": RD.min,
+    "amax": RD.amax, "amin": RD.amin, "argmax": RD.argmax, "argmin": RD.argmin,
+    "std": RD.std, "var": RD.var, "norm": RD.norm, "logsumexp": RD.logsumexp,
+    "cumsum": RD.cumsum, "cumprod": RD.cumprod, "all": RD.all, "any": RD.any,
+    "count_nonzero": RD.count_nonzero,
     # products
-    "matmul": O.matmul, "mm": O.mm, "mv": O.mv, "dot": O.dot, "bmm": O.bmm,
-    "outer": O.outer, "inner": O.inner,
+    "matmul": LA.matmul, "mm": LA.mm, "mv": LA.mv, "dot": LA.dot, "bmm": LA.bmm,
+    "outer": LA.outer, "inner": LA.inner,
     # shape
     "reshape": S.reshape, "view": S.view, "view_as": S.view_as, "reshape_as": S.reshape_as,
     "flatten": S.flatten, "unflatten": S.unflatten, "ravel": S.ravel,
@@ -191,12 +195,12 @@ _METHODS = {
     "new_ones": _new_full_factory("ones"), "new_empty": _new_full_factory("empty"),
     "new_full": _new_full_factory("full"),
     # in place
-    "add_": _inplace_of(O.add), "sub_": _inplace_of(O.sub), "mul_": _inplace_of(O.mul),
-    "div_": _inplace_of(O.div), "pow_": _pow_, "neg_": _inplace_of(O.neg),
-    "exp_": _inplace_of(O.exp), "log_": _inplace_of(O.log), "sin_": _inplace_of(O.sin),
-    "cos_": _inplace_of(O.cos), "tanh_": _inplace_of(O.tanh), "sqrt_": _inplace_of(O.sqrt),
-    "abs_": _inplace_of(O.abs), "relu_": _inplace_of(O.relu),
-    "sigmoid_": _inplace_of(O.sigmoid), "clamp_": _clamp_, "clip_": _clamp_,
+    "add_": _inplace_of(EW.add), "sub_": _inplace_of(EW.sub), "mul_": _inplace_of(EW.mul),
+    "div_": _inplace_of(EW.div), "pow_": _pow_, "neg_": _inplace_of(EW.neg),
+    "exp_": _inplace_of(EW.exp), "log_": _inplace_of(EW.log), "sin_": _inplace_of(EW.sin),
+    "cos_": _inplace_of(EW.cos), "tanh_": _inplace_of(EW.tanh), "sqrt_": _inplace_of(EW.sqrt),
+    "abs_": _inplace_of(EW.abs), "relu_": _inplace_of(EW.relu),
+    "sigmoid_": _inplace_of(EW.sigmoid), "clamp_": _clamp_, "clip_": _clamp_,
     "masked_fill_": _masked_fill_, "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
     "uniform_": _uniform_, "normal_": _normal_, "apply_": _apply_,
 }

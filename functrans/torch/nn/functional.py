@@ -7,11 +7,15 @@ import numpy as np
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import REGISTRY
+from functrans.torch import _elementwise as EW
+from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
+from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
 from functrans.torch._dtype import result_type
-from functrans.torch._ops import (elu, gelu, leaky_relu, log_softmax, relu,  # noqa: F401
-                                  sigmoid, silu, softmax, softplus, tanh)
+from functrans.torch._activations import (elu, gelu, leaky_relu, log_softmax,  # noqa: F401
+                                          silu, softmax, softplus)
+from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
@@ -54,8 +58,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     _check_reduction(reduction)
-    d = O.abs(O.sub(input, target))
-    return d if reduction == "none" else (O.sum(d) if reduction == "sum" else O.mean(d))
+    d = EW.abs(EW.sub(input, target))
+    return d if reduction == "none" else (RD.sum(d) if reduction == "sum" else RD.mean(d))
 
 
 @composite("BinaryCrossEntropyBackward0")
@@ -73,7 +77,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _check_reduction(reduction)
     x, t, dt = _pair(input, target)
     if weight is not None:
-        return _weighted(O.mul(binary_cross_entropy(x, t, reduction="none"), weight), reduction)
+        return _weighted(EW.mul(binary_cross_entropy(x, t, reduction="none"), weight), reduction)
     return run(_bce, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
                (reduction,))
 
@@ -100,7 +104,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     x, t, dt = _pair(input, target)
     if weight is not None:
         loss = binary_cross_entropy_with_logits(x, t, reduction="none", pos_weight=pos_weight)
-        return _weighted(O.mul(loss, weight), reduction)
+        return _weighted(EW.mul(loss, weight), reduction)
     if pos_weight is not None:
         pw = O.as_tensor(pos_weight)
         return run(_bce_logits_pos, (x, t, pw), (O._operand(x, dt), O._operand(t, dt),
@@ -111,8 +115,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def _weighted(loss, reduction):
-    return loss if reduction == "none" else (O.sum(loss) if reduction == "sum"
-                                             else O.mean(loss))
+    return loss if reduction == "none" else (RD.sum(loss) if reduction == "sum"
+                                             else RD.mean(loss))
 
 
 @composite("NllLossBackward0")
@@ -174,8 +178,8 @@ def linear(input, weight, bias=None):
     x, w = O.as_tensor(input), O.as_tensor(weight)
     wt = S.t(w)
     if bias is None:
-        return O.matmul(x, wt)
+        return LA.matmul(x, wt)
     b = O.as_tensor(bias)
     if x._value.ndim == 2 and isinstance(b, Tensor) and b._value.ndim <= 2:
         return run(_addmm, (b, x, wt), (b._value, x._value, wt._value))
-    return O.add(O.matmul(x, wt), b)
+    return EW.add(LA.matmul(x, wt), b)

@@ -1,0 +1,405 @@
+"""PyTorch's elementwise math: arithmetic with PyTorch's promotion, the unary functions,
+comparisons, where and clamp."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from functrans.primitives import elementwise as E
+from functrans.primitives import shape_ops as S
+from functrans.primitives.registry import REGISTRY
+from functrans.torch import _dtype
+from functrans.torch._grad_mode import MODE
+from functrans.torch._ops import (
+    _default_float,
+    _operand,
+    _prim,
+    as_tensor,
+    binary,
+    nary,
+    unary,
+    unary_float,
+)
+from functrans.torch._record import composite, loud, quiet, run
+from functrans.torch._tensor import Tensor, wrap
+
+# --- elementwise -----------------------------------------------------------------------------
+
+SIN, COS, TAN = _prim("sin"), _prim("cos"), _prim("tan", "TanBackward0")
+EXP, LOG, TANH, SQRT = _prim("exp"), _prim("log"), _prim("tanh"), _prim("sqrt")
+SIGMOID = _prim("logistic", "SigmoidBackward0")
+NEG = _prim("neg")
+ADD, SUB, MUL, DIV = _prim("add"), _prim("sub"), _prim("mul"), _prim("div")
+RSUB = _prim("sub", "RsubBackward1")
+_UNARY_NAMES = {
+    "asin": "AsinBackward0", "acos": "AcosBackward0", "atan": "AtanBackward0",
+    "sinh": "SinhBackward0", "cosh": "CoshBackward0", "asinh": "AsinhBackward0",
+    "acosh": "AcoshBackward0", "atanh": "AtanhBackward0", "exp2": "Exp2Backward0",
+    "expm1": "Expm1Backward0", "log2": "Log2Backward0", "log10": "Log10Backward0",
+    "log1p": "Log1PBackward0", "rsqrt": "RsqrtBackward0", "erf": "ErfBackward0",
+    "floor": "FloorBackward0", "ceil": "CeilBackward0", "round": "RoundBackward0",
+    "trunc": "TruncBackward0", "sign": "SignBackward0",
+}
+UNARY_OPS = {name: _prim(name, tn) for name, tn in _UNARY_NAMES.items() if name in REGISTRY}
+
+
+def sin(x):
+    return unary_float(SIN, x)
+
+
+def cos(x):
+    return unary_float(COS, x)
+
+
+def tan(x):
+    return unary_float(TAN, x)
+
+
+def exp(x):
+    return unary_float(EXP, x)
+
+
+def log(x):
+    return unary_float(LOG, x)
+
+
+def tanh(x):
+    return unary_float(TANH, x)
+
+
+def sqrt(x):
+    return unary_float(SQRT, x)
+
+
+def sigmoid(x):
+    return unary_float(SIGMOID, x)
+
+
+def neg(x):
+    return unary(NEG, x)
+
+
+negative = neg
+
+
+def _make_unary(name):
+    op = UNARY_OPS[name]
+
+    def fn(x):
+        return unary_float(op, x)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name}."
+    return fn
+
+
+for _name in UNARY_OPS:
+    globals()[_name] = _make_unary(_name)
+asin, acos, atan = globals()["asin"], globals()["acos"], globals()["atan"]
+sinh, cosh, asinh = globals()["sinh"], globals()["cosh"], globals()["asinh"]
+acosh, atanh, exp2 = globals()["acosh"], globals()["atanh"], globals()["exp2"]
+expm1, log2, log10 = globals()["expm1"], globals()["log2"], globals()["log10"]
+log1p, rsqrt, erf = globals()["log1p"], globals()["rsqrt"], globals()["erf"]
+floor, ceil, trunc = globals()["floor"], globals()["ceil"], globals()["trunc"]
+sign = globals()["sign"]
+
+
+def round(x, decimals=0):
+    if decimals:
+        scale = 10.0 ** decimals
+        return div(unary_float(UNARY_OPS["round"], mul(x, scale)), scale)
+    return unary_float(UNARY_OPS["round"], x)
+
+
+@composite("AbsBackward0")
+def _abs(x):
+    # |x| = x * sign(x), sign with a zero derivative: d|x| = sign(x), 0 at 0 (PyTorch's choice)
+    return E.mul(x, E.sign(x))
+
+
+def abs(x):
+    x = as_tensor(x)
+    if x._value.dtype.kind not in "fc":
+        return wrap(np.abs(x._value))
+    return unary(_abs, x)
+
+
+absolute = abs
+
+
+@composite("ReluBackward0")
+def _relu(x):
+    return E.select(E.gt(x, np.zeros((), x.dtype)), x, np.zeros((), x.dtype))
+
+
+def relu(x):
+    return unary(_relu, as_tensor(x))
+
+
+@composite("ReciprocalBackward0")
+def _reciprocal(x):
+    return E.div(np.ones((), x.dtype), x)
+
+
+def reciprocal(x):
+    return unary_float(_reciprocal, x)
+
+
+INTEGER_POW = _prim("integer_pow", "PowBackward0")
+POW_SCALAR_EXP = _prim("pow", "PowBackward0")
+POW_TENSORS = _prim("pow", "PowBackward1")
+POW_SCALAR_BASE = _prim("pow", "PowBackward2")
+
+
+def pow(x, exponent):
+    """x ** exponent: PowBackward0 (number exponent), 1 (tensor exponent), 2 (number base)."""
+    if not isinstance(x, Tensor):
+        return nary(POW_SCALAR_BASE, (x, exponent), scalar_overload=True)
+    if isinstance(exponent, Tensor):
+        return nary(POW_TENSORS, (x, exponent))
+    if isinstance(exponent, bool | int | float) and float(exponent).is_integer() and \
+            builtins.abs(exponent) < 2 ** 31 and (exponent >= 0 or x._value.dtype.kind in "fc"):
+        v = x._value
+        if isinstance(exponent, float) and v.dtype.kind not in "fc":
+            v = v.astype(_default_float())
+        return run(INTEGER_POW, (x,), (v,), {"y": int(exponent)}, (int(exponent),))
+    return nary(POW_SCALAR_EXP, (x, exponent), scalar_overload=True)
+
+
+def square(x):
+    return pow(x, 2)
+
+
+def add(input, other, *, alpha=1):
+    if alpha != 1:
+        other = mul(other, alpha)
+    return binary(ADD, input, other)
+
+
+def sub(input, other, *, alpha=1):
+    if alpha != 1:
+        other = mul(other, alpha)
+    return binary(SUB, input, other)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input (the reflected subtraction `2 - x`)."""
+    if alpha != 1:
+        input = mul(input, alpha)
+    return nary(RSUB, (other, input), scalar_overload=True)
+
+
+def mul(input, other):
+    return binary(MUL, input, other)
+
+
+multiply = mul
+
+
+def _true_div_dtype(a, b):
+    dt = _dtype.result_type(a, b)
+    return dt if dt.kind in "fc" else _default_float()
+
+
+def div(input, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        if type(input) is Tensor and type(other) in (float, Tensor) and \
+                input._value.dtype.kind == "f" and \
+                (type(other) is float or other._value.dtype == input._value.dtype):
+            return binary(DIV, input, other)
+        return nary(DIV, (input, other), _true_div_dtype(input, other))
+    if rounding_mode == "trunc":
+        return trunc(div(input, other)) if _dtype.result_type(input, other).kind in "fc" \
+            else nary(DIV, (input, other))
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                       f"found '{rounding_mode}'")
+
+
+divide = true_divide = div
+
+
+def rdiv(x, other):
+    """other / x, which PyTorch records as reciprocal(x) * other (MulBackward0)."""
+    return mul(reciprocal(x), other)
+
+
+FLOOR_DIVIDE = _prim("floor_divide", "FloorDivideBackward0")
+
+
+def floor_divide(input, other):
+    return nary(FLOOR_DIVIDE, (input, other))
+
+
+@composite("RemainderBackward0")
+def _remainder(x, y):
+    # Python's x % y (the sign of y): x - floor(x / y) * y
+    if np.dtype(x.dtype).kind in "iu":
+        return E.sub(x, E.mul(E.floor_divide(x, y), y))
+    return E.sub(x, E.mul(E.floor(E.div(x, y)), y))
+
+
+def remainder(input, other):
+    return nary(_remainder, (input, other))
+
+
+FMOD = _prim("fmod", "FmodBackward0")
+
+
+def fmod(input, other):
+    return nary(FMOD, (input, other))
+
+
+MAXIMUM, MINIMUM = _prim("max", "MaximumBackward0"), _prim("min", "MinimumBackward0")
+
+
+def maximum(input, other):
+    return nary(MAXIMUM, (input, other))
+
+
+def minimum(input, other):
+    return nary(MINIMUM, (input, other))
+
+
+ATAN2 = _prim("atan2", "Atan2Backward0")
+
+
+def atan2(input, other):
+    return nary(ATAN2, (input, other), _true_div_dtype(input, other))
+
+
+arctan2 = atan2
+
+
+def _compare(prim_name):
+    prim = REGISTRY[prim_name]
+
+    def fn(input, other):
+        dt = _dtype.result_type(input, other)
+        token = quiet()
+        try:
+            return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
+        finally:
+            loud(token)
+    fn.__name__ = fn.__qualname__ = prim_name
+    return fn
+
+
+eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def equal(input, other) -> bool:
+    a, b = as_tensor(input), as_tensor(other)
+    return a.shape == b.shape and bool(np.all(a._value == b._value))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(np.allclose(as_tensor(input)._value, as_tensor(other)._value, rtol=rtol,
+                            atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return wrap(np.isclose(as_tensor(input)._value, as_tensor(other)._value, rtol=rtol,
+                           atol=atol, equal_nan=equal_nan))
+
+
+def logical_not(x):
+    return wrap(np.logical_not(as_tensor(x)._value))
+
+
+def logical_and(a, b):
+    return wrap(np.logical_and(as_tensor(a)._value, as_tensor(b)._value))
+
+
+def logical_or(a, b):
+    return wrap(np.logical_or(as_tensor(a)._value, as_tensor(b)._value))
+
+
+def logical_xor(a, b):
+    return wrap(np.logical_xor(as_tensor(a)._value, as_tensor(b)._value))
+
+
+def isnan(x):
+    return wrap(np.isnan(as_tensor(x)._value))
+
+
+def isinf(x):
+    return wrap(np.isinf(as_tensor(x)._value))
+
+
+def isfinite(x):
+    return wrap(np.isfinite(as_tensor(x)._value))
+
+
+WHERE = _prim("select", "WhereBackward0")
+
+
+def where(condition, input=None, other=None):
+    cond = as_tensor(condition)
+    if input is None and other is None:
+        return tuple(wrap(i) for i in np.nonzero(cond._value))
+    c = cond._value if cond._value.dtype == np.bool_ else cond._value != 0
+    dt = _dtype.result_type(input, other)
+    args = (input, other)
+    mixed = builtins.any(isinstance(a, Tensor) and a._value.dtype != dt and a._requires_grad
+                for a in args)
+    if mixed and MODE.enabled:
+        raw = [c] + [a._value if isinstance(a, Tensor) else _operand(a, dt) for a in args]
+        return run(_where_promoted, (None, *args), raw, {"dt": dt}, (dt,))
+    return run(WHERE, (None, input, other), (c, _operand(input, dt), _operand(other, dt)))
+
+
+@composite("WhereBackward0")
+def _where_promoted(c, x, y, *, dt):
+    return E.select(c, S.convert_element_type(x, dt), S.convert_element_type(y, dt))
+
+
+@composite("ClampBackward1")
+def _clamp(x, lo, hi):
+    # the gradient passes where lo <= x <= hi (PyTorch's convention at the bounds)
+    inside = E.and_(E.ge(x, lo), E.le(x, hi))
+    return E.select(inside, x, E.select(E.lt(x, lo), lo, hi))
+
+
+@composite("ClampBackward1")
+def _clamp_min(x, lo):
+    return E.select(E.ge(x, lo), x, E.select(E.ne(x, x), x, lo))
+
+
+@composite("ClampBackward1")
+def _clamp_max(x, hi):
+    return E.select(E.le(x, hi), x, E.select(E.ne(x, x), x, hi))
+
+
+def clamp(input, min=None, max=None):
+    x = as_tensor(input)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = x
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    dt = x._value.dtype
+    if min is not None and max is not None:
+        return run(_clamp, (x, None, None), (x._value, dt.type(min), dt.type(max)))
+    if min is not None:
+        return run(_clamp_min, (x, None), (x._value, dt.type(min)))
+    if max is not None:
+        return run(_clamp_max, (x, None), (x._value, dt.type(max)))
+    raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+
+
+clip = clamp
+
+
+def lerp(input, end, weight):
+    return add(input, mul(weight, sub(end, input)))
+
+

@@ -1,0 +1,369 @@
+"""Reductions: sum, mean, prod, max/min (with dim: values and indices), amax, var, std, norm,
+logsumexp, cumsum, all/any."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from functrans.primitives import elementwise as E
+from functrans.primitives import reductions as R
+from functrans.primitives import shape_ops as S
+from functrans.primitives.registry import REGISTRY
+from functrans.torch import _dtype
+from functrans.torch._elementwise import _abs, maximum, minimum
+from functrans.torch._ops import _float_value, _prim, as_tensor, clone
+from functrans.torch._record import Op, composite, run
+from functrans.torch._tensor import Tensor, _dim, wrap
+
+# --- reductions ------------------------------------------------------------------------------
+
+def _dims(dim, ndim):
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims and ndim:
+        return tuple(range(ndim))
+    return tuple(sorted({_dim(d, ndim) for d in dims}))
+
+
+def _keep(out, in_shape, dims, keepdim):
+    if not keepdim:
+        return out
+    return S.reshape(out, tuple(1 if i in dims else s for i, s in enumerate(in_shape)))
+
+
+@composite("SumBackward0")
+def _sum_all(x):
+    return R.reduce_sum(x, tuple(range(x.ndim)))
+
+
+@composite("SumBackward1")
+def _sum_dims(x, *, dims, keepdim):
+    return _keep(R.reduce_sum(x, dims), x.shape, dims, keepdim)
+
+
+def _sum_dtype(v, dtype):
+    if dtype is not None:
+        return _dtype.to_numpy(dtype)
+    return np.dtype(np.int64) if v.dtype.kind in "biu" else v.dtype
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    x = as_tensor(input)
+    v = x._value
+    dt = _sum_dtype(v, dtype)
+    if v.dtype != dt:
+        v = v.astype(dt)
+    if dim is None:
+        return run(_sum_all, (x,), (v,))
+    dims = _dims(dim, v.ndim)
+    return run(_sum_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)},
+               (dims, bool(keepdim)))
+
+
+@composite("MeanBackward0")
+def _mean_all(x):
+    n = x.size if x.ndim else 1
+    return E.div(R.reduce_sum(x, tuple(range(x.ndim))), np.asarray(n, x.dtype))
+
+
+@composite("MeanBackward1")
+def _mean_dims(x, *, dims, keepdim):
+    n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+    s = _keep(R.reduce_sum(x, dims), x.shape, dims, keepdim)
+    return E.div(s, np.asarray(n, x.dtype))
+
+
+def _mean_check(v, dtype, name):
+    if dtype is not None:
+        return v.astype(_dtype.to_numpy(dtype))
+    if v.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_dtype.from_numpy(v.dtype).name.capitalize()}")
+    return v
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    x = as_tensor(input)
+    v = _mean_check(x._value, dtype, "mean")
+    if dim is None:
+        return run(_mean_all, (x,), (v,))
+    dims = _dims(dim, v.ndim)
+    return run(_mean_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)},
+               (dims, bool(keepdim)))
+
+
+@composite("ProdBackward0")
+def _prod_all(x):
+    return R.reduce_prod(x, tuple(range(x.ndim)))
+
+
+@composite("ProdBackward1")
+def _prod_dims(x, *, dims, keepdim):
+    return _keep(R.reduce_prod(x, dims), x.shape, dims, keepdim)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    x = as_tensor(input)
+    v = x._value
+    dt = _sum_dtype(v, dtype)
+    v = v.astype(dt) if v.dtype != dt else v
+    if dim is None:
+        return run(_prod_all, (x,), (v,))
+    dims = _dims(dim, v.ndim)
+    return run(_prod_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)},
+               (dims, bool(keepdim)))
+
+
+@composite("MaxBackward1")
+def _max_all(x):
+    return R.reduce_max(x, tuple(range(x.ndim)))
+
+
+@composite("MinBackward1")
+def _min_all(x):
+    return R.reduce_min(x, tuple(range(x.ndim)))
+
+
+@composite("AmaxBackward0")
+def _amax(x, *, dims, keepdim):
+    return _keep(R.reduce_max(x, dims), x.shape, dims, keepdim)
+
+
+@composite("AminBackward0")
+def _amin(x, *, dims, keepdim):
+    return _keep(R.reduce_min(x, dims), x.shape, dims, keepdim)
+
+
+class _ValuesIndices(tuple):
+    """The (values, indices) pair returned by max(dim)/min(dim)."""
+
+    __slots__ = ()
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+    _name = "max"
+
+
+@composite("MaxBackward0")
+def _select_along(x, idx, *, dim, keepdim):
+    # the entries of x at integer positions `idx` along `dim` (idx comes from argmax/argmin,
+    # computed eagerly): one gather, so the gradient goes to that one position, as in PyTorch
+    moved = S.moveaxis(x, dim, x.ndim - 1)
+    lead, n = moved.shape[:-1], moved.shape[-1]
+    m = int(np.prod(lead, dtype=np.int64))
+    flat = S.reshape(moved, (m * n,))
+    pos = E.add(np.arange(m, dtype=np.int64) * n, S.reshape(idx, (m,)))
+    out = S.reshape(REGISTRY["gather"].bind(flat, pos, axis=0), lead)
+    return S.expand_dims(out, (dim,)) if keepdim else out
+
+
+_SELECT_MIN = Op("MinBackward0", _select_along.impl, _select_along.traced)
+
+
+class _MaxResult(_ValuesIndices):
+    __slots__ = ()
+    _name = "max"
+
+
+class _MinResult(_ValuesIndices):
+    __slots__ = ()
+    _name = "min"
+
+
+def _max_min(input, dim, keepdim, other, is_max):
+    x = as_tensor(input)
+    if other is not None:
+        return maximum(x, other) if is_max else minimum(x, other)
+    if dim is None:
+        if x._value.size == 0:
+            raise RuntimeError(f"{'max' if is_max else 'min'}(): Expected reduction dim to be "
+                               "specified for input.numel() == 0. Specify the reduction dim "
+                               "with the 'dim' argument.")
+        return run(_max_all if is_max else _min_all, (x,), (x._value,))
+    result = _MaxResult if is_max else _MinResult
+    v = x._value
+    d = _dim(dim, v.ndim)
+    if v.ndim == 0:
+        return result((clone(x), wrap(np.zeros((), np.int64))))
+    idx = (np.argmax if is_max else np.argmin)(v, axis=d).astype(np.int64)
+    values = run(_select_along if is_max else _SELECT_MIN, (x, None), (v, idx),
+                 {"dim": d, "keepdim": bool(keepdim)}, (d, bool(keepdim)))
+    if keepdim:
+        idx = np.expand_dims(idx, d)
+    return result((values, wrap(idx)))
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    if isinstance(dim, Tensor):
+        return maximum(input, dim)
+    return _max_min(input, dim, keepdim, other, True)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    if isinstance(dim, Tensor):
+        return minimum(input, dim)
+    return _max_min(input, dim, keepdim, other, False)
+
+
+def amax(input, dim=(), keepdim=False):
+    x = as_tensor(input)
+    dims = _dims(dim, x._value.ndim)
+    return run(_amax, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)},
+               (dims, bool(keepdim)))
+
+
+def amin(input, dim=(), keepdim=False):
+    x = as_tensor(input)
+    dims = _dims(dim, x._value.ndim)
+    return run(_amin, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)},
+               (dims, bool(keepdim)))
+
+
+def argmax(input, dim=None, keepdim=False):
+    v = as_tensor(input)._value
+    if dim is None:
+        return wrap(np.asarray(np.argmax(v), np.int64))
+    out = np.argmax(v, axis=_dim(dim, v.ndim), keepdims=keepdim)
+    return wrap(np.asarray(out, np.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    v = as_tensor(input)._value
+    if dim is None:
+        return wrap(np.asarray(np.argmin(v), np.int64))
+    out = np.argmin(v, axis=_dim(dim, v.ndim), keepdims=keepdim)
+    return wrap(np.asarray(out, np.int64))
+
+
+@composite("VarBackward0")
+def _var(x, *, dims, correction, keepdim):
+    n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+    mu = E.div(R.reduce_sum(x, dims), np.asarray(n, x.dtype))
+    c = E.sub(x, S.broadcast_in_dim(mu, x.shape, tuple(i for i in range(x.ndim)
+                                                        if i not in dims)))
+    ss = R.reduce_sum(E.mul(c, c), dims)
+    return _keep(E.div(ss, np.asarray(builtins.max(n - correction, 0), x.dtype)), x.shape, dims,
+                 keepdim)
+
+
+@composite("StdBackward0")
+def _std(x, *, dims, correction, keepdim):
+    return E.sqrt(_var.traced(x, dims=dims, correction=correction, keepdim=keepdim))
+
+
+def _var_args(input, dim, unbiased, keepdim, correction):
+    x = as_tensor(input)
+    if isinstance(dim, bool):  # var(x, unbiased) legacy positional form
+        unbiased, dim = dim, None
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = _dims(dim, x._value.ndim)
+    v = _mean_check(x._value, None, "var")
+    params = {"dims": dims, "correction": int(correction), "keepdim": bool(keepdim)}
+    return x, v, params, (dims, int(correction), bool(keepdim))
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    return run(_var, (x,), (v,), params, key)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    return run(_std, (x,), (v,), params, key)
+
+
+@composite("LinalgVectorNormBackward0")
+def _norm(x, *, ord, dims, keepdim):
+    a = E.abs(x)
+    if ord == 2:
+        out = E.sqrt(R.reduce_sum(E.mul(x, x), dims))
+    elif ord == 1:
+        out = R.reduce_sum(_abs.traced(x), dims)
+    elif ord == math.inf:
+        out = R.reduce_max(a, dims)
+    else:
+        p = np.asarray(ord, x.dtype)
+        out = E.pow(R.reduce_sum(E.pow(a, p), dims), E.div(np.ones((), x.dtype), p))
+    return _keep(out, x.shape, dims, keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    x = as_tensor(input, dtype)
+    ord = 2 if p in ("fro", None) else float(p)
+    dims = _dims(dim, x._value.ndim)
+    return run(_norm, (x,), (_float_value(x),), {"ord": ord, "dims": dims,
+                                                  "keepdim": bool(keepdim)},
+               (ord, dims, bool(keepdim)))
+
+
+@composite("LogsumexpBackward0")
+def _logsumexp(x, *, dims, keepdim):
+    m = R.reduce_max(x, dims)
+    kept = tuple(i for i in range(x.ndim) if i not in dims)
+    finite = E.select(E.is_finite(m), m, np.zeros((), x.dtype))
+    z = E.sub(x, S.broadcast_in_dim(finite, x.shape, kept))
+    out = E.add(E.log(R.reduce_sum(E.exp(z), dims)), finite)
+    return _keep(out, x.shape, dims, keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    x = as_tensor(input)
+    dims = _dims(dim, x._value.ndim)
+    return run(_logsumexp, (x,), (_float_value(x),), {"dims": dims, "keepdim": bool(keepdim)},
+               (dims, bool(keepdim)))
+
+
+CUMSUM = _prim("cumsum", "CumsumBackward0")
+CUMPROD = _prim("cumprod", "CumprodBackward0")
+
+
+def cumsum(input, dim, *, dtype=None):
+    x = as_tensor(input)
+    v = x._value
+    dt = _sum_dtype(v, dtype)
+    v = v.astype(dt) if v.dtype != dt else v
+    d = _dim(dim, v.ndim)
+    return run(CUMSUM, (x,), (v,), {"axis": d, "reverse": False}, (d, False))
+
+
+def cumprod(input, dim, *, dtype=None):
+    x = as_tensor(input)
+    v = x._value
+    dt = _sum_dtype(v, dtype)
+    v = v.astype(dt) if v.dtype != dt else v
+    d = _dim(dim, v.ndim)
+    return run(CUMPROD, (x,), (v,), {"axis": d, "reverse": False}, (d, False))
+
+
+def all(input, dim=None, keepdim=False):
+    v = as_tensor(input)._value
+    return wrap(np.asarray(np.all(v, axis=None if dim is None else _dim(dim, v.ndim),
+                                  keepdims=keepdim)))
+
+
+def any(input, dim=None, keepdim=False):
+    v = as_tensor(input)._value
+    return wrap(np.asarray(np.any(v, axis=None if dim is None else _dim(dim, v.ndim),
+                                  keepdims=keepdim)))
+
+
+def count_nonzero(input, dim=None):
+    v = as_tensor(input)._value
+    return wrap(np.asarray(np.count_nonzero(v, axis=dim), np.int64))
+
+
