@@ -158,6 +158,15 @@ from functrans.torch._grad_mode import (  # noqa
     no_grad,
     set_grad_enabled,
 )
+from functrans.torch._indexing import (  # noqa: F401
+    gather,
+    index_select,
+    masked_fill,
+    masked_select,
+    nonzero,
+    take,
+    take_along_dim,
+)
 from functrans.torch._linalg import (  # noqa: F401
     bmm,
     dot,
@@ -193,7 +202,7 @@ from functrans.torch._reductions import (  # noqa: F401
     sum,
     var,
 )
-from functrans.torch._shape import (  # noqa
+from functrans.torch._shape import (  # noqa: F401
     broadcast_tensors,
     broadcast_to,
     cat,
@@ -203,15 +212,10 @@ from functrans.torch._shape import (  # noqa
     diagonal,
     flatten,
     flip,
-    gather,
     hstack,
-    index_select,
-    masked_fill,
-    masked_select,
     moveaxis,
     movedim,
     narrow,
-    nonzero,
     permute,
     repeat,
     reshape,
@@ -223,8 +227,6 @@ from functrans.torch._shape import (  # noqa
     swapaxes,
     swapdims,
     t,
-    take,
-    take_along_dim,
     trace,
     transpose,
     tril,

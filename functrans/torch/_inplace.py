@@ -183,13 +183,13 @@ def copy_(self, src, non_blocking=False):
 
 def setitem(self, idx, value):
     """self[idx] = value."""
-    from functrans.torch._shape import _index_spec, setitem_out_of_place
+    from functrans.torch._indexing import _index_spec, setitem_out_of_place
     recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
                                   and value._requires_grad)
     if not recording:
         _check(self, MODE.enabled)
         spec, arrays = _index_spec(self, idx)
-        from functrans.torch._shape import _rebuild_index
+        from functrans.torch._indexing import _rebuild_index
         np_idx = _rebuild_index(spec, arrays)
         v = value._value if isinstance(value, Tensor) else value
         if not self._value.flags.writeable:

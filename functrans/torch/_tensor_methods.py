@@ -6,6 +6,7 @@ from __future__ import annotations
 from functrans.torch import _activations as AC
 from functrans.torch import _dtype
 from functrans.torch import _elementwise as EW
+from functrans.torch import _indexing as IX
 from functrans.torch import _inplace as I
 from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
@@ -107,7 +108,7 @@ def _clamp_(self, min=None, max=None):
 
 
 def _masked_fill_(self, mask, value):
-    return I.inplace(self, S.masked_fill, mask, value)
+    return I.inplace(self, IX.masked_fill, mask, value)
 
 
 def _apply_(self, fn):
@@ -134,7 +135,7 @@ _METHODS = {
     "__ge__": EW.ge,
     "__and__": EW.logical_and, "__or__": EW.logical_or, "__xor__": EW.logical_xor,
     "__invert__": EW.logical_not,
-    "__getitem__": S.getitem, "__setitem__": I.setitem,
+    "__getitem__": IX.getitem, "__setitem__": I.setitem,
     "__iadd__": _inplace_of(EW.add), "__isub__": _inplace_of(EW.sub),
     "__imul__": _inplace_of(EW.mul), "__itruediv__": _inplace_of(EW.div),
     "__ipow__": _pow_,
@@ -177,9 +178,9 @@ _METHODS = {
     "broadcast_to": S.broadcast_to, "repeat": S.repeat, "split": S.split, "chunk": S.chunk,
     "unbind": S.unbind, "narrow": S.narrow, "select": S.select, "flip": S.flip,
     "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
-    "trace": S.trace, "gather": S.gather, "index_select": S.index_select,
-    "masked_fill": S.masked_fill, "masked_select": S.masked_select, "take": S.take,
-    "nonzero": S.nonzero, "contiguous": S.contiguous,
+    "trace": S.trace, "gather": IX.gather, "index_select": IX.index_select,
+    "masked_fill": IX.masked_fill, "masked_select": IX.masked_select, "take": IX.take,
+    "nonzero": IX.nonzero, "contiguous": S.contiguous,
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,

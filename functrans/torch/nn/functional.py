@@ -12,9 +12,8 @@ from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
+from functrans.torch._activations import elu, gelu, leaky_relu, log_softmax, silu, softmax, softplus  # noqa: F401
 from functrans.torch._dtype import result_type
-from functrans.torch._activations import (elu, gelu, leaky_relu, log_softmax,  # noqa: F401
-                                          silu, softmax, softplus)
 from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
