@@ -163,19 +163,26 @@ def _saved_inputs(prog, inputs, vals):
     return saved
 
 
+def _edge_of(x, need):
+    if need:
+        fn = x._grad_fn
+        return (fn, x._output_nr) if fn is not None and x._meta is None else edge(x)
+    return None if x is not None else False
+
+
 def record(op, inputs, vals, out, needs, params, pkey):
     """Record the node of a single-result op already run: `out` is its raw result."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if len(vals) == 1:
-        v = vals[0]
-        sig = ((v.shape, v.dtype),)
-    elif len(vals) == 2:
+    n = len(vals)
+    if n == 2:
         v, w = vals
-        sig = ((v.shape, v.dtype), (w.shape, w.dtype))
+        prog = _CACHE.get((op, pkey, ((v.shape, v.dtype), (w.shape, w.dtype)), needs))
+    elif n == 1:
+        v = vals[0]
+        prog = _CACHE.get((op, pkey, ((v.shape, v.dtype),), needs))
     else:
-        sig = tuple([(v.shape, v.dtype) for v in vals])
-    prog = _CACHE.get((op, pkey, sig, needs))
+        prog = _CACHE.get((op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs))
     if prog is None:
         prog = get_program(op, params, pkey, vals, needs, [_aval(out)])
     node = _new(op.node_cls)
@@ -184,15 +191,24 @@ def record(op, inputs, vals, out, needs, params, pkey):
     node._retains = None
     node._prog = prog
     node._n_out = 1
-    nxt = []
-    for x, need in zip(inputs, needs):
-        if need:
-            fn = x._grad_fn
-            nxt.append((fn, x._output_nr) if fn is not None and x._meta is None else edge(x))
+    if n == 2:
+        node._next = (_edge_of(inputs[0], needs[0]), _edge_of(inputs[1], needs[1]))
+    elif n == 1:
+        node._next = (_edge_of(inputs[0], needs[0]),)
+    else:
+        node._next = tuple([_edge_of(x, need) for x, need in zip(inputs, needs)])
+    used = prog.used_inputs
+    if not used:
+        node._saved = []
+    elif len(used) == 1:
+        x = inputs[used[0]]
+        if isinstance(x, Tensor):
+            vc = x._vc
+            node._saved = [(x, 0 if vc is None else vc[0])]
         else:
-            nxt.append(None if x is not None else False)
-    node._next = tuple(nxt)
-    node._saved = _saved_inputs(prog, inputs, vals) if prog.used_inputs else []
+            node._saved = [(None, vals[used[0]])]
+    else:
+        node._saved = _saved_inputs(prog, inputs, vals)
     t = _new(Tensor)
     t._value = out
     t._output_nr = 0
