@@ -177,7 +177,11 @@ def _reshape_abstract(x, *, new_sizes):
 
 
 def _reshape_batch(vals, dims, *, new_sizes):
-    x = moveaxis(vals[0], dims[0], 0)
+    # in row-major order a first or last batch axis can stay where it is; others move first
+    x, bd = vals[0], dims[0]
+    if bd == np.ndim(x) - 1 and bd:
+        return reshape_p.bind(x, new_sizes=(*new_sizes, x.shape[bd])), len(new_sizes)
+    x = moveaxis(x, bd, 0)
     return reshape_p.bind(x, new_sizes=(x.shape[0], *new_sizes)), 0
 
 
