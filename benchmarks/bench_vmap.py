@@ -18,8 +18,9 @@ see bench_jit_common.py. Equation counts of make_jaxpr at batch 10 and 1,024 are
 from __future__ import annotations
 
 import argparse
+import itertools
 
-import bench_jit_common as common  # noqa: I001  (sets thread variables before numpy loads)
+import bench_jit_common as common  # first: sets the thread variables before numpy loads
 import numpy as np
 
 SIZES = (2, 64, 64, 64, 1)
@@ -29,7 +30,7 @@ N_POINTS = 1024
 def make_problem(seed: int = 0):
     rng = np.random.default_rng(seed)
     params = [(rng.standard_normal((m, n)) / np.sqrt(m), 0.1 * rng.standard_normal(n))
-              for m, n in zip(SIZES[:-1], SIZES[1:])]
+              for m, n in itertools.pairwise(SIZES)]
     x = rng.uniform(-1.0, 1.0, (N_POINTS, SIZES[0]))
     y = np.sin(3.0 * x[:, 0]) * np.cos(2.0 * x[:, 1])
     return params, x, y
@@ -213,9 +214,8 @@ def main(argv=None):
     print(f"\njit(vmap(grad)) / numpy per-example grad           = {r1:.2f}  (target <= 2.00)")
     print(f"jit(vmap(trace(hessian))) / numpy forward Laplacian = {r2:.2f}")
 
-    xs = lambda b: x[:b]  # noqa: E731
-    c1 = equation_counts(ft, per_example, lambda b: (params, xs(b), y[:b]))
-    c2 = equation_counts(ft, lap_hessian, lambda b: (params, xs(b)))
+    c1 = equation_counts(ft, per_example, lambda b: (params, x[:b], y[:b]))
+    c2 = equation_counts(ft, lap_hessian, lambda b: (params, x[:b]))
     print("\nequations     traced (batch 10)  traced (batch 1024)  after jit passes")
     for name, (small, big, after) in (("vmap(grad)", c1), ("vmap(hessian)", c2)):
         print(f"{name:<14}{small:>17}{big:>21}{after:>18}")
