@@ -161,7 +161,13 @@ def _out_dims(out_axes, out_tree):
     if isinstance(out_axes, int) or out_axes is None:
         return [out_axes] * out_tree.num_leaves
     dummy = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))
-    return broadcast_prefix(out_axes, dummy)
+    try:
+        return broadcast_prefix(out_axes, dummy)
+    except ValueError:
+        raise ValueError(
+            f"vmap: out_axes={out_axes!r} is not a tree prefix of the function's output, whose "
+            f"structure is {out_tree}. Give an int or None for all outputs, or a pytree of those "
+            "shaped like the output (or a prefix of it).") from None
 
 
 def vmap_jaxpr(closed, in_dims, size, out_dims=0):

@@ -555,3 +555,9 @@ def test_batch_axis_stays_put_through_shape_ops_and_reductions():
     assert _count(prog, "transpose") == _count(one, "transpose") == 2, str(prog)  # the .T's
     expected = np.stack([f(NP, x[..., k], y[..., k]) for k in range(6)], axis=-1)
     np.testing.assert_allclose(g(x, y), expected, rtol=1e-13)
+
+
+def test_out_axes_that_do_not_fit_the_output_structure_name_it():
+    with pytest.raises(ValueError, match=r"out_axes=\{'a': 0\} is not a tree prefix of the "
+                                         r"function's output"):
+        ft.vmap(lambda x: (x, x * 2.0), out_axes={"a": 0})(np.ones((3, 2)))
