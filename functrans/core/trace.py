@@ -109,6 +109,8 @@ class Tracer:
 
     __slots__ = ("_trace",)
     __array_priority__ = 1000
+    # True for tracers carrying a derivative (jvp/grad): float() of them would drop it
+    differentiated = False
 
     @property
     def aval(self) -> ShapedArray:
@@ -144,10 +146,23 @@ class Tracer:
         return int(self._concretize("int"))
 
     def __float__(self):
+        self._refuse_dropping_derivative("float")
         return float(self._concretize("float"))
 
     def __complex__(self):
+        self._refuse_dropping_derivative("complex")
         return complex(self._concretize("complex"))
+
+    def _refuse_dropping_derivative(self, what: str):
+        # int() and `if` on a differentiated value are fine (piecewise-constant, as in JAX);
+        # a Python float would silently leave the program with a zero derivative
+        if self.differentiated:
+            raise ConcretizationTypeError(
+                f"`{what}()` was called on a value being differentiated by "
+                f"`{self._trace.main.name}` ({self.aval.str_short()}): a Python {what} would "
+                "silently drop its derivative. Keep it an array: to change the dtype use "
+                f"x.astype({what}) or functrans.numpy.asarray(x, {what}); to print it, print "
+                "the tracer or compute the value outside the differentiated function.")
 
     def __index__(self):
         return int(self._concretize("index"))

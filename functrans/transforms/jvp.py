@@ -21,6 +21,7 @@ from functrans.tree_util import tree_flatten, tree_unflatten
 
 class JVPTracer(Tracer):
     __slots__ = ("primal", "tangent", "_aval")
+    differentiated = True
 
     def __init__(self, trace, primal, tangent):
         self._trace = trace
