@@ -152,7 +152,7 @@ def unpack_input(t, version):
     """The array of a saved input, after checking nothing changed it in place since."""
     vc = t._vc
     if vc is not None and vc[0] != version:
-        raise version_error(t._value, t._grad_fn, t._output_nr, vc[0], version)
+        raise version_error(t._value, t.grad_fn, t._output_nr, vc[0], version)
     return t._value
 
 

@@ -1,14 +1,19 @@
-"""Indexing: x[idx] (basic indexing gives views, advanced indexing a gather), x[idx] = v (one
-CopySlices node), gather, index_select, masked_fill, masked_select, take, nonzero."""
+"""Indexing: x[idx] (basic indexing gives views, advanced indexing copies), x[idx] = v (one
+CopySlices node), gather, index_select, masked_fill, masked_select, take, nonzero.
+
+Indexing records a gather (and assignment a scatter) at concrete flat positions passed as an
+input of the node, so one backward program serves every index of the same shape.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 import functrans.numpy as fnp
-from functrans.numpy import _indexing as fnp_indexing
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
+from functrans.primitives.registry import REGISTRY
+from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._shape import as_view, expand, reshape
@@ -68,6 +73,8 @@ def _int_or_none(v):
 
 
 def _rebuild_index(spec, arrays):
+    """The numpy index of a spec. A trailing Ellipsis (when there is none) makes numpy return a
+    0-d view, not a scalar copy, for x[i] of a 1-d x: PyTorch's x[i] is a view."""
     out = []
     for s in spec:
         k = s[0]
@@ -83,14 +90,67 @@ def _rebuild_index(spec, arrays):
             out.append(s[1])
         else:
             out.append(arrays[s[1]])
+    if not any(s[0] == "e" for s in spec):
+        out.append(Ellipsis)
     return tuple(out)
 
 
-def _getitem_fn(x, *arrays, spec):
-    return fnp_indexing.getitem(x, _rebuild_index(spec, arrays))
+def positions(shape, idx) -> np.ndarray:
+    """The row-major flat positions, in an array of `shape`, of the elements `x[idx]` selects
+    (shaped like `x[idx]`): one broadcast index grid per axis, indexed, so the cost is the size
+    of the result, not of x."""
+    nd = len(shape)
+    if nd == 0:
+        return np.asarray(np.zeros((), np.int64)[idx])
+    total, stride = None, 1
+    for k in range(nd - 1, -1, -1):
+        grid = (np.arange(shape[k], dtype=np.int64) * stride).reshape((-1,) + (1,) * (nd - 1 - k))
+        term = np.broadcast_to(grid, shape)[idx]
+        total = term if total is None else total + term
+        stride *= shape[k]
+    return np.asarray(total)
 
 
-_GETITEM_OPS = {name: Op(name, _getitem_fn, _getitem_fn) for name in
+def _take_impl(x, pos, *, idx):
+    # basic indexing gives numpy's view (what PyTorch returns); advanced indexing a copy
+    return x[idx]
+
+
+def _take_traced(x, pos, *, idx):
+    # one gather at flat positions: the program depends on shapes only, not on which
+    # elements, so x[0], x[1], ... share one backward program
+    return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
+                                   axis=0)
+
+
+def _gather_flat_impl(x, pos):
+    return np.take(x, pos)
+
+
+def _gather_flat(x, pos):
+    return _take_traced(x, pos, idx=None)
+
+
+# a view regenerated from its base after an in-place operation (PyTorch uses as_strided)
+AS_STRIDED = Op("AsStridedBackward0", _gather_flat_impl, _gather_flat)
+
+
+def view_positions(view) -> np.ndarray:
+    """The flat positions of a view's elements in its base: its ops replayed on an index grid."""
+    m = view._meta
+    b = m.base._value
+    grid = wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape))
+    prev = MODE.enabled
+    MODE.enabled = False
+    try:
+        for again in m.replay:
+            grid = again(grid)
+    finally:
+        MODE.enabled = prev
+    return grid._value
+
+
+_GETITEM_OPS = {name: Op(name, _take_impl, _take_traced) for name in
                 ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
                  "AliasBackward0")}
 
@@ -112,28 +172,67 @@ def _getitem_name(spec):
 def getitem(input, idx):
     x = as_tensor(input)
     spec, arrays = _index_spec(x, idx)
+    np_idx = _rebuild_index(spec, arrays)
     op = _GETITEM_OPS[_getitem_name(spec)]
-    out = run(op, (x, *[None] * len(arrays)), (x._value, *arrays), {"spec": spec}, (spec,))
-    return as_view(x, out)
+    if x._requires_grad and MODE.enabled:
+        pos = positions(x._value.shape, np_idx)
+        out = run(op, (x, None), (x._value, pos), {"idx": np_idx})
+    else:
+        out = run(op, (x, None), (x._value, None), {"idx": np_idx})
+    return as_view(x, out, lambda t: getitem(t, np_idx))
 
 
-def _setitem_fn(x, v, *arrays, spec):
-    return fnp_indexing._IndexRef(x, _rebuild_index(spec, arrays)).set(v)
+def _set_at_positions(x, v, pos, keep, *, shape):
+    """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
+    to `shape`) at flat indices `keep`."""
+    n = int(np.prod(x.shape, dtype=np.int64))
+    flat = S.reshape(x, (n,))
+    lead = len(v.shape) - len(shape)  # numpy drops leading unit axes of the value
+    if lead > 0:
+        v = S.reshape(v, v.shape[lead:])
+    vb = S.broadcast_to(S.convert_element_type(v, x.dtype), shape)
+    vals = REGISTRY["gather"].bind(S.reshape(vb, (int(np.prod(shape, dtype=np.int64)),)), keep,
+                                   axis=0)
+    placed = REGISTRY["scatter_add"].bind(np.zeros(n, x.dtype), pos, vals, axis=0)
+    hit = E.gt(REGISTRY["scatter_add"].bind(np.zeros(n, np.int64), pos,
+                                            np.ones(pos.shape, np.int64), axis=0),
+               np.zeros((), np.int64))
+    return S.reshape(E.select(hit, placed, flat), x.shape)
 
 
-_SETITEM = Op("CopySlices", _setitem_fn, _setitem_fn)
+_COPY_SLICES = Op("CopySlices", _set_at_positions, _set_at_positions)
+
+
+def _unique_last(pos):
+    """Unique flat positions and, for each, the last update aimed at it (numpy's rule)."""
+    flat = pos.reshape(-1)
+    uniq, first_from_end = np.unique(flat[::-1], return_index=True)
+    return uniq.astype(np.int64), (flat.size - 1 - first_from_end).astype(np.int64)
+
+
+def copy_slices(base, value, pos):
+    """base with the elements at flat positions `pos` replaced by value (one CopySlices node):
+    the out-of-place form of x[idx] = value and of an in-place op on a view."""
+    dt = base._value.dtype
+    if isinstance(value, Tensor):
+        vv = value._value
+        v_in = value
+    else:
+        vv = np.asarray(_operand(value, dt))
+        v_in = None
+    target = np.shape(pos)
+    if np.broadcast_shapes(np.shape(vv)[max(np.ndim(vv) - len(target), 0):], target) != target:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vv))} cannot "
+                           f"be broadcast to indexing result of shape {list(target)}")
+    uniq, keep = _unique_last(np.asarray(pos))
+    return run(_COPY_SLICES, (base, v_in, None, None), (base._value, vv, uniq, keep),
+               {"shape": tuple(target)}, (tuple(target),))
 
 
 def setitem_out_of_place(x, idx, value):
     """x with x[idx] replaced by value, as a new tensor (one CopySlices node)."""
     spec, arrays = _index_spec(x, idx)
-    dt = x._value.dtype
-    if isinstance(value, Tensor):
-        vv = value._value if value._value.dtype == dt else value._value.astype(dt)
-    else:
-        vv = _operand(value, dt)
-    return run(_SETITEM, (x, value, *[None] * len(arrays)), (x._value, vv, *arrays),
-               {"spec": spec}, (spec,))
+    return copy_slices(x, value, positions(x._value.shape, _rebuild_index(spec, arrays)))
 
 
 @composite("GatherBackward0")

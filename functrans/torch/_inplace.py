@@ -5,6 +5,9 @@ and `.data` aliases see it), and bumps x's version counter. When grad mode is on
 requires grad, x's history is rebased onto the new node (x's `grad_fn` becomes e.g.
 `AddBackward0`), exactly as PyTorch does; a leaf that requires grad refuses in-place changes.
 The old value of x, if the new node needs it for backward, is copied before being overwritten.
+
+On a view, the base's history is rewritten too: the base becomes CopySlices(old base, new view
+values), and the view is taken again from it, as PyTorch does.
 """
 
 from __future__ import annotations
@@ -23,6 +26,17 @@ from functrans.torch._tensor import Tensor, _shared_vc, wrap
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                       "in-place operation.")
+NO_GRAD_VIEW_ERROR = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked).")
+
+
+def _base(self):
+    m = self._meta
+    return m.base if m is not None else None
 
 
 def _check(self, recording):
@@ -30,14 +44,9 @@ def _check(self, recording):
         return
     if self._requires_grad and self._grad_fn is None:
         raise RuntimeError(LEAF_ERROR)
-    m = self._meta
-    if m is not None and m.base is not None and m.base._requires_grad:
-        if m.base._grad_fn is None:
-            raise RuntimeError(VIEW_OF_LEAF_ERROR)
-        raise NotImplementedError(
-            "an in-place operation on a view of a tensor that requires grad (PyTorch records "
-            "it as CopySlices on the base) is not supported by functrans.torch. Apply the "
-            "operation to the base tensor (e.g. base[idx] = value), or clone() the view first.")
+    base = _base(self)
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
 
 def _type_name(dt) -> str:
@@ -75,11 +84,17 @@ def inplace(self, fn, *args, **kwargs):
     """self <- fn(self, *args): the in-place form of an out-of-place op."""
     recording = MODE.enabled
     _check(self, recording)
-    needs = recording and (self._requires_grad or _any_requires_grad(args))
+    base = _base(self)
+    needs = recording and (self._requires_grad or _any_requires_grad(args) or
+                           base is not None and base._requires_grad)
     if not needs:
         res = fn(self, *args, **kwargs)
         write(self, res)
         return self
+    if base is not None:
+        if self._meta.no_grad_view:
+            raise RuntimeError(NO_GRAD_VIEW_ERROR)
+        self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
     src = wrap(self._value, self._requires_grad, self._grad_fn, self._output_nr)
     res = as_tensor(fn(src, *args, **kwargs))
     if not res._requires_grad:
@@ -93,11 +108,26 @@ def inplace(self, fn, *args, **kwargs):
     if isinstance(node, OpNode) and node._saved:
         if any(t is src for t, _ in node._saved):
             src._value = src._value.copy()  # the old value, needed by backward
+    if base is not None:
+        return _inplace_on_view(self, base, res)
     write(self, res)
     vc = self._vc
-    vc[1] += 1  # the history changed: views taken before are stale
+    vc[1] += 1  # the history changed: views taken before must be taken again
     _rebase(self, res, vc)
     return self
+
+
+def _inplace_on_view(view, base, res):
+    """`view` (of `base`) <- res: the base becomes CopySlices(base, res), the view is taken
+    again from it."""
+    from functrans.torch._indexing import copy_slices, view_positions
+    new_base = copy_slices(base, res, view_positions(view))
+    write(view, res)  # the storage is shared: this writes the base too
+    vc = base._vc
+    vc[1] += 1
+    _rebase(base, new_base, vc)
+    view.grad_fn  # noqa: B018  (the view taken again from the new base)
+    return view
 
 
 def _rebase(self, res, vc):

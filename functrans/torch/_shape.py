@@ -2,9 +2,10 @@
 
 Views (view/reshape of contiguous data, t, transpose, permute, unsqueeze, squeeze, expand,
 basic indexing, narrow, select, split, ...) share their base's storage, as numpy views do, and
-its version counter. A view remembers how many times its base's history was rewritten by an
-in-place op when it was made: functrans.torch does not regenerate a view's `grad_fn` after that
-(PyTorch does), so using such a stale view raises instead of giving a wrong gradient.
+its version counter. A view also remembers its base and how to take it again (`replay`): an
+in-place operation on the view then rewrites the base's history (CopySlices, see _inplace), and
+a view whose base's history was rewritten after it was taken gets its grad_fn regenerated from
+the base, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -16,26 +17,33 @@ from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
+from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import as_tensor
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, wrap
 
 
-def as_view(x: Tensor, out: Tensor) -> Tensor:
-    """Mark `out` as a view of `x` when it shares x's storage: same version counter."""
+def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
+    """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
+    `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
     if np.may_share_memory(out._value, x._value):
         vc = _shared_vc(x)
         out._vc = vc
-        if out._requires_grad:
-            m = out._get_meta()
-            xm = x._meta
-            m.base = xm.base if xm is not None and xm.base is not None else x
-            m.view_rebases = vc[1]
+        m = out._get_meta()
+        xm = x._meta
+        if xm is not None and xm.base is not None:
+            m.base, m.replay = xm.base, xm.replay + (replay,)
+            m.no_grad_view = xm.no_grad_view or not MODE.enabled
+        else:
+            m.base, m.replay = x, (replay,)
+            m.no_grad_view = not MODE.enabled
+        m.view_rebases = vc[1]
     return out
 
 
 def _view_op(op, x, params=None, pkey=()):
-    return as_view(x, run(op, (x,), (x._value,), params, pkey))
+    return as_view(x, run(op, (x,), (x._value,), params, pkey),
+                   lambda t: _view_op(op, t, params, pkey))
 
 
 # --- reshape / view --------------------------------------------------------------------------
@@ -367,8 +375,8 @@ def _narrow(x, dim, start, length):
                                   strides=(1,) * x.ndim)
 
 
-def _views(x, outs):
-    return tuple(as_view(x, o) for o in outs)
+def _views(x, outs, again):
+    return tuple(as_view(x, o, lambda t, k=k: again(t)[k]) for k, o in enumerate(outs))
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -381,6 +389,7 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         bounds = tuple((a, min(a + step, n)) for a in range(0, n, step)) if n else ((0, 0),)
+        op = _split
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:
@@ -392,9 +401,10 @@ def split(tensor, split_size_or_sections, dim=0):
             bounds.append((a, a + s))
             a += s
         bounds = tuple(bounds)
-        return _views(x, run(_SPLIT_WITH_SIZES, (x,), (x._value,), {"dim": d, "bounds": bounds},
-                             (d, bounds)))
-    return _views(x, run(_split, (x,), (x._value,), {"dim": d, "bounds": bounds}, (d, bounds)))
+        op = _SPLIT_WITH_SIZES
+    params, pkey = {"dim": d, "bounds": bounds}, (d, bounds)
+    return _views(x, run(op, (x,), (x._value,), params, pkey),
+                  lambda t: run(op, (t,), (t._value,), params, pkey))
 
 
 def chunk(input, chunks, dim=0):
@@ -411,7 +421,8 @@ def _pymax_int(a, b):
 def unbind(input, dim=0):
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim)
-    return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}, (d,)))
+    return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}, (d,)),
+                  lambda t: run(_unbind, (t,), (t._value,), {"dim": d}, (d,)))
 
 
 NARROW = prim_op(REGISTRY["slice"], "SliceBackward0")

@@ -108,10 +108,13 @@ def _device_arg_ok(d) -> bool:
 class _Meta:
     """Rarely used per-tensor autograd state."""
 
-    __slots__ = ("grad", "retains_grad", "acc", "base", "view_rebases", "hooks", "name")
+    __slots__ = ("grad", "retains_grad", "acc", "base", "replay", "no_grad_view", "view_rebases",
+                 "hooks", "name")
 
     def __init__(self):
         self.view_rebases = 0
+        self.replay = ()
+        self.no_grad_view = False
         self.grad = None
         self.retains_grad = False
         self.acc = None
@@ -257,6 +260,9 @@ class Tensor(Tracer):
 
     @property
     def grad_fn(self):
+        m = self._meta
+        if m is not None and m.base is not None and self._vc[1] != m.view_rebases:
+            regenerate_view(self)
         return self._grad_fn
 
     @property
@@ -529,17 +535,33 @@ def edge(t):
     """The graph edge a gradient for `t` flows along: (node, output_nr), or None."""
     if not t._requires_grad:
         return None
+    m = t._meta
+    if m is not None and m.base is not None and t._vc[1] != m.view_rebases:
+        regenerate_view(t)
     fn = t._grad_fn
     if fn is not None:
-        m = t._meta
-        if m is not None and m.base is not None and t._vc[1] != m.view_rebases:
-            raise RuntimeError(
-                "this view's base was modified by an in-place operation that rewrote its "
-                "autograd history after the view was created; functrans.torch does not "
-                "regenerate a view's grad_fn (PyTorch does). Take the view again after the "
-                "in-place operation, or clone() it before.")
         return (fn, t._output_nr)
     return (accumulator(t), 0)
+
+
+def regenerate_view(t):
+    """A view whose base's history an in-place operation rewrote after the view was taken
+    gets a new grad_fn: the view taken again from the base, as one AsStridedBackward0 node
+    (what PyTorch does, lazily, too)."""
+    from functrans.torch._indexing import AS_STRIDED, view_positions
+    from functrans.torch._record import run
+    m = t._meta
+    base = m.base
+    pos = view_positions(t)
+    prev = MODE.enabled
+    MODE.enabled = True
+    try:
+        fresh = run(AS_STRIDED, (base, None), (base._value, pos))
+    finally:
+        MODE.enabled = prev
+    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
+    t._requires_grad = fresh._requires_grad
+    m.view_rebases = t._vc[1]
 
 
 def grad_mode_on() -> bool:

@@ -1143,6 +1143,36 @@ def d2l_autograd_chapter(torch, rec):
     rec("shapes", [list(torch.randn(size=(2, 3)).shape), list(torch.zeros(size=(4,)).shape)])
 
 
+@program
+def inplace_on_views(torch, rec):
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    out = torch.zeros(3)
+    for i in range(3):
+        out[i] = x[i] ** 2
+    rec("out", out)
+    z = torch.empty(2, 3)
+    z[0] = x
+    z[1, :] = x * 3
+    z[:, 0] += 1
+    z[1].mul_(z[0])
+    z.t()[2].sub_(x[0])
+    rec("z", z), rec("z_version", z._version)
+    (out.sum() + z.sum()).backward()
+    rec("grad", x.grad)
+    y = x * 1
+    first, rest = y[0], y[1:]
+    y.mul_(2)
+    rest.add_(first)
+    rec("first", first), rec("rest", rest), rec("y", y)
+    x.grad = None
+    (first * rest.sum()).backward()
+    rec("grad2", x.grad)
+    w = x.detach().clone()
+    w.view(3)[1:].fill_(7.)
+    rec("w", w)
+    x[1:].zero_()
+
+
 def main():
     import torch
     torch.set_num_threads(1)

@@ -89,15 +89,34 @@ def test_inplace_on_a_view_of_a_leaf_is_refused():
         x[0].mul_(2)
 
 
-def test_a_view_made_stale_by_an_inplace_op_raises_instead_of_a_wrong_gradient():
+def test_inplace_on_a_view_rewrites_the_base_history():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    row = y[1:]
+    row.mul_(x[:2])          # y = [x0, x1 * x0, x2 * x1]
+    assert type(y.grad_fn).__name__ == "CopySlices" and y._version == 1
+    assert type(row.grad_fn).__name__ == "AsStridedBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0 + 2.0, 1.0 + 3.0, 2.0]
+
+
+def test_a_view_taken_before_an_inplace_op_on_its_base_is_regenerated():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 1
     first = y[0]
     y.mul_(3)
-    with pytest.raises(RuntimeError, match="view's base was modified by an in-place"):
-        (first * 2).backward()
-    y[0].backward()  # a view taken after the in-place op is fine
-    assert x.grad.tolist() == [3.0, 0.0]
+    (first * 2).backward()   # first is now 3 * x0: its grad_fn was taken again from y
+    assert first.item() == 3.0 and x.grad.tolist() == [6.0, 0.0]
+
+
+def test_a_view_made_under_no_grad_cannot_be_modified_with_grad():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    with torch.no_grad():
+        v = y[0]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being "
+                                           "modified inplace with grad mode enabled"):
+        v.mul_(2)
 
 
 def test_saved_leaf_modified_under_no_grad_raises_at_backward():

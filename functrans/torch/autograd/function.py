@@ -59,7 +59,7 @@ class FunctionCtx:
                 _, t, version = entry
                 cur = 0 if t._vc is None else t._vc[0]
                 if cur != version:
-                    raise version_error(t._value, t._grad_fn, t._output_nr, cur, version)
+                    raise version_error(t._value, t.grad_fn, t._output_nr, cur, version)
                 out.append(t)
             else:
                 _, arr, vc, version, nr, differentiable = entry
