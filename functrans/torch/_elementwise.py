@@ -18,6 +18,7 @@ from functrans.torch._ops import (
     _prim,
     as_tensor,
     binary,
+    fast_unary_float,
     nary,
     unary,
     unary_float,
@@ -45,36 +46,28 @@ _UNARY_NAMES = {
 UNARY_OPS = {name: _prim(name, tn) for name, tn in _UNARY_NAMES.items() if name in REGISTRY}
 
 
-def sin(x):
-    return unary_float(SIN, x)
+sin = fast_unary_float(SIN, "sin")
 
 
-def cos(x):
-    return unary_float(COS, x)
+cos = fast_unary_float(COS, "cos")
 
 
-def tan(x):
-    return unary_float(TAN, x)
+tan = fast_unary_float(TAN, "tan")
 
 
-def exp(x):
-    return unary_float(EXP, x)
+exp = fast_unary_float(EXP, "exp")
 
 
-def log(x):
-    return unary_float(LOG, x)
+log = fast_unary_float(LOG, "log")
 
 
-def tanh(x):
-    return unary_float(TANH, x)
+tanh = fast_unary_float(TANH, "tanh")
 
 
-def sqrt(x):
-    return unary_float(SQRT, x)
+sqrt = fast_unary_float(SQRT, "sqrt")
 
 
-def sigmoid(x):
-    return unary_float(SIGMOID, x)
+sigmoid = fast_unary_float(SIGMOID, "sigmoid")
 
 
 def neg(x):
@@ -85,13 +78,7 @@ negative = neg
 
 
 def _make_unary(name):
-    op = UNARY_OPS[name]
-
-    def fn(x):
-        return unary_float(op, x)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise {name}."
-    return fn
+    return fast_unary_float(UNARY_OPS[name], name)
 
 
 for _name in UNARY_OPS:

@@ -111,6 +111,37 @@ def binary(op: Op, a, b):
     return nary(op, (a, b))
 
 
+def fast_binary(op: Op, fallback=None, float_only=False):
+    """`fallback(a, b)` (default: `binary(op, a, b)`) with the common cases (same-dtype
+    tensors, a float tensor and a Python number) decided in one frame: Tensor's operators."""
+    def fn(a, b):
+        if type(a) is Tensor:
+            va = a._value
+            tb = type(b)
+            if tb is float or tb is int:
+                dt = va.dtype
+                if dt.kind == "f":
+                    return run2(op, a, b, va, dt.type(b))
+            elif tb is Tensor:
+                vb = b._value
+                if vb.dtype == va.dtype and (not float_only or va.dtype.kind == "f"):
+                    return run2(op, a, b, va, vb)
+        return binary(op, a, b) if fallback is None else fallback(a, b)
+    return fn
+
+
+def fast_unary_float(op: Op, name: str):
+    """The torch function of a unary float op, the common case in one frame."""
+    def fn(input):
+        if type(input) is Tensor:
+            v = input._value
+            if v.dtype.kind in "fc":
+                return run1(op, input, v)
+        return unary_float(op, input)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 def unary_float(op: Op, x):
     """An elementwise function of floats: integer and bool tensors go to the default dtype."""
     if type(x) is not Tensor:

@@ -123,10 +123,10 @@ def _apply_(self, fn):
 _METHODS = {
     # operators
     "__neg__": EW.neg, "__pos__": lambda self: self, "__abs__": EW.abs,
-    "__add__": EW.add, "__radd__": EW.add,
-    "__sub__": EW.sub, "__rsub__": lambda self, other: EW.rsub(self, other),
-    "__mul__": EW.mul, "__rmul__": EW.mul,
-    "__truediv__": EW.div, "__rtruediv__": EW.rdiv,
+    "__add__": O.fast_binary(EW.ADD), "__radd__": O.fast_binary(EW.ADD),
+    "__sub__": O.fast_binary(EW.SUB), "__rsub__": lambda self, other: EW.rsub(self, other),
+    "__mul__": O.fast_binary(EW.MUL), "__rmul__": O.fast_binary(EW.MUL),
+    "__truediv__": O.fast_binary(EW.DIV, EW.div, float_only=True), "__rtruediv__": EW.rdiv,
     "__floordiv__": EW.floor_divide, "__rfloordiv__": _swap(EW.floor_divide),
     "__mod__": EW.remainder, "__rmod__": _swap(EW.remainder),
     "__pow__": EW.pow, "__rpow__": _swap(EW.pow),
