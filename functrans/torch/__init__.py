@@ -12,6 +12,12 @@ tensor(7.3891, grad_fn=<ExpBackward0>)
 >>> b.backward()
 >>> a.grad
 tensor(7.3891)
+
+Where it differs from PyTorch: CPU only; random numbers come from numpy's generator (seeded by
+`manual_seed`, but not PyTorch's stream); float32 results can differ in the last bit where
+numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); there is no
+torch.nn.Module, only `nn.Parameter` and `nn.functional`; forward-mode AD (`torch.func`,
+`autograd.forward_ad`) is not provided: use functrans' own `jvp`, which accepts tensors.
 """
 
 from __future__ import annotations

@@ -63,7 +63,9 @@ _CACHE: dict = {}
 
 
 def get_program(op, params, pkey, vals, needs, out_avals):
-    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`."""
+    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`.
+    `pkey` stands for the params in the cache key; None means params that cannot be a key
+    (the program is built and not kept)."""
     key = (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
     prog = _CACHE.get(key)
     if prog is None:
@@ -73,7 +75,8 @@ def get_program(op, params, pkey, vals, needs, out_avals):
             prog = build_program(op, params, in_avals, diff, out_avals)
         except FunctransError as e:
             prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
-        _CACHE[key] = prog
+        if pkey is not None:
+            _CACHE[key] = prog
     return prog
 
 
