@@ -17,7 +17,7 @@ Where it differs from PyTorch: CPU only; random numbers come from numpy's genera
 `manual_seed`, but not PyTorch's stream); float32 results can differ in the last bit where
 numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); there is no
 torch.nn.Module, only `nn.Parameter` and `nn.functional`; forward-mode AD (`torch.func`,
-`autograd.forward_ad`) is not provided: use functrans' own `jvp`, which accepts tensors.
+`autograd.forward_ad`) is not provided.
 """
 
 from __future__ import annotations
