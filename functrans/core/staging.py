@@ -40,10 +40,6 @@ class JaxprBuilder:
         self.constvars: list[Var] = []
         self.constvals: list = []
 
-    def new_var(self, tracer: JaxprTracer) -> Var:
-        v = tracer.atom = Var(tracer.aval)
-        return v
-
     def const(self, trace, val) -> JaxprTracer:
         tracer = self.const_tracers.get(id(val))
         if tracer is not None:
@@ -71,9 +67,7 @@ class JaxprTrace(Trace):
     __slots__ = ()
 
     def new_arg(self, aval) -> JaxprTracer:
-        tracer = JaxprTracer(self, aval)
-        self.main.global_data.new_var(tracer)
-        return tracer
+        return JaxprTracer(self, aval, Var(aval))
 
     def pure(self, val):
         return self.main.global_data.const(self, val)
