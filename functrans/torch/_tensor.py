@@ -11,6 +11,7 @@ Math methods and operators are installed by `_tensor_methods`.
 
 from __future__ import annotations
 
+import operator
 import warnings
 import weakref
 
@@ -398,6 +399,31 @@ class Tensor(Tracer):
                                "tensor.detach().numpy() instead.")
         return self._value if dtype is None else self._value.astype(dtype)
 
+
+    # numpy sees a Tensor as PyTorch's does: as an array (refused while it requires grad), with
+    # ufunc results wrapped back into tensors; not as a traced value to stage
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        op = _OPERATOR_UFUNCS.get(ufunc.__name__)
+        if op is not None and method == "__call__" and not kwargs:
+            # `ndarray + tensor` lands here: run the tensor operator, so autograd records it
+            return op(*[x if isinstance(x, Tensor) else wrap(np.asarray(x)) for x in inputs])
+        arrays = [x.__array__() if isinstance(x, Tensor) else x for x in inputs]
+        out = getattr(ufunc, method)(*arrays, **kwargs)
+        return wrap(np.asarray(out)) if isinstance(out, np.ndarray | np.generic) else out
+
+    def __array_function__(self, func, types, args, kwargs):
+        query = _SHAPE_QUERIES.get(func.__name__)
+        if query is not None and isinstance(args[0], Tensor) and len(args) == 1 and not kwargs:
+            return query(args[0].aval)  # np.ndim/np.shape inside the primitive wrappers
+
+        def conv(a):
+            if isinstance(a, Tensor):
+                return a.__array__()
+            if isinstance(a, list | tuple):
+                return type(a)(conv(x) for x in a)
+            return a
+        return func(*conv(args), **{k: conv(v) for k, v in kwargs.items()})
+
     def _scalar(self, kind):
         v = self._value
         if v.size != 1:
@@ -460,6 +486,13 @@ class Tensor(Tracer):
         t = wrap(self._value.copy(), self._requires_grad)
         memo[id(self)] = t
         return t
+
+
+_SHAPE_QUERIES = {"ndim": lambda a: a.ndim, "shape": lambda a: a.shape, "size": lambda a: a.size}
+_OPERATOR_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+                    "true_divide": operator.truediv, "divide": operator.truediv,
+                    "floor_divide": operator.floordiv, "remainder": operator.mod,
+                    "power": operator.pow, "matmul": operator.matmul}
 
 
 def _rebuild(value, requires_grad):

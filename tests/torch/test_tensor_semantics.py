@@ -270,3 +270,17 @@ def test_legacy_constructor_and_isinstance():
     assert torch.device("cpu") == "cpu" and str(torch.device("cpu")) == "cpu"
     with pytest.raises(RuntimeError, match="CPU only"):
         torch.device("cuda:0")
+
+
+def test_numpy_sees_tensors_as_arrays_and_operators_still_record():
+    t = torch.ones(2)
+    s = np.sin(t)  # a ufunc on a tensor that needs no grad: numpy's value, as a tensor
+    assert isinstance(s, torch.Tensor)
+    np.testing.assert_allclose(s.numpy(), np.sin(np.ones(2)), rtol=1e-7)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        np.sin(x)
+    y = np.array([3.0, 4.0]) * x  # ndarray * tensor runs the tensor operator
+    assert y.grad_fn is not None
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
