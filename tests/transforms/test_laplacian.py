@@ -278,6 +278,49 @@ def test_selected_directions(indices):
                                rtol=1e-7)
 
 
+def test_through_custom_rules_and_control_flow():
+    """Primitives holding sub-programs take the generic rule (jvp of jvp of their JVP rules);
+    the user's custom_jvp rule is what gets differentiated."""
+    try:
+        from functrans.transforms.control_flow import cond, fori_loop, scan
+        from functrans.transforms.custom import custom_jvp
+    except ImportError:
+        pytest.skip("custom rules / control flow are not available")
+
+    @custom_jvp
+    def softplus(x):
+        return fnp.log(1 + fnp.exp(x))
+
+    @softplus.defjvp
+    def _softplus_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t / (1 + fnp.exp(-x))
+
+    W = np.array([[0.5, -0.3], [0.2, 0.8]])
+
+    def f(x):
+        h = fori_loop(0, 3, lambda i, h: fnp.tanh(h @ W), x)
+        h = cond(h[0] > 0, lambda h: h * h, lambda h: fnp.sin(h), h)
+        c, ys = scan(lambda c, w: (fnp.tanh(c * w), c), h, np.array([1.0, 0.5, 2.0]))
+        return fnp.sum(softplus(c) * x[0]) + fnp.sum(ys)
+
+    def f_np(x):
+        h = x
+        for _ in range(3):
+            h = np.tanh(h @ W)
+        h = h * h if h[0] > 0 else np.sin(h)
+        ys = []
+        for w in (1.0, 0.5, 2.0):
+            ys.append(h)
+            h = np.tanh(h * w)
+        return np.sum(np.log1p(np.exp(h)) * x[0]) + np.sum(ys)
+
+    for x in (np.array([0.3, -0.2]), np.array([-0.6, 0.4])):
+        fd = _d2_fd(lambda z: f_np(x + z), 2, 1e-3)
+        np.testing.assert_allclose(hessian_diag(f)(x), fd, rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(laplacian(f)(x), fd.sum(), rtol=1e-7, atol=1e-8)
+
+
 def test_errors_name_the_problem():
     with pytest.raises(DTypeError, match="float"):
         laplacian(lambda x: x * x)(np.array([1, 2]))
