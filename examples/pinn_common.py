@@ -13,7 +13,6 @@ import numpy as np  # noqa: E402
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import optimizers as optim
-from functrans.tree_util import tree_flatten, tree_unflatten
 
 
 # --- command line --------------------------------------------------------------------------
@@ -70,71 +69,8 @@ def mlp(params, z, lb=None, ub=None):
 # --- compiling -----------------------------------------------------------------------------
 
 def compile_fn(f):
-    """ft.jit when it is exported; else trace once per input signature, optimise the program
-    with jit's passes when they are there, and replay it."""
-    jit = getattr(ft, "jit", None)
-    if jit is not None:
-        return jit(f)
-    try:
-        from functrans.transforms.jit.optimize import optimize
-    except ImportError:
-        def optimize(closed):
-            return closed
-    cache = {}
-
-    def run(*args):
-        leaves, tree = tree_flatten(args)
-        key = (tree, tuple((np.shape(x), np.asarray(x).dtype) for x in leaves))
-        closed = cache.get(key)
-        if closed is None:
-            closed = ft.make_jaxpr(f)(*args)
-            out_tree = closed.out_tree
-            closed = cache[key] = optimize(closed)
-            closed.out_tree = out_tree
-        if key not in lowered:
-            lowered[key] = _lower(closed)
-        return tree_unflatten(closed.out_tree, lowered[key](leaves))
-
-    lowered = {}
-    return run
-
-
-def _lower(closed):
-    """A straight-line runner of a program: each equation's numpy implementation called in
-    order on a flat list of slots (no tracing machinery on the way)."""
-    from functrans.core.ir import Literal
-    jaxpr = closed.jaxpr
-    index = {}
-    for v in (*jaxpr.constvars, *jaxpr.invars):
-        index[v] = len(index)
-    steps = []
-    for eqn in jaxpr.eqns:
-        ins = [(False, a.val) if type(a) is Literal else (True, index[a]) for a in eqn.invars]
-        outs = []
-        for v in eqn.outvars:
-            index[v] = len(index)
-            outs.append(index[v])
-        steps.append((eqn.primitive.impl, eqn.params, ins, outs,
-                      eqn.primitive.multiple_results))
-    out_refs = [(False, a.val) if type(a) is Literal else (True, index[a])
-                for a in jaxpr.outvars]
-    consts = list(closed.consts)
-    size = len(index)
-
-    def run(leaves):
-        env = [None] * size
-        env[:len(consts)] = consts
-        env[len(consts):len(consts) + len(leaves)] = leaves
-        for impl, params, ins, outs, multi in steps:
-            res = impl(*[env[r] if is_var else r for is_var, r in ins], **params)
-            if multi:
-                for o, x in zip(outs, res):
-                    env[o] = x
-            else:
-                env[outs[0]] = res
-        return [env[r] if is_var else r for is_var, r in out_refs]
-
-    return run
+    """f traced once per input signature, optimised and compiled: ft.jit."""
+    return ft.jit(f)
 
 
 # --- progress and timing -------------------------------------------------------------------
