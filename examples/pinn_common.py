@@ -5,10 +5,10 @@ command line, progress bars and figures. Each example is a script importing this
 from __future__ import annotations
 
 import argparse
-import math  # noqa: E402
-import time  # noqa: E402
+import math
+import time
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 import functrans as ft
 import functrans.numpy as fnp
