@@ -11,10 +11,11 @@ from functrans.errors import MissingRuleError
 
 class Primitive:
     """One operation of the IR. `rules` maps a rule kind ("jvp", "transpose", "batch", ...) to
-    its function; `props` holds data the jit passes read ("elementwise", "linear", ...)."""
+    its function; `props` holds properties the transforms read ("elementwise", "linear", ...),
+    `facts` what the jit passes know (functrans/primitives/registry.py lists them)."""
 
     __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "rules", "props",
-                 "torch_name", "module", "__weakref__")
+                 "facts", "torch_name", "module", "__weakref__")
 
     def __init__(self, name: str, *, multiple_results: bool = False, module: str = "?"):
         self.name = name
@@ -23,6 +24,7 @@ class Primitive:
         self.abstract_eval: Callable[..., Any] | None = None
         self.rules: dict[str, Callable[..., Any]] = {}
         self.props: frozenset[str] = frozenset()
+        self.facts: dict[str, Any] = {}
         self.torch_name: str | None = None
         self.module = module
 

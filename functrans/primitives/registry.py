@@ -1,9 +1,41 @@
-"""Declaring primitives: one call per primitive puts every rule for it in one place."""
+"""Declaring primitives: one call per primitive puts every rule for it in one place.
+
+Besides its rules, a row says what the jit passes know about the primitive, in `facts` (the
+passes read them through `functrans.transforms.jit.facts.fact(prim, key)` and never test which
+primitive they hold). The keys, in FACT_KEYS:
+
+  identity, identity_sides  op(x, e) == x for the scalar e in any listed operand position
+  absorbing                 op(x, a) == a, but only when x is finite (0 * inf is nan)
+  involution                op(op(x)) == x
+  negation                  op(x) == -x
+  noop                      (in_aval, params) -> True when this application is the identity map
+  compose                   (inner_params, outer_params) -> params of the single equivalent op
+  reshape_like              only changes the shape; element order (row-major) is kept
+  moves_elements            each output element is a copy of some input element
+  broadcast                 (params) -> (shape, broadcast_dimensions): the output is the input
+                            repeated along new or size-1 axes
+  sum_axes                  (params) -> the axes this op sums over
+  converts_dtype            output = input converted to the output dtype, elementwise
+  neg_operand               {position: (name, order)}: op with a negated operand at position ==
+                            primitive `name` applied to the un-negated operands taken in `order`
+  neg_cancels               op(-x, -y) == op(x, y)
+  neg_by                    op(x, c) == -x when operand c is this scalar
+  scalar_operands           an operand holding one repeated value may be replaced by that
+                            scalar (same result bits: the op is exactly rounded per element)
+  call_param                the param holding the program of a call primitive (to inline)
+  fast_impl                 (in_avals, out_avals, params) -> (function, extra positional args,
+                            keyword args) calling the backend directly, with the same result
+                            bits as `impl`; None when this application needs the full impl
+
+Every identity is exact in IEEE arithmetic, except for the sign of a zero result: x + 0 -> x
+keeps -0.0 where numpy gives +0.0 (the values compare equal). `props` hold the properties
+several transforms read (elementwise, linear, commutative, higher_order).
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from functrans.core.primitive import Primitive
 
@@ -11,15 +43,26 @@ REGISTRY: dict[str, Primitive] = {}
 
 RULE_KINDS = ("jvp", "transpose", "batch")
 
+FACT_KEYS = frozenset({
+    "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",
+    "reshape_like", "moves_elements", "broadcast", "sum_axes", "converts_dtype", "neg_operand",
+    "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl"})
+
 
 def define(name: str, *, impl: Callable, abstract: Callable, module: str,
            jvp: Callable | None = None, transpose: Callable | None = None,
            batch: Callable | None = None, multiple_results: bool = False,
-           props: tuple[str, ...] = (), torch_name: str | None = None, **rules) -> Primitive:
+           props: tuple[str, ...] = (), facts: dict[str, Any] | None = None,
+           torch_name: str | None = None, **rules) -> Primitive:
     """Register primitive `name` with its numpy `impl`, its shape/dtype rule `abstract`, and its
-    transformation rules. `props` are facts the jit passes read (elementwise, linear, ...)."""
+    transformation rules. `props` are properties transforms read (elementwise, linear, ...);
+    `facts` what the jit passes know (the module docstring lists them)."""
     if name in REGISTRY:
         raise ValueError(f"primitive {name!r} is defined twice")
+    unknown = set(facts or ()) - FACT_KEYS
+    if unknown:
+        raise ValueError(f"primitive {name!r}: unknown facts {sorted(unknown)}; the jit passes "
+                         f"read {sorted(FACT_KEYS)} (functrans/primitives/registry.py).")
     # where the row lives, for error messages: the module that called define (or a family helper)
     caller = sys._getframe(1)
     while caller.f_globals.get("__name__") == __name__:
@@ -32,6 +75,7 @@ def define(name: str, *, impl: Callable, abstract: Callable, module: str,
         if rule is not None:
             prim.rules[kind] = rule
     prim.props = frozenset(props)
+    prim.facts = dict(facts or {})
     prim.torch_name = torch_name
     REGISTRY[name] = prim
     return prim
