@@ -109,6 +109,14 @@ def _const(x, v):
     return np.asarray(v, x.dtype)
 
 
+def backend_call(fn_name):
+    """A `fast_impl` calling the backend function `fn_name` with the operands alone (the impl
+    does nothing more), so compiled code skips the impl's own frame."""
+    def fast_impl(in_avals, out_avals, params):
+        return getattr(xp, fn_name), (), {}
+    return fast_impl
+
+
 # --- batching --------------------------------------------------------------------------------
 
 def broadcasting_batch(prim):
@@ -141,12 +149,12 @@ def unary_batch(prim):
 # --- unary family ----------------------------------------------------------------------------
 
 def unary(name, impl, deriv=None, *, torch_name=None, kinds=FLOAT, out_dtype=None,
-          differentiable=True):
+          differentiable=True, facts=None):
     """A row for an elementwise unary primitive whose JVP is `t * deriv(x, y)`, y the output
     (reuse it where that is cheaper). `differentiable=False` declares a zero derivative."""
     prim = define(name, module=M, impl=impl,
                   abstract=nary_aval(name, out_dtype=out_dtype, kinds=kinds),
-                  props=("elementwise",), torch_name=torch_name)
+                  props=("elementwise",), facts=facts, torch_name=torch_name)
     if differentiable:
         def jvp(primals, tangents):
             x, = primals
@@ -174,14 +182,16 @@ _LN2 = float(np.log(2.0))
 _LN10 = float(np.log(10.0))
 
 neg_p = define("neg", module=M, impl=lambda x: xp.negative(x),
-               abstract=nary_aval("neg", kinds=NUMBER),
-               transpose=lambda ct, x: [neg(ct)], props=("elementwise", "linear"),
-               torch_name="NegBackward0")
+               abstract=nary_aval("neg", kinds=NUMBER), transpose=lambda ct, x: [neg(ct)],
+               props=("elementwise", "linear"), torch_name="NegBackward0",
+               facts=dict(involution=True, negation=True, fast_impl=backend_call("negative")))
 neg_p.rules["jvp"] = lambda primals, tangents: (neg(primals[0]), neg(tangents[0]))
 neg_p.rules["batch"] = unary_batch(neg_p)
 
-sin_p = unary("sin", lambda x: xp.sin(x), lambda x, y: cos(x), torch_name="SinBackward0")
-cos_p = unary("cos", lambda x: xp.cos(x), lambda x, y: neg(sin(x)), torch_name="CosBackward0")
+sin_p = unary("sin", lambda x: xp.sin(x), lambda x, y: cos(x), torch_name="SinBackward0",
+               facts=dict(fast_impl=backend_call("sin")))
+cos_p = unary("cos", lambda x: xp.cos(x), lambda x, y: neg(sin(x)), torch_name="CosBackward0",
+               facts=dict(fast_impl=backend_call("cos")))
 # d tan = 1 + tan^2
 tan_p = unary("tan", lambda x: xp.tan(x), lambda x, y: add(_one(y), mul(y, y)),
               torch_name="TanBackward0")
@@ -196,7 +206,7 @@ sinh_p = unary("sinh", lambda x: xp.sinh(x), lambda x, y: cosh(x), torch_name="S
 cosh_p = unary("cosh", lambda x: xp.cosh(x), lambda x, y: sinh(x), torch_name="CoshBackward0")
 # d tanh = 1 - tanh^2
 tanh_p = unary("tanh", lambda x: xp.tanh(x), lambda x, y: sub(_one(y), mul(y, y)),
-               torch_name="TanhBackward0")
+               torch_name="TanhBackward0", facts=dict(fast_impl=backend_call("tanh")))
 # d asinh = 1/sqrt(x^2 + 1); d acosh = 1/sqrt((x - 1)(x + 1)), factored to stay exact near 1;
 # d atanh = 1/((1 - x)(1 + x))
 asinh_p = unary("asinh", lambda x: xp.arcsinh(x),
@@ -207,14 +217,15 @@ acosh_p = unary("acosh", lambda x: xp.arccosh(x),
 atanh_p = unary("atanh", lambda x: xp.arctanh(x),
                 lambda x, y: div(_one(x), mul(sub(_one(x), x), add(_one(x), x))),
                 torch_name="AtanhBackward0")
-exp_p = unary("exp", lambda x: xp.exp(x), lambda x, y: y, torch_name="ExpBackward0")
+exp_p = unary("exp", lambda x: xp.exp(x), lambda x, y: y, torch_name="ExpBackward0",
+              facts=dict(fast_impl=backend_call("exp")))
 exp2_p = unary("exp2", lambda x: xp.exp2(x), lambda x, y: mul(y, _const(y, _LN2)),
                torch_name="Exp2Backward0")
 # d expm1 = exp(x) = y + 1
 expm1_p = unary("expm1", lambda x: xp.expm1(x), lambda x, y: add(y, _one(y)),
                 torch_name="Expm1Backward0")
 log_p = unary("log", lambda x: xp.log(x), lambda x, y: div(_one(x), x),
-              torch_name="LogBackward0")
+              torch_name="LogBackward0", facts=dict(fast_impl=backend_call("log")))
 log2_p = unary("log2", lambda x: xp.log2(x), lambda x, y: div(_one(x), mul(x, _const(x, _LN2))),
                torch_name="Log2Backward0")
 log10_p = unary("log10", lambda x: xp.log10(x),
@@ -225,7 +236,7 @@ log1p_p = unary("log1p", lambda x: xp.log1p(x), lambda x, y: div(_one(x), add(_o
                 torch_name="Log1PBackward0")
 # d sqrt = 1/(2 sqrt(x)) = 0.5/y
 sqrt_p = unary("sqrt", lambda x: xp.sqrt(x), lambda x, y: div(_const(y, 0.5), y),
-               torch_name="SqrtBackward0")
+               torch_name="SqrtBackward0", facts=dict(fast_impl=backend_call("sqrt")))
 # d x^(-1/2) = -0.5 x^(-3/2) = -0.5 y/x
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda x, y: mul(_const(y, -0.5), div(y, x)),
                 torch_name="RsqrtBackward0")
@@ -349,10 +360,10 @@ integer_pow_p.rules["batch"] = unary_batch(integer_pow_p)
 # --- binary family ---------------------------------------------------------------------------
 
 def binary(name, impl, *, torch_name=None, out_dtype=None, kinds=None, abstract=None,
-           props=("elementwise",)):
+           props=("elementwise",), facts=None):
     prim = define(name, module=M, impl=impl,
                   abstract=abstract or nary_aval(name, out_dtype=out_dtype, kinds=kinds),
-                  props=props, torch_name=torch_name)
+                  props=props, facts=facts, torch_name=torch_name)
     prim.rules["batch"] = broadcasting_batch(prim)
     return prim
 
@@ -442,6 +453,12 @@ def _div_transpose(ct, x, y):
     return [unbroadcast(div(ct, y), x.aval.shape), None]
 
 
+def _fast_div(in_avals, out_avals, params):
+    if np.issubdtype(out_avals[0].dtype, np.inexact):  # ints use the truncating impl
+        return xp.divide, (), {}
+    return None
+
+
 def _div_impl(x, y):
     dtype = getattr(x, "dtype", None)
     if (np.result_type(x) if dtype is None else dtype).kind in "iu":
@@ -451,17 +468,28 @@ def _div_impl(x, y):
     return xp.divide(x, y)
 
 
+# x + (-y) == x - y, (-x) + y == y - x, x - (-y) == x + y, (-x) * (-y) == x * y: exact
 add_p = binary("add", lambda x, y: xp.add(x, y), torch_name="AddBackward0", kinds=ANY,
-               props=("elementwise", "linear", "commutative"))
+               props=("elementwise", "linear", "commutative"),
+               facts=dict(identity=0, identity_sides=(0, 1),
+                          neg_operand={1: ("sub", (0, 1)), 0: ("sub", (1, 0))},
+                          scalar_operands=True, fast_impl=backend_call("add")))
 add_p.rules.update(jvp=_add_jvp, transpose=_add_transpose)
 sub_p = binary("sub", lambda x, y: xp.subtract(x, y), torch_name="SubBackward0", kinds=NUMBER,
-               props=("elementwise", "linear"))
+               props=("elementwise", "linear"),
+               facts=dict(identity=0, identity_sides=(1,), neg_operand={1: ("add", (0, 1))},
+                          scalar_operands=True, fast_impl=backend_call("subtract")))
 sub_p.rules.update(jvp=_sub_jvp, transpose=_sub_transpose)
 mul_p = binary("mul", lambda x, y: xp.multiply(x, y), torch_name="MulBackward0", kinds=ANY,
-               props=("elementwise", "linear", "commutative"))
+               props=("elementwise", "linear", "commutative"),
+               facts=dict(identity=1, identity_sides=(0, 1), absorbing=0, neg_by=-1,
+                          neg_cancels=True, scalar_operands=True,
+                          fast_impl=backend_call("multiply")))
 mul_p.rules.update(jvp=_mul_jvp, transpose=_mul_transpose)
 div_p = binary("div", _div_impl, torch_name="DivBackward0", kinds=NUMBER,
-               props=("elementwise", "linear"))
+               props=("elementwise", "linear"),
+               facts=dict(identity=1, identity_sides=(1,), neg_cancels=True,
+                          scalar_operands=True, fast_impl=_fast_div))
 div_p.rules.update(jvp=_div_jvp, transpose=_div_transpose)
 
 
@@ -544,18 +572,19 @@ floor_divide_p = binary("floor_divide", lambda x, y: xp.floor_divide(x, y), kind
 floor_divide_p.rules["jvp"] = _zero_jvp(floor_divide_p)
 
 
-def comparison(name, impl, torch_name=None):
-    prim = binary(name, impl, out_dtype=np.dtype(bool), kinds=ANY, torch_name=torch_name)
+def comparison(name, impl, backend_name):
+    prim = binary(name, impl, out_dtype=np.dtype(bool), kinds=ANY,
+                  facts=dict(scalar_operands=True, fast_impl=backend_call(backend_name)))
     prim.rules["jvp"] = _zero_jvp(prim)
     return prim
 
 
-lt_p = comparison("lt", lambda x, y: xp.less(x, y))
-le_p = comparison("le", lambda x, y: xp.less_equal(x, y))
-gt_p = comparison("gt", lambda x, y: xp.greater(x, y))
-ge_p = comparison("ge", lambda x, y: xp.greater_equal(x, y))
-eq_p = comparison("eq", lambda x, y: xp.equal(x, y))
-ne_p = comparison("ne", lambda x, y: xp.not_equal(x, y))
+lt_p = comparison("lt", lambda x, y: xp.less(x, y), "less")
+le_p = comparison("le", lambda x, y: xp.less_equal(x, y), "less_equal")
+gt_p = comparison("gt", lambda x, y: xp.greater(x, y), "greater")
+ge_p = comparison("ge", lambda x, y: xp.greater_equal(x, y), "greater_equal")
+eq_p = comparison("eq", lambda x, y: xp.equal(x, y), "equal")
+ne_p = comparison("ne", lambda x, y: xp.not_equal(x, y), "not_equal")
 
 
 # bitwise on integers, logical on bools (bool in, bool out), as JAX's and/or/xor/not
@@ -604,7 +633,8 @@ def _select_transpose(ct, pred, a, b):
 
 select_p = define("select", module=M, impl=lambda p, a, b: xp.where(p, a, b),
                   abstract=_select_abstract, jvp=_select_jvp, transpose=_select_transpose,
-                  props=("elementwise", "linear"), torch_name="WhereBackward0")
+                  props=("elementwise", "linear"), torch_name="WhereBackward0",
+                  facts=dict(scalar_operands=True, fast_impl=backend_call("where")))
 select_p.rules["batch"] = broadcasting_batch(select_p)
 
 

@@ -80,8 +80,15 @@ def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
                         strides=at_bd(strides, 1)), bd
 
 
+def _slice_noop(aval, p):
+    return (tuple(p["start_indices"]) == (0,) * aval.ndim
+            and tuple(p["limit_indices"]) == aval.shape
+            and tuple(p["strides"]) == (1,) * aval.ndim)
+
+
 slice_p = define("slice", module=M, impl=_slice_impl, abstract=_slice_abstract,
-                 transpose=_slice_transpose, batch=_slice_batch, props=("linear",),
+                 transpose=_slice_transpose, batch=_slice_batch,
+                 props=("linear",), facts=dict(noop=_slice_noop, moves_elements=True),
                  torch_name="SliceBackward0")
 slice_p.rules["jvp"] = linear_jvp(slice_p)
 

@@ -161,7 +161,16 @@ def _dot_general_batch(vals, dims, *, dimension_numbers):
     return dot_general(lhs, rhs, ((lc, rc), (lb, rb))), out
 
 
+def _fast_matmul(in_avals, out_avals, params):
+    # the impl's first case, called directly: a plain (m, k) @ (k[, n]) product
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    lhs, rhs = in_avals
+    if not lb and lhs.ndim == 2 and rhs.ndim <= 2 and lc == (1,) and rc == (0,):
+        return xp.matmul, (), {}
+    return None
+
+
 dot_general_p = define(
     "dot_general", module=M, impl=_dot_general_impl, abstract=_dot_general_abstract,
     jvp=_dot_general_jvp, transpose=_dot_general_transpose, batch=_dot_general_batch,
-    props=("linear",), torch_name="MmBackward0")
+    props=("linear",), facts=dict(fast_impl=_fast_matmul), torch_name="MmBackward0")

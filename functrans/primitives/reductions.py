@@ -74,11 +74,18 @@ def reduce_sum(x, axes):
     return reduce_sum_p.bind(x, axes=axes)
 
 
+def _fast_reduce_sum(in_avals, out_avals, params):
+    return xp.sum, (), {"axis": params["axes"], "dtype": in_avals[0].dtype}
+
+
 reduce_sum_p = define(
     "reduce_sum", module=M, impl=lambda x, *, axes: xp.sum(x, axis=axes, dtype=x.dtype),
     abstract=reduced_aval,
     transpose=lambda ct, x, *, axes: [expand_reduced(ct, x.aval.shape, axes)],
-    props=("linear",), torch_name="SumBackward1")
+    props=("linear",),
+    facts=dict(noop=lambda aval, p: not p["axes"], sum_axes=lambda p: p["axes"],
+               fast_impl=_fast_reduce_sum),
+    torch_name="SumBackward1")
 reduce_sum_p.rules["jvp"] = linear_jvp(reduce_sum_p)
 reduce_sum_p.rules["batch"] = reduce_batch(reduce_sum_p)
 

@@ -63,6 +63,10 @@ def bdim_after_removing(bdim: int, removed):
     return bdim - sum(a < bdim for a in removed)
 
 
+def _is_identity_perm(perm):
+    return tuple(perm) == tuple(range(len(perm)))
+
+
 # --- convert_element_type --------------------------------------------------------------------
 
 def convert_element_type(x, dtype):
@@ -89,7 +93,10 @@ convert_element_type_p = define(
     transpose=lambda ct, x, *, new_dtype: [convert_element_type(ct, x.aval.dtype)],
     batch=lambda vals, dims, *, new_dtype: (
         convert_element_type_p.bind(vals[0], new_dtype=new_dtype), dims[0]),
-    props=("elementwise", "linear"), torch_name="ToCopyBackward0")
+    props=("elementwise", "linear"),
+    facts=dict(noop=lambda aval, p: np.dtype(p["new_dtype"]) == aval.dtype,
+               converts_dtype=True),
+    torch_name="ToCopyBackward0")
 
 
 # --- broadcast_in_dim ------------------------------------------------------------------------
@@ -155,7 +162,12 @@ def _broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
 broadcast_in_dim_p = define(
     "broadcast_in_dim", module=M, impl=_broadcast_in_dim_impl,
     abstract=_broadcast_in_dim_abstract, transpose=_broadcast_in_dim_transpose,
-    batch=_broadcast_in_dim_batch, props=("linear",), torch_name="ExpandBackward0")
+    batch=_broadcast_in_dim_batch, props=("linear",),
+    facts=dict(noop=lambda aval, p: tuple(p["shape"]) == aval.shape
+               and _is_identity_perm(p["broadcast_dimensions"]),
+               broadcast=lambda p: (tuple(p["shape"]), tuple(p["broadcast_dimensions"])),
+               moves_elements=True),
+    torch_name="ExpandBackward0")
 broadcast_in_dim_p.rules["jvp"] = linear_jvp(broadcast_in_dim_p)
 
 
@@ -189,7 +201,11 @@ reshape_p = define(
     "reshape", module=M, impl=lambda x, *, new_sizes: xp.reshape(x, new_sizes),
     abstract=_reshape_abstract,
     transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
-    batch=_reshape_batch, props=("linear",), torch_name="ViewBackward0")
+    batch=_reshape_batch, props=("linear",),
+    facts=dict(noop=lambda aval, p: tuple(p["new_sizes"]) == aval.shape,
+               reshape_like=True, moves_elements=True,
+               fast_impl=lambda _in, _out, p: (xp.reshape, (p["new_sizes"],), {})),
+    torch_name="ViewBackward0")
 reshape_p.rules["jvp"] = linear_jvp(reshape_p)
 
 
@@ -209,6 +225,12 @@ def _transpose_abstract(x, *, permutation):
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype)
 
 
+def _compose_transpose(inner, outer):
+    # transpose(transpose(x, p), q) == transpose(x, p o q)
+    p, q = inner["permutation"], outer["permutation"]
+    return {"permutation": tuple(p[i] for i in q)}
+
+
 def _transpose_batch(vals, dims, *, permutation):
     # one transpose that also keeps the batch axis where it is
     x, bd = vals[0], dims[0]
@@ -220,7 +242,11 @@ transpose_p = define(
     "transpose", module=M, impl=lambda x, *, permutation: xp.transpose(x, permutation),
     abstract=_transpose_abstract,
     transpose=lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))],
-    batch=_transpose_batch, props=("linear",), torch_name="PermuteBackward0")
+    batch=_transpose_batch, props=("linear",),
+    facts=dict(noop=lambda aval, p: _is_identity_perm(p["permutation"]),
+               compose=_compose_transpose, moves_elements=True,
+               fast_impl=lambda _in, _out, p: (xp.transpose, (p["permutation"],), {})),
+    torch_name="PermuteBackward0")
 transpose_p.rules["jvp"] = linear_jvp(transpose_p)
 
 
@@ -250,7 +276,10 @@ squeeze_p = define(
     "squeeze", module=M, impl=lambda x, *, dimensions: xp.squeeze(x, dimensions),
     abstract=_squeeze_abstract,
     transpose=lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)],
-    batch=_squeeze_batch, props=("linear",), torch_name="SqueezeBackward1")
+    batch=_squeeze_batch, props=("linear",),
+    facts=dict(noop=lambda aval, p: not p["dimensions"], reshape_like=True,
+               moves_elements=True),
+    torch_name="SqueezeBackward1")
 squeeze_p.rules["jvp"] = linear_jvp(squeeze_p)
 
 
@@ -284,7 +313,10 @@ expand_dims_p = define(
     "expand_dims", module=M, impl=lambda x, *, dimensions: xp.expand_dims(x, dimensions),
     abstract=_expand_dims_abstract,
     transpose=lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)],
-    batch=_expand_dims_batch, props=("linear",), torch_name="UnsqueezeBackward0")
+    batch=_expand_dims_batch, props=("linear",),
+    facts=dict(noop=lambda aval, p: not p["dimensions"], reshape_like=True,
+               moves_elements=True),
+    torch_name="UnsqueezeBackward0")
 expand_dims_p.rules["jvp"] = linear_jvp(expand_dims_p)
 
 

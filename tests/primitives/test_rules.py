@@ -14,6 +14,7 @@ import pytest
 
 import functrans as ft
 import primitives as _pkg
+from functrans.core.ir import Literal
 from functrans.primitives.registry import REGISTRY
 from functrans.test_util import check_grads
 from functrans.tree_util import tree_flatten, tree_map
@@ -88,3 +89,53 @@ def test_every_primitive_row_is_complete():
             incomplete.append(f"{name}: impl/abstract")
     assert not incomplete, incomplete
 
+
+
+# --- fast_impl: the direct backend call jit emits must give the impl's bits ------------------
+
+_FAST = {n for n, p in REGISTRY.items() if "fast_impl" in p.facts}
+
+
+def _programs(case):
+    """The case's traced program, unbatched and under vmap (batch axis last), with its
+    arguments."""
+    rng = np.random.default_rng(3)
+    args = case.sample(rng)
+    yield ft.make_jaxpr(case.fn)(*args), args
+    if case.vmap:
+        samples = [case.sample(rng) for _ in range(3)]
+        batch = [np.stack([s[i] for s in samples], axis=-1) for i in range(len(args))]
+        in_axes = tuple([-1] * len(batch))
+        yield ft.make_jaxpr(ft.vmap(case.fn, in_axes=in_axes))(*batch), batch
+
+
+def _fast_and_impl_results(closed, args):
+    """Run `closed` with the impls; for each equation whose fast_impl applies, yield
+    (primitive, impl result, fast_impl result) on the same operands."""
+    env = dict(zip(closed.jaxpr.constvars, closed.consts))
+    env.update(zip(closed.jaxpr.invars, args))
+    for eqn in closed.jaxpr.eqns:
+        ins = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
+        out = eqn.primitive.impl(*ins, **eqn.params)
+        fast = eqn.primitive.facts.get("fast_impl")
+        target = fast and fast([a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
+                               eqn.params)
+        if target is not None:
+            fn, extra, kwargs = target
+            yield eqn.primitive, out, fn(*ins, *extra, **kwargs)
+        env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_fast_impls_give_the_impl_bits(case):
+    for closed, args in _programs(case):
+        for prim, expected, got in _fast_and_impl_results(closed, args):
+            expected, got = np.asarray(expected), np.asarray(got)
+            assert (got.dtype, got.shape) == (expected.dtype, expected.shape), prim
+            assert np.array_equal(got, expected, equal_nan=True), prim
+
+
+def test_every_fast_impl_is_exercised_by_a_case():
+    seen = {p.name for c in CASES for closed, args in _programs(c)
+            for p, _, _ in _fast_and_impl_results(closed, args)}
+    assert _FAST <= seen, f"fast_impls that no case exercises: {sorted(_FAST - seen)}"

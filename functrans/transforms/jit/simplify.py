@@ -1,4 +1,5 @@
-"""Algebraic simplification and forwarding of trivial equations, driven by the facts table.
+"""Algebraic simplification and forwarding of trivial equations, driven by the facts in the
+primitive rows (read through `fact`).
 
 Each rule looks at one equation (inputs already renamed) and either returns atoms standing for
 its outputs, emitting replacement equations as needed, or None to leave it alone. Rules never
