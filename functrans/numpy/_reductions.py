@@ -15,6 +15,7 @@ import builtins
 
 import numpy as np
 
+from functrans.core.trace import _state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
@@ -79,8 +80,20 @@ def _count(shape, axes):
 
 # --- sums and moments ------------------------------------------------------------------------
 
+_AXES_ALL = {n: tuple(range(n)) for n in range(8)}
+
+
+def _eager_float(a, dtype, out) -> bool:
+    """A plain float array, no conversion asked, nothing traced: the primitive's impl will do
+    (the same test `bind` makes, read directly: a call here costs as much as a small sum)."""
+    return (type(a) is np.ndarray and dtype is None and out is None
+            and a.dtype.kind == "f" and _trace_state.dynamic.level == 0)
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False):
     """numpy.sum: ints and bools accumulate in numpy's default integer."""
+    if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL:
+        return R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim])
     _no_out(out, "sum")
     a = _prepare(a, dtype, _accumulator)
     axes = normalize_axes(axis, a.ndim, "sum")
@@ -101,6 +114,10 @@ def _mean_dtype(dtype):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     """numpy.mean: ints and bools give float64; float16 accumulates in float32."""
+    if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
+            and a.dtype != np.float16 and a.size:
+        return E.div_p.impl(R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim]),
+                            np.asarray(a.size, a.dtype))
     _no_out(out, "mean")
     a = asarray(a)
     out_dtype = _mean_dtype(a.dtype) if dtype is None else np.dtype(dtype)
