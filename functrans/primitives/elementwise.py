@@ -13,8 +13,8 @@ from functrans.core.avals import ShapedArray
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, instantiate,
-                                            moveaxis, reshape)
+from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
+                                            instantiate, reshape, transpose)
 
 M = "elementwise"
 
@@ -120,23 +120,67 @@ def backend_call(fn_name):
 # --- batching --------------------------------------------------------------------------------
 
 def broadcasting_batch(prim):
-    """Batching for numpy-broadcasting n-ary primitives: align batch axes, leave others."""
+    """Batching for numpy-broadcasting n-ary primitives. Numpy aligns axes from the right, so
+    operands whose batch axes sit at the same distance from the right end broadcast as they
+    are (x * mean(x) with the batch axis last); the others get size-1 axes or are moved. The
+    output's batch axis goes where the fewest elements must be transposed (moves across size-1
+    axes are reshapes); among equals, where the highest-rank batched operand has it (the same
+    index, else the same distance from the right)."""
     def rule(vals, dims, **params):
         ranks = [np.ndim(v) - (d is not None) for v, d in zip(vals, dims)]
-        out_rank = builtins.max(ranks)
-        batched = [d for d in dims if d is not None]
-        if all(d is not None for d in dims) and len(set(batched)) == 1 and \
+        batched = [i for i, d in enumerate(dims) if d is not None]
+        if len(batched) == len(vals) and len({dims[i] for i in batched}) == 1 and \
                 len(set(ranks)) == 1:
-            return prim.bind(*vals, **params), batched[0]
-        moved = []
-        for v, d, r in zip(vals, dims, ranks):
-            if d is not None:
-                v = moveaxis(v, d, 0)
-                if r < out_rank:
-                    v = reshape(v, (v.shape[0],) + (1,) * (out_rank - r) + tuple(v.shape[1:]))
-            moved.append(v)
-        return prim.bind(*moved, **params), 0
+            return prim.bind(*vals, **params), dims[0]
+        out_rank = builtins.max(ranks)
+        shapes = [np.shape(v) for v in vals]
+        top = builtins.max(batched, key=lambda i: ranks[i])  # the first of the highest rank
+        preferred = dims[top] + out_rank - ranks[top]
+
+        def cost(out_bd):
+            plans = [_batch_layout(shapes[i], dims[i], out_rank - ranks[i], out_bd)
+                     for i in batched]
+            moved = sum(int(np.prod(shapes[i])) for i, (_, perm, _) in zip(batched, plans)
+                        if not _is_view(shapes[i], perm))
+            return moved, out_bd != dims[top], out_bd != preferred, out_bd
+
+        out_bd = builtins.min(range(out_rank + 1), key=cost)
+        return prim.bind(*(_align_batch(v, d, out_rank - r, out_bd)
+                           for v, d, r in zip(vals, dims, ranks)), **params), out_bd
     return rule
+
+
+def _batch_layout(shape, bd, lead, out_bd):
+    """How an operand with batch axis `bd` whose unbatched axes start at output axis `lead`
+    (right-aligned) is laid out for a result with its batch axis at `out_bd`: (position its
+    batch axis moves to, the permutation doing it, positions of the size-1 axes to insert)."""
+    dst = builtins.max(out_bd - lead, 0)  # the batch axis goes among x's axes, or first
+    perm = [i for i in range(len(shape)) if i != bd]
+    perm.insert(dst, bd)
+    # left of x's axes: size-1 axes from just after the batch axis up to them
+    return dst, perm, tuple(range(1, 1 + lead - out_bd)) if out_bd < lead else ()
+
+
+def _is_view(shape, perm) -> bool:
+    """Whether transposing by `perm` keeps the row-major order (only size-1 axes move)."""
+    big = [i for i in perm if shape[i] != 1]
+    return big == sorted(big)
+
+
+def _align_batch(x, bd, lead, out_bd):
+    """Operand `x` (batch axis `bd` or None, its other axes right-aligned with output axes
+    `lead`, ...) laid out so numpy broadcasting puts its batch axis at output axis `out_bd`."""
+    if bd is None:
+        # the output's batch axis is among x's axes: x needs a size-1 axis there
+        return expand_dims(x, (out_bd - lead,)) if out_bd > lead else x
+    shape = np.shape(x)
+    dst, perm, ones = _batch_layout(shape, bd, lead, out_bd)
+    if dst != bd:
+        if _is_view(shape, perm):
+            x = reshape(x, [shape[i] for i in perm])
+        else:
+            x = transpose(x, perm)
+    return expand_dims(x, ones) if ones else x
 
 
 def unary_batch(prim):
