@@ -86,6 +86,8 @@ def _ranges_like(*xs):
 
 
 def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False):
+    """The cotangent of operand x of dot_general(x, y) (of dot_general(y, x) when `swap_ans`):
+    ct contracted with y over y's free axes, one more dot_general."""
     (xc, yc), (xb, yb) = dimension_numbers
     x_kept = _free(x_aval.ndim, xc, xb)
     y_kept = _free(np.ndim(y), yc, yb)
@@ -93,10 +95,18 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False):
         ans_batch, ans_y, _ = _ranges_like(xb, y_kept, x_kept)
     else:
         ans_batch, _, ans_y = _ranges_like(xb, x_kept, y_kept)
-    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
+    # the product's axes are batch, then the free axes of its left operand, then of its right:
+    # x's free axes (from ct) and x's contracted ones (from y, in y's order). Put first the
+    # operand that makes that x's own order, so no transpose follows (the weight gradient
+    # x^T @ ct of x @ W comes out (in, out), as W is, not as a transposed (out, in) view)
     xc_sorted_by_y = [xc[i] for i in np.argsort(yc)]
-    out_axes = np.argsort(list(xb) + x_kept + xc_sorted_by_y)
-    return transpose(dot_general(ct, y, dims), tuple(int(a) for a in out_axes))
+    ct_first = [*xb, *x_kept, *xc_sorted_by_y]
+    y_first = [*xb, *xc_sorted_by_y, *x_kept]
+    in_order = sorted(ct_first)
+    if ct_first != in_order and y_first == in_order:
+        return dot_general(y, ct, ((tuple(y_kept), tuple(ans_y)), (tuple(yb), tuple(ans_batch))))
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
+    return transpose(dot_general(ct, y, dims), tuple(int(a) for a in np.argsort(ct_first)))
 
 
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers):

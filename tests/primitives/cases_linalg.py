@@ -13,6 +13,9 @@ def dg(lc, rc, lb=(), rb=()):
 CASES = [
     Case("dot_general", dg((0,), (0,)), [(3,), (3,)], name="dot_general-vv"),
     Case("dot_general", dg((1,), (0,)), [(2, 3), (3,)], name="dot_general-mv"),
+    Case("dot_general", dg((1,), (0,)), [(2, 3), (3, 4)], name="dot_general-mm"),
+    Case("dot_general", dg((2,), (1,), (0,), (0,)), [(2, 3, 4), (2, 4, 5)],
+         name="dot_general-bmm"),
     Case("dot_general", dg((0,), (0,)), [(3, 2), (3, 4)], name="dot_general-TN-fast"),
     Case("dot_general", dg((1,), (1,)), [(2, 3), (4, 3)], name="dot_general-NT-fast"),
     Case("dot_general", dg((), ()), [(2,), (3, 2)], name="dot_general-outer"),

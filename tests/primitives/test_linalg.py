@@ -1,0 +1,80 @@
+"""dot_general beyond the case table (tests/primitives/cases_linalg.py, whose check_grads run
+covers the transpose identity <w, J v> == <J^T w, v> for every layout): the cotangent of an
+operand comes out in that operand's own layout when one dot_general can produce it."""
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+SIZES = (2, 5, 4, 1)
+
+
+def _params(rng):
+    return [(rng.standard_normal((m, n)), rng.standard_normal(n))
+            for m, n in zip(SIZES[:-1], SIZES[1:])]
+
+
+def _mlp(params, x):
+    for w, b in params[:-1]:
+        x = fnp.tanh(x @ w + b)
+    w, b = params[-1]
+    return (x @ w + b)[..., 0]
+
+
+def _loss(params, x, y):
+    return fnp.mean((_mlp(params, x) - y) ** 2)
+
+
+def _transposes(closed):
+    return [e for e in closed.jaxpr.eqns if e.primitive.name == "transpose"]
+
+
+@pytest.mark.parametrize("per_example", [False, True], ids=["grad", "vmap(grad)"])
+def test_weight_gradients_need_no_transpose(per_example):
+    rng = np.random.default_rng(0)
+    params, x, y = _params(rng), rng.standard_normal((7, 2)), rng.standard_normal(7)
+    g = ft.grad(_loss)
+    if per_example:
+        g = ft.vmap(g, in_axes=(None, 0, 0))
+    closed = ft.make_jaxpr(g)(params, x, y)
+    # x @ W has no transpose, so neither has its gradient: W's cotangent x^T @ ct is one
+    # dot_general whose result is already (in, out)
+    assert not _transposes(closed), str(closed)
+    weight_grads = [dw for dw, _ in g(params, x, y)]
+    assert all(dw.flags.c_contiguous for dw in weight_grads)
+    if not per_example:
+        dots = [e for e in closed.jaxpr.eqns if e.primitive.name == "dot_general"
+                and e.outvars[0].aval.shape in {w.shape for w, _ in params}]
+        assert len(dots) == len(params), str(closed)
+    expected = _numpy_grads(params, x, y, per_example)
+    for got, want in zip(ft.tree_util.tree_leaves(g(params, x, y)), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def _numpy_grads(params, x, y, per_example):
+    """Backprop by hand: [dW1, db1, dW2, ...] of the mean loss, or of each example's loss."""
+    hs = [x]
+    for w, b in params[:-1]:
+        hs.append(np.tanh(hs[-1] @ w + b))
+    w, b = params[-1]
+    n = 1 if per_example else len(x)
+    g = 2.0 * ((hs[-1] @ w + b)[:, 0] - y)[:, None] / n
+    out = []
+    for i in range(len(params) - 1, -1, -1):
+        h = hs[i]
+        if per_example:
+            out[:0] = [h[:, :, None] * g[:, None, :], g]
+        else:
+            out[:0] = [h.T @ g, g.sum(0)]
+        if i:
+            g = (g @ params[i][0].T) * (1.0 - h * h)
+    return out
+
+
+def test_batched_matmul_weight_gradient_keeps_the_operand_layout():
+    rng = np.random.default_rng(1)
+    a, w = rng.standard_normal((3, 2, 4)), rng.standard_normal((3, 4, 5))
+    closed = ft.make_jaxpr(ft.grad(lambda w: fnp.sum(fnp.sin(fnp.matmul(a, w))), argnums=0))(w)
+    assert not _transposes(closed), str(closed)
