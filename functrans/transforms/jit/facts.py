@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from functrans.primitives.registry import FACT_KEYS, REGISTRY
 
-# TODO(jit call owner): give call.py's row `facts=dict(call_param="jaxpr")`, then delete this
-_CALL_PARAM_FALLBACK = {"jit": "jaxpr"}
-
 
 def fact(prim, key: str, default=None):
     """The fact `key` about primitive `prim` (see functrans/primitives/registry.py), or
     `default`."""
     assert key in FACT_KEYS, f"unknown jit fact {key!r}"
     value = prim.facts.get(key)
-    if value is None and key == "call_param":
-        value = _CALL_PARAM_FALLBACK.get(prim.name)
     return default if value is None else value
 
 
