@@ -2,7 +2,9 @@
 
 Each family contributes rows in cases_<family>.py. A row names the primitive it covers, a
 function of arrays that applies it (through functrans.numpy or the primitive wrappers), the
-argument shapes, an input domain, and whether the case is differentiable.
+argument shapes, an input domain, and whether the case is differentiable. The property tests in
+test_rule_properties.py redraw the shapes of elementwise rows (unless `fixed_shapes`) and sample
+values from the row's domain, so the domain knowledge lives here only.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class Case:
     name: str = ""
     atol: float = 1e-6
     rtol: float = 1e-6
+    # the argument shapes are part of the case (fn closes over an array that fixes them): the
+    # property tests (test_rule_properties.py) must not redraw them
+    fixed_shapes: bool = False
 
     def sample(self, rng, dtype=np.float64):
         doms = self.domain if isinstance(self.domain, list) else [self.domain] * len(
