@@ -84,19 +84,21 @@ def _node_type_of(x):
 def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     """Leaves of `tree` in order, and its structure."""
     leaves: list = []
+    return leaves, _flatten(tree, is_leaf, leaves)
 
-    def rec(x):
-        if is_leaf is not None and is_leaf(x):
-            leaves.append(x)
-            return _LEAF
-        t, node = _node_type_of(x)
-        if node is None:
-            leaves.append(x)
-            return _LEAF
-        children, data = node.flatten(x)
-        return PyTreeDef(t, data, tuple(rec(c) for c in children))
 
-    return leaves, rec(tree)
+# module-level recursion (not a closure calling itself, which is a reference cycle left for
+# the garbage collector on every call)
+def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    t, node = _node_type_of(x)
+    if node is None:
+        leaves.append(x)
+        return _LEAF
+    children, data = node.flatten(x)
+    return PyTreeDef(t, data, tuple([_flatten(c, is_leaf, leaves) for c in children]))
 
 
 def tree_flatten_with_path(tree, is_leaf=None) -> tuple[list, PyTreeDef]:
@@ -139,22 +141,22 @@ def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
         raise ValueError(f"tree_unflatten: too few leaves ({len(leaves)}) for structure "
                          f"{treedef}, which has {treedef.num_leaves}")
     it = iter(leaves)
-
-    def rec(td: PyTreeDef):
-        if td.node_type is None:
-            return next(it)
-        children = [rec(c) for c in td.children]
-        t = td.node_type
-        node = _registry.get(t)
-        if node is None:  # namedtuple
-            return t(*children)
-        return node.unflatten(td.node_data, children)
-
-    out = rec(treedef)
+    out = _unflatten(treedef, it)
     if next(it, _sentinel) is not _sentinel:
         raise ValueError(f"tree_unflatten: too many leaves ({len(leaves)}) for structure "
                          f"{treedef}, which has {treedef.num_leaves}")
     return out
+
+
+def _unflatten(td: PyTreeDef, it):
+    if td.node_type is None:
+        return next(it)
+    children = [_unflatten(c, it) for c in td.children]
+    t = td.node_type
+    node = _registry.get(t)
+    if node is None:  # namedtuple
+        return t(*children)
+    return node.unflatten(td.node_data, children)
 
 
 _sentinel = object()

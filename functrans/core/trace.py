@@ -60,6 +60,10 @@ def new_main(trace_type, global_data=None, *, dynamic: bool = False, name: str =
         popped = st.stack.pop()
         assert popped is main, "transforms must be exited in the order they were entered"
         main.alive = False
+        # main <-> trace (and main -> data -> tracers -> trace) are reference cycles: broken
+        # here, the tracers and residual arrays of a finished transform are freed at once
+        # rather than by a later garbage collection. Leaked tracers still see `alive`.
+        main.trace = main.global_data = None
 
 
 def _leaked(main: MainTrace) -> UnexpectedTracerError:
