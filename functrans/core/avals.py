@@ -52,13 +52,27 @@ def is_float(dtype) -> bool:
 _PY_SCALARS = (bool, int, float, complex)
 
 
+def _array_aval(x) -> ShapedArray:
+    # an ndarray's shape is already a tuple of ints and its dtype a np.dtype: skip __init__'s
+    # normalisation (get_aval runs for every primal and residual of eager differentiation)
+    aval = _new_aval(ShapedArray)
+    aval.shape = x.shape
+    aval.dtype = x.dtype
+    return aval
+
+
+_new_aval = object.__new__
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of a concrete value or a tracer."""
+    if type(x) is np.ndarray:
+        return _array_aval(x)
     aval = getattr(x, "aval", None)
     if aval is not None and not isinstance(x, np.ndarray):
         return aval
     if isinstance(x, np.ndarray | np.generic):
-        return ShapedArray(x.shape, x.dtype)
+        return _array_aval(x)
     if isinstance(x, _PY_SCALARS):
         return ShapedArray((), np.result_type(x))
     if isinstance(x, numbers.Number):
@@ -67,6 +81,18 @@ def get_aval(x) -> ShapedArray:
         f"functrans cannot use a value of type {type(x).__module__}.{type(x).__qualname__} as an "
         "array. Pass numpy arrays, Python scalars, or pytrees (tuples, lists, dicts) of them; "
         "convert other array types with numpy.asarray first.")
+
+
+def shape_of(x) -> tuple:
+    """`np.shape(x)` without numpy's dispatch, which sends a tracer through
+    `__array_function__`: tracers and arrays answer themselves."""
+    shape = getattr(x, "shape", None)
+    return shape if type(shape) is tuple else np.shape(x)
+
+
+def ndim_of(x) -> int:
+    """`np.ndim(x)` without numpy's dispatch (see shape_of)."""
+    return len(shape_of(x))
 
 
 def is_valid_value(x) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray, get_aval, is_float
+from functrans.core.avals import ShapedArray, get_aval, is_float, shape_of
 from functrans.core.symbolic import Zero
 from functrans.primitives.registry import define
 
@@ -15,7 +15,7 @@ def _stop_gradient_jvp(primals, tangents):
     # the value passes through; no derivative does (the primal is re-bound so that outer
     # transforms stop too)
     out = stop_gradient_p.bind(*primals)
-    return out, Zero(ShapedArray(np.shape(out), out.dtype))
+    return out, Zero(ShapedArray(shape_of(out), out.dtype))
 
 
 stop_gradient_p = define(

@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray
+from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.registry import define
@@ -97,7 +97,7 @@ def _zero_jvp(prim):
     """The JVP of a primitive that is piecewise constant (or has integer outputs): zero."""
     def jvp(primals, tangents, **params):
         out = prim.bind(*primals, **params)
-        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     return jvp
 
 
@@ -127,13 +127,13 @@ def broadcasting_batch(prim):
     axes are reshapes); among equals, where the highest-rank batched operand has it (the same
     index, else the same distance from the right)."""
     def rule(vals, dims, **params):
-        ranks = [np.ndim(v) - (d is not None) for v, d in zip(vals, dims)]
+        ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
         batched = [i for i, d in enumerate(dims) if d is not None]
         if len(batched) == len(vals) and len({dims[i] for i in batched}) == 1 and \
                 len(set(ranks)) == 1:
             return prim.bind(*vals, **params), dims[0]
         out_rank = builtins.max(ranks)
-        shapes = [np.shape(v) for v in vals]
+        shapes = [shape_of(v) for v in vals]
         top = builtins.max(batched, key=lambda i: ranks[i])  # the first of the highest rank
         preferred = dims[top] + out_rank - ranks[top]
 
@@ -173,7 +173,7 @@ def _align_batch(x, bd, lead, out_bd):
     if bd is None:
         # the output's batch axis is among x's axes: x needs a size-1 axis there
         return expand_dims(x, (out_bd - lead,)) if out_bd > lead else x
-    shape = np.shape(x)
+    shape = shape_of(x)
     dst, perm, ones = _batch_layout(shape, bd, lead, out_bd)
     if dst != bd:
         if _is_view(shape, perm):
@@ -387,7 +387,7 @@ def _integer_pow_jvp(primals, tangents, *, y):
     t, = tangents
     out = integer_pow(x, y)
     if y == 0:
-        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     if y == 1:
         return out, t
     # d x^n = n x^(n-1); x^1 needs no primitive
@@ -418,7 +418,7 @@ def binary_jvp(prim, dx, dy):
     def jvp(primals, tangents, **params):
         x, y = primals
         out = prim.bind(x, y, **params)
-        shape = np.shape(out)
+        shape = shape_of(out)
         t_out = Zero(None)
         for t, d in zip(tangents, (dx, dy)):
             if type(t) is not Zero:
@@ -432,7 +432,7 @@ def _add_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = add(x, y)
-    shape = np.shape(out)
+    shape = shape_of(out)
     if type(tx) is Zero:
         return out, broadcast_to(ty, shape)
     if type(ty) is Zero:
@@ -449,7 +449,7 @@ def _sub_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = sub(x, y)
-    shape = np.shape(out)
+    shape = shape_of(out)
     if type(tx) is Zero:
         return out, broadcast_to(neg(ty), shape)
     if type(ty) is Zero:
@@ -466,7 +466,7 @@ def _mul_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = mul(x, y)
-    shape = np.shape(out)
+    shape = shape_of(out)
     a = Zero(None) if type(tx) is Zero else broadcast_to(mul(tx, y), shape)
     b = Zero(None) if type(ty) is Zero else broadcast_to(mul(x, ty), shape)
     return out, add_tangents(a, b)
@@ -484,7 +484,7 @@ def _div_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = div(x, y)
-    shape = np.shape(out)
+    shape = shape_of(out)
     a = Zero(None) if type(tx) is Zero else broadcast_to(div(tx, y), shape)
     # d(x/y)/dy = -x/y^2 = -out/y
     b = Zero(None) if type(ty) is Zero else neg(mul(ty, div(out, y)))
@@ -659,11 +659,11 @@ def _select_jvp(primals, tangents):
     _, ta, tb = tangents
     out = select(pred, a, b)
     if type(ta) is Zero and type(tb) is Zero:
-        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     zeros = np.zeros((), out.dtype)
     ta = zeros if type(ta) is Zero else ta
     tb = zeros if type(tb) is Zero else tb
-    return out, broadcast_to(select(pred, ta, tb), np.shape(out))
+    return out, broadcast_to(select(pred, ta, tb), shape_of(out))
 
 
 def _select_transpose(ct, pred, a, b):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray
+from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add, gt_p, lt_p, mul, select
@@ -32,9 +32,9 @@ M = "indexing"
 # --- slice: x[start:limit:stride] per axis, all static ---------------------------------------
 
 def slice_(x, start_indices, limit_indices, strides=None):
-    nd = np.ndim(x)
+    nd = ndim_of(x)
     strides = tuple(strides) if strides is not None else (1,) * nd
-    if tuple(start_indices) == (0,) * nd and tuple(limit_indices) == tuple(np.shape(x)) and \
+    if tuple(start_indices) == (0,) * nd and tuple(limit_indices) == tuple(shape_of(x)) and \
             strides == (1,) * nd:
         return x
     return slice_p.bind(x, start_indices=tuple(start_indices),
@@ -60,7 +60,7 @@ def _slice_abstract(x, *, start_indices, limit_indices, strides):
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     from functrans.primitives.shape_ops import pad
     shape = x.aval.shape
-    out_shape = np.shape(ct)
+    out_shape = shape_of(ct)
     config = []
     for s, st, d, n in zip(start_indices, strides, shape, out_shape):
         # element i of the slice sits at s + i*st; interior padding st-1 spaces them out
@@ -136,7 +136,7 @@ def _gather_jvp(primals, tangents, *, axis):
     x_dot, _ = tangents  # integer indices have no tangent
     out = gather(x, i, axis=axis)
     if type(x_dot) is Zero:
-        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     return out, gather(x_dot, i, axis=axis)
 
 
@@ -164,7 +164,7 @@ def _gather_batch(vals, dims, *, axis):
     xd, idd = dims
     if idd is None:
         axis = axis + (axis >= xd)
-        return gather(x, i, axis=axis), xd if xd < axis else xd - 1 + np.ndim(i)
+        return gather(x, i, axis=axis), xd if xd < axis else xd - 1 + ndim_of(i)
     if xd is not None:
         x, i = _merge_batch_into_axis(moveaxis(x, xd, axis), axis, i, idd)
     return gather(x, i, axis=axis), axis + idd
@@ -211,13 +211,13 @@ def _scatter_add_transpose(ct, x, i, u, *, axis):
 def _scatter_add_batch(vals, dims, *, axis):
     x, i, u = vals
     xd, idd, ud = dims
-    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    size = next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
     if idd is None:
         # the operand keeps its batch axis (an unbatched one gets it first); the updates'
         # batch axis goes where the operand's lands in the gathered shape
         xd = 0 if xd is None else xd
         x_axis = axis + (axis >= xd)
-        u_bd = xd if xd < x_axis else xd - 1 + np.ndim(i)
+        u_bd = xd if xd < x_axis else xd - 1 + ndim_of(i)
         x, u = bdim_at(x, dims[0], size, xd), bdim_at(u, ud, size, u_bd)
         return scatter_add(x, i, u, axis=x_axis), xd
     x = bdim_at(x, xd, size, axis)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray
+from functrans.core.avals import ShapedArray, ndim_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add_tangents, mul
@@ -90,7 +90,7 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False):
     ct contracted with y over y's free axes, one more dot_general."""
     (xc, yc), (xb, yb) = dimension_numbers
     x_kept = _free(x_aval.ndim, xc, xb)
-    y_kept = _free(np.ndim(y), yc, yb)
+    y_kept = _free(ndim_of(y), yc, yb)
     if swap_ans:
         ans_batch, ans_y, _ = _ranges_like(xb, y_kept, x_kept)
     else:
@@ -163,11 +163,11 @@ def _dot_general_batch(vals, dims, *, dimension_numbers):
         return dot_general(lhs, rhs, ((lc, rc), ((ld, *lb), (rd, *rb)))), 0
     if ld is not None:
         lc, lb = _skip(lc, ld), _skip(lb, ld)
-        out = len(lb) + _free(np.ndim(lhs), lc, lb).index(ld)
+        out = len(lb) + _free(ndim_of(lhs), lc, lb).index(ld)
         return dot_general(lhs, rhs, ((lc, rc), (lb, rb))), out
     rc, rb = _skip(rc, rd), _skip(rb, rd)
-    n_lhs_free = np.ndim(lhs) - len(lc) - len(lb)
-    out = len(lb) + n_lhs_free + _free(np.ndim(rhs), rc, rb).index(rd)
+    n_lhs_free = ndim_of(lhs) - len(lc) - len(lb)
+    out = len(lb) + n_lhs_free + _free(ndim_of(rhs), rc, rb).index(rd)
     return dot_general(lhs, rhs, ((lc, rc), (lb, rb))), out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray
+from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add, div, eq_p, mul
@@ -61,14 +61,14 @@ def reduce_batch(prim):
 def _zero_jvp(prim):
     def jvp(primals, tangents, **params):
         out = prim.bind(*primals, **params)
-        return out, Zero(ShapedArray(np.shape(out), out.dtype))
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     return jvp
 
 
 # --- reduce_sum ------------------------------------------------------------------------------
 
 def reduce_sum(x, axes):
-    axes = _normalize_axes(axes, np.ndim(x))
+    axes = _normalize_axes(axes, ndim_of(x))
     if not axes:
         return x
     return reduce_sum_p.bind(x, axes=axes)
@@ -93,11 +93,11 @@ reduce_sum_p.rules["batch"] = reduce_batch(reduce_sum_p)
 # --- reduce_max / reduce_min -----------------------------------------------------------------
 
 def reduce_max(x, axes):
-    return reduce_max_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+    return reduce_max_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
 def reduce_min(x, axes):
-    return reduce_min_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+    return reduce_min_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
 def _chooser_jvp(prim):
@@ -107,7 +107,7 @@ def _chooser_jvp(prim):
         x, = primals
         t, = tangents
         ans = prim.bind(x, axes=axes)
-        where = eq_p.bind(x, expand_reduced(ans, np.shape(x), axes))
+        where = eq_p.bind(x, expand_reduced(ans, shape_of(x), axes))
         mask = convert_element_type(where, t.dtype)
         counts = reduce_sum(mask, axes)
         return ans, div(reduce_sum(mul(t, mask), axes), counts)
@@ -130,7 +130,7 @@ reduce_min_p.rules["batch"] = reduce_batch(reduce_min_p)
 # --- reduce_prod -----------------------------------------------------------------------------
 
 def reduce_prod(x, axes):
-    axes = _normalize_axes(axes, np.ndim(x))
+    axes = _normalize_axes(axes, ndim_of(x))
     if not axes:
         return x
     return reduce_prod_p.bind(x, axes=axes)
@@ -142,7 +142,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     x, = primals
     t, = tangents
     ans = reduce_prod_p.bind(x, axes=axes)
-    shape = np.shape(x)
+    shape = shape_of(x)
     kept = [i for i in range(len(shape)) if i not in axes]
     out_shape = tuple(shape[i] for i in kept)
     n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
@@ -184,11 +184,11 @@ def _bool_reduced_aval(name):
 
 
 def reduce_and(x, axes):
-    return reduce_and_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+    return reduce_and_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
 def reduce_or(x, axes):
-    return reduce_or_p.bind(x, axes=_normalize_axes(axes, np.ndim(x)))
+    return reduce_or_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
 reduce_and_p = define("reduce_and", module=M, impl=lambda x, *, axes: xp.all(x, axis=axes),
@@ -202,12 +202,12 @@ reduce_or_p.rules.update(jvp=_zero_jvp(reduce_or_p), batch=reduce_batch(reduce_o
 # --- argmax / argmin -------------------------------------------------------------------------
 
 def argmax(x, axis, index_dtype=np.int64):
-    return argmax_p.bind(x, axes=(int(axis) % max(np.ndim(x), 1),),
+    return argmax_p.bind(x, axes=(int(axis) % max(ndim_of(x), 1),),
                          index_dtype=np.dtype(index_dtype))
 
 
 def argmin(x, axis, index_dtype=np.int64):
-    return argmin_p.bind(x, axes=(int(axis) % max(np.ndim(x), 1),),
+    return argmin_p.bind(x, axes=(int(axis) % max(ndim_of(x), 1),),
                          index_dtype=np.dtype(index_dtype))
 
 
@@ -241,11 +241,11 @@ argmin_p.rules.update(jvp=_zero_jvp(argmin_p), batch=reduce_batch(argmin_p))
 # --- cumsum / cumprod: inclusive scans along one axis, optionally from the end ---------------
 
 def cumsum(x, axis, reverse=False):
-    return cumsum_p.bind(x, axis=int(axis) % max(np.ndim(x), 1), reverse=bool(reverse))
+    return cumsum_p.bind(x, axis=int(axis) % max(ndim_of(x), 1), reverse=bool(reverse))
 
 
 def cumprod(x, axis, reverse=False):
-    return cumprod_p.bind(x, axis=int(axis) % max(np.ndim(x), 1), reverse=bool(reverse))
+    return cumprod_p.bind(x, axis=int(axis) % max(ndim_of(x), 1), reverse=bool(reverse))
 
 
 def _scan_abstract(name):
@@ -276,7 +276,7 @@ def _scan_batch(prim):
 
 def _shift(x, fill, axis, d, reverse):
     """x moved d places along `axis` (towards the end, or the start if reverse), `fill`ed in."""
-    config = [(0, 0, 0)] * np.ndim(x)
+    config = [(0, 0, 0)] * ndim_of(x)
     config[axis] = (-d, d, 0) if reverse else (d, -d, 0)
     return pad(x, fill, tuple(config))
 
@@ -288,7 +288,7 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     t, = tangents
     ans = cumprod_p.bind(x, axis=axis, reverse=reverse)
     one, zero = np.ones((), t.dtype), np.zeros((), t.dtype)
-    n = np.shape(x)[axis]
+    n = shape_of(x)[axis]
     ys, ts, d = x, t, 1
     while d < n:
         y_prev = _shift(ys, one, axis, d, reverse)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray, get_aval, is_float
+from functrans.core.avals import ShapedArray, get_aval, is_float, ndim_of, shape_of
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.registry import define
@@ -47,7 +47,7 @@ def bdim_to_front(x, bdim, size: int):
 def bdim_at(x, bdim, size: int, dst: int):
     """Batched value with its batch axis at `dst`; unbatched values get one by broadcasting."""
     if bdim is None:
-        shape = list(np.shape(x))
+        shape = list(shape_of(x))
         shape.insert(dst, size)
         return broadcast_in_dim(x, tuple(shape), tuple(i for i in range(len(shape)) if i != dst))
     return moveaxis(x, bdim, dst)
@@ -103,7 +103,7 @@ convert_element_type_p = define(
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
     shape = tuple(shape)
-    if tuple(np.shape(x)) == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
+    if tuple(shape_of(x)) == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape,
                                    broadcast_dimensions=tuple(broadcast_dimensions))
@@ -112,8 +112,8 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 def broadcast_to(x, shape):
     """numpy-style broadcast of `x` to `shape` (dimensions aligned from the right)."""
     shape = tuple(shape)
-    nd = np.ndim(x)
-    if tuple(np.shape(x)) == shape:
+    nd = ndim_of(x)
+    if tuple(shape_of(x)) == shape:
         return x
     return broadcast_in_dim(x, shape, tuple(range(len(shape) - nd, len(shape))))
 
@@ -175,7 +175,7 @@ broadcast_in_dim_p.rules["jvp"] = linear_jvp(broadcast_in_dim_p)
 
 def reshape(x, new_sizes):
     new_sizes = tuple(int(d) for d in new_sizes)
-    if tuple(np.shape(x)) == new_sizes:
+    if tuple(shape_of(x)) == new_sizes:
         return x
     return reshape_p.bind(x, new_sizes=new_sizes)
 
@@ -191,7 +191,7 @@ def _reshape_abstract(x, *, new_sizes):
 def _reshape_batch(vals, dims, *, new_sizes):
     # in row-major order a first or last batch axis can stay where it is; others move first
     x, bd = vals[0], dims[0]
-    if bd == np.ndim(x) - 1 and bd:
+    if bd == ndim_of(x) - 1 and bd:
         return reshape_p.bind(x, new_sizes=(*new_sizes, x.shape[bd])), len(new_sizes)
     x = moveaxis(x, bd, 0)
     return reshape_p.bind(x, new_sizes=(x.shape[0], *new_sizes)), 0
@@ -253,7 +253,7 @@ transpose_p.rules["jvp"] = linear_jvp(transpose_p)
 # --- squeeze / expand_dims -------------------------------------------------------------------
 
 def squeeze(x, dimensions):
-    dimensions = tuple(sorted(int(d) % max(np.ndim(x), 1) for d in dimensions))
+    dimensions = tuple(sorted(int(d) % max(ndim_of(x), 1) for d in dimensions))
     if not dimensions:
         return x
     return squeeze_p.bind(x, dimensions=dimensions)
@@ -284,7 +284,7 @@ squeeze_p.rules["jvp"] = linear_jvp(squeeze_p)
 
 
 def expand_dims(x, dimensions):
-    out_ndim = np.ndim(x) + len(dimensions)
+    out_ndim = ndim_of(x) + len(dimensions)
     dimensions = tuple(sorted(int(d) % out_ndim for d in dimensions))
     return expand_dims_p.bind(x, dimensions=dimensions)
 
@@ -304,7 +304,7 @@ def _expand_dims_abstract(x, *, dimensions):
 def _expand_dims_batch(vals, dims, *, dimensions):
     # the batch axis goes right after the output position of the operand axis before it
     x, bd = vals[0], dims[0]
-    kept = [i for i in range(np.ndim(x) - 1 + len(dimensions)) if i not in dimensions]
+    kept = [i for i in range(ndim_of(x) - 1 + len(dimensions)) if i not in dimensions]
     out_bd = kept[bd - 1] + 1 if bd else 0
     return expand_dims_p.bind(x, dimensions=skip_bdim(dimensions, out_bd)), out_bd
 
@@ -364,7 +364,7 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     # undo negative (cropping) padding by padding the cotangent with zeros, then slice out the
     # positions the operand's elements landed on (stride interior + 1)
     zero = np.zeros((), ct.dtype)
-    x_shape = x.aval.shape if is_undefined(x) else np.shape(x)
+    x_shape = x.aval.shape if is_undefined(x) else shape_of(x)
     unpadded = pad(ct, zero, tuple((max(-lo, 0), max(-hi, 0), 0)
                                    for lo, hi, _ in padding_config))
     lo_pos = [max(lo, 0) for lo, _, _ in padding_config]
@@ -375,8 +375,8 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     v_ct = None
     if is_undefined(padding_value):
         # every output position not holding an operand element holds the padding value
-        every = tuple(range(np.ndim(ct)))
-        v_ct = sub(reduce_sum(ct, every), reduce_sum(x_ct, tuple(range(np.ndim(x_ct)))))
+        every = tuple(range(ndim_of(ct)))
+        v_ct = sub(reduce_sum(ct, every), reduce_sum(x_ct, tuple(range(ndim_of(x_ct)))))
     return [x_ct if is_undefined(x) else None, v_ct]
 
 
@@ -439,7 +439,7 @@ def _concatenate_transpose(ct, *operands, dimension):
     from functrans.core.symbolic import is_undefined
     from functrans.primitives.indexing import slice_
     cts, start = [], 0
-    shape = list(np.shape(ct))
+    shape = list(shape_of(ct))
     for x in operands:
         n = (x.aval if is_undefined(x) else get_aval(x)).shape[dimension]
         if is_undefined(x):
@@ -457,7 +457,7 @@ def _concatenate_batch(vals, dims, *, dimension):
     # batched operands sharing a batch axis stay put; the others are moved (or broadcast) to it
     batched = [d for d in dims if d is not None]
     bd = batched[0] if len(set(batched)) == 1 else 0
-    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    size = next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
     vals = [bdim_at(v, d, size, bd) for v, d in zip(vals, dims)]
     return concatenate_p.bind(*vals, dimension=dimension + (dimension >= bd)), bd
 
@@ -509,7 +509,7 @@ iota_p = define("iota", module=M, impl=_iota_impl, abstract=_iota_abstract, jvp=
 # --- rev: reverse the order of elements along some dimensions --------------------------------
 
 def rev(x, dimensions):
-    nd = np.ndim(x)
+    nd = ndim_of(x)
     dimensions = tuple(sorted({int(d) % nd for d in dimensions})) if nd else ()
     if not dimensions:
         return x
