@@ -45,7 +45,7 @@ class JaxprBuilder:
         if tracer is not None:
             return tracer
         aval = get_aval(val)
-        if not isinstance(val, Tracer) and aval.ndim == 0:
+        if not aval.shape and not isinstance(val, Tracer):
             tracer = JaxprTracer(trace, aval, Literal(np.asarray(val, aval.dtype)[()], aval))
         else:
             tracer = JaxprTracer(trace, aval, Var(aval))
@@ -59,6 +59,30 @@ class JaxprBuilder:
         jaxpr = Jaxpr(self.constvars, [t.atom for t in in_tracers],
                       [t.atom for t in out_tracers], self.eqns)
         return ClosedJaxpr(jaxpr, self.constvals)
+
+
+_abstract_cache: dict = {}
+_ABSTRACT_CACHE_SIZE = 4096
+
+
+def abstract_eval(prim, avals, params):
+    """`prim.abstract_eval`, memoised for the first-order rows of functrans/primitives, whose
+    params are plain values (shapes, axes, dtypes): staging the same operation again (every
+    eager `grad` stages its tangent program anew) then skips the shape checks. Rows defined
+    elsewhere carry programs or functions in their params, which the cache would keep alive."""
+    if not prim.module.startswith("functrans.primitives."):
+        return prim.abstract_eval(*avals, **params)
+    try:
+        key = (prim, *avals, *params.items())
+        out = _abstract_cache.get(key)
+    except TypeError:  # an unhashable param (an index array): no caching
+        return prim.abstract_eval(*avals, **params)
+    if out is None:
+        out = prim.abstract_eval(*avals, **params)
+        if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
+            _abstract_cache.clear()
+        _abstract_cache[key] = out
+    return out
 
 
 class JaxprTrace(Trace):
@@ -75,7 +99,7 @@ class JaxprTrace(Trace):
     lift = pure
 
     def process_primitive(self, prim, tracers, params):
-        avals_out = prim.abstract_eval(*[t._aval for t in tracers], **params)
+        avals_out = abstract_eval(prim, [t._aval for t in tracers], params)
         invars = [t.atom for t in tracers]
         if prim.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]
