@@ -258,20 +258,25 @@ def find_top_trace(args) -> Trace | None:
 
 def bind(prim, *args, **params):
     """Apply `prim` to `args` under whatever transforms are active."""
-    # eager fast path: no tracer among the arguments and no dynamic trace (make_jaxpr, jit)
+    # find_top_trace inlined: bind runs for every operation, eager or traced
+    top = _state.dynamic
     for x in args:
         if isinstance(x, Tracer):
-            trace = find_top_trace(args)
-            break
-    else:
-        trace = None if _state.dynamic.level == 0 else find_top_trace(args)
-    if trace is None:
+            m = x._trace.main
+            if m.level > top.level:
+                top = m
+    if top.level == 0:  # eager: no tracer among the arguments, no dynamic trace
         try:
             return prim.impl(*args, **params)
         except Exception:
             _explain_eager_failure(prim, args, params)
             raise
-    tracers = [trace.full_raise(a) for a in args]
+    if not top.alive:
+        raise _leaked(top)
+    trace = top.trace
+    # a tracer of this very trace needs no raising (the common case)
+    tracers = [x if isinstance(x, Tracer) and x._trace is trace else trace.full_raise(x)
+               for x in args]
     return trace.process_primitive(prim, tracers, params)
 
 

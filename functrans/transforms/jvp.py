@@ -44,19 +44,26 @@ class JVPTrace(Trace):
     __slots__ = ()
 
     def pure(self, val):
-        return JVPTracer(self, val, Zero(get_aval(val)))
+        aval = get_aval(val)
+        tracer = JVPTracer(self, val, Zero(aval))
+        tracer._aval = aval
+        return tracer
 
     lift = pure
 
     def process_primitive(self, prim, tracers, params):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
-        if all(type(t) is Zero for t in tangents):
+        for t in tangents:
+            if type(t) is not Zero:
+                break
+        else:  # all tangents zero: the rule need not run
             out = prim.bind(*primals, **params)
             if prim.multiple_results:
                 return [JVPTracer(self, o, Zero(get_aval(o))) for o in out]
             return JVPTracer(self, out, Zero(get_aval(out)))
-        primal_out, tangent_out = lookup(prim, "jvp")(primals, tangents, **params)
+        rule = prim.rules.get("jvp") or lookup(prim, "jvp")
+        primal_out, tangent_out = rule(primals, tangents, **params)
         if prim.multiple_results:
             return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
         return JVPTracer(self, primal_out, tangent_out)
