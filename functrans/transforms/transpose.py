@@ -29,16 +29,17 @@ def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
                 env[v] = next(known_vals)
                 linear.discard(v)
 
-    def read(a):
-        return a.val if type(a) is Literal else env[a]
-
+    # Literals hash by identity, so `v in linear` needs no type test
     lin_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(v) is Var and v in linear for v in eqn.invars):
-            lin_eqns.append(eqn)
-            linear.update(eqn.outvars)
+        for v in eqn.invars:
+            if v in linear:
+                lin_eqns.append(eqn)
+                linear.update(eqn.outvars)
+                break
         else:
-            outs = bind(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+            outs = bind(eqn.primitive, *[v.val if type(v) is Literal else env[v]
+                                         for v in eqn.invars], **eqn.params)
             if eqn.primitive.multiple_results:
                 env.update(zip(eqn.outvars, outs))
             else:
@@ -47,25 +48,27 @@ def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
     ct_env: dict[Var, object] = {}
 
     def write_ct(v, ct):
-        if type(v) is Var and v in linear and ct is not None and type(ct) is not Zero:
+        if ct is not None and type(ct) is not Zero and v in linear:
             prev = ct_env.get(v)
             ct_env[v] = ct if prev is None else add_tangents(prev, ct)
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         write_ct(v, ct)
     for eqn in reversed(lin_eqns):
-        cts = [ct_env.pop(v, None) for v in eqn.outvars]
-        if all(c is None for c in cts):
-            continue
-        args = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
-                for v in eqn.invars]
-        rule = lookup(eqn.primitive, "transpose")
-        if eqn.primitive.multiple_results:
-            cts = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
-            cts_in = rule(cts, *args, **eqn.params)
+        prim = eqn.primitive
+        if prim.multiple_results:
+            cts = [ct_env.pop(v, None) for v in eqn.outvars]
+            if all(c is None for c in cts):
+                continue
+            ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
         else:
-            cts_in = rule(cts[0], *args, **eqn.params)
-        for v, ct in zip(eqn.invars, cts_in):
+            ct = ct_env.pop(eqn.outvars[0], None)
+            if ct is None:
+                continue
+        args = [UndefinedPrimal(v.aval) if v in linear else
+                v.val if type(v) is Literal else env[v] for v in eqn.invars]
+        rule = prim.rules.get("transpose") or lookup(prim, "transpose")
+        for v, ct in zip(eqn.invars, rule(ct, *args, **eqn.params)):
             write_ct(v, ct)
     return [ct_env.pop(v, Zero(v.aval)) if v in linear else None for v in jaxpr.invars]
 
