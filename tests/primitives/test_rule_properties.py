@@ -94,8 +94,8 @@ def _rows(prim):
 
 
 def _domain_of_first_arg(prim):
-    """The samplers a primitive's differentiable single-argument rows use, e.g. reduce_prod's
-    `with_zeros`; `real` when none says otherwise."""
+    """The samplers a primitive's differentiable rows use for their first argument (the
+    operand, for the one-operand families), e.g. reduce_prod's `with_zeros`; `real` if none."""
     doms = []
     for c in _rows(prim):
         d = c.domain[0] if isinstance(c.domain, list) else c.domain
