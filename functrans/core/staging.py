@@ -29,6 +29,9 @@ class JaxprTracer(Tracer):
     def aval(self):
         return self._aval
 
+    dtype = property(lambda self: self._aval.dtype)
+    shape = property(lambda self: self._aval.shape)
+
 
 class JaxprBuilder:
     """The program being recorded: equations in order, and the constants it closes over."""

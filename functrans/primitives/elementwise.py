@@ -83,10 +83,10 @@ def add_tangents(a, b):
 
 def unbroadcast(x, shape):
     """Sum `x` down to `shape`: the transpose of numpy broadcasting to x's shape."""
-    from functrans.primitives.reductions import reduce_sum
     shape = tuple(shape)
     if tuple(x.shape) == shape:
         return x
+    from functrans.primitives.reductions import reduce_sum
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
                                       if s == 1 and x.shape[lead + i] != 1)

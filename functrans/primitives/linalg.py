@@ -22,7 +22,13 @@ def dot_general(lhs, rhs, dimension_numbers):
 
 
 def _free(ndim, *used):
-    return [i for i in range(ndim) if not any(i in u for u in used)]
+    used = {i for u in used for i in u}
+    return [i for i in range(ndim) if i not in used]
+
+
+def _argsort(seq) -> list:
+    """np.argsort of a short sequence of distinct ints, without numpy's call overhead."""
+    return sorted(range(len(seq)), key=seq.__getitem__)
 
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers):
@@ -99,14 +105,14 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False):
     # x's free axes (from ct) and x's contracted ones (from y, in y's order). Put first the
     # operand that makes that x's own order, so no transpose follows (the weight gradient
     # x^T @ ct of x @ W comes out (in, out), as W is, not as a transposed (out, in) view)
-    xc_sorted_by_y = [xc[i] for i in np.argsort(yc)]
+    xc_sorted_by_y = [xc[i] for i in _argsort(yc)]
     ct_first = [*xb, *x_kept, *xc_sorted_by_y]
     y_first = [*xb, *xc_sorted_by_y, *x_kept]
     in_order = sorted(ct_first)
     if ct_first != in_order and y_first == in_order:
         return dot_general(y, ct, ((tuple(y_kept), tuple(ans_y)), (tuple(yb), tuple(ans_batch))))
     dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
-    return transpose(dot_general(ct, y, dims), tuple(int(a) for a in np.argsort(ct_first)))
+    return transpose(dot_general(ct, y, dims), tuple(_argsort(ct_first)))
 
 
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers):

@@ -112,10 +112,10 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 def broadcast_to(x, shape):
     """numpy-style broadcast of `x` to `shape` (dimensions aligned from the right)."""
     shape = tuple(shape)
-    nd = ndim_of(x)
-    if tuple(shape_of(x)) == shape:
+    x_shape = shape_of(x)
+    if x_shape == shape:
         return x
-    return broadcast_in_dim(x, shape, tuple(range(len(shape) - nd, len(shape))))
+    return broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
 
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):

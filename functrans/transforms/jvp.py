@@ -35,6 +35,18 @@ class JVPTracer(Tracer):
             self._aval = get_aval(self.primal)
         return self._aval
 
+    # one property call, not two (Tracer's go through `aval`): every functrans.numpy call
+    # reads its operands' dtype
+    @property
+    def dtype(self):
+        aval = self._aval
+        return (aval if aval is not None else self.aval).dtype
+
+    @property
+    def shape(self):
+        aval = self._aval
+        return (aval if aval is not None else self.aval).shape
+
     def concrete_value(self):
         p = self.primal
         return p.concrete_value() if isinstance(p, Tracer) else p
