@@ -42,7 +42,7 @@ class PyTreeDef:
         self.node_type = node_type
         self.node_data = node_data
         self.children = children
-        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self.num_leaves = 1 if node_type is None else sum([c.num_leaves for c in children])
         self._hash = hash((node_type, node_data, children))
 
     def __eq__(self, other):
@@ -93,10 +93,13 @@ def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
-    t, node = _node_type_of(x)
+    t = type(x)
+    node = _registry.get(t)
     if node is None:
-        leaves.append(x)
-        return _LEAF
+        t, node = _node_type_of(x)  # a namedtuple, or a leaf
+        if node is None:
+            leaves.append(x)
+            return _LEAF
     children, data = node.flatten(x)
     return PyTreeDef(t, data, tuple([_flatten(c, is_leaf, leaves) for c in children]))
 
