@@ -31,6 +31,7 @@ class JaxprTracer(Tracer):
 
     dtype = property(lambda self: self._aval.dtype)
     shape = property(lambda self: self._aval.shape)
+    ndim = property(lambda self: len(self._aval.shape))
 
 
 class JaxprBuilder:

@@ -47,6 +47,11 @@ class JVPTracer(Tracer):
         aval = self._aval
         return (aval if aval is not None else self.aval).shape
 
+    @property
+    def ndim(self):
+        aval = self._aval
+        return len((aval if aval is not None else self.aval).shape)
+
     def concrete_value(self):
         p = self.primal
         return p.concrete_value() if isinstance(p, Tracer) else p

@@ -119,7 +119,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
                 "full Jacobian.")
         y = out_leaves[0]
         dtype = get_aval(as_value(y, "grad")).dtype
-        if not is_float(dtype) or np.issubdtype(dtype, np.complexfloating):
+        if not is_float(dtype) or dtype.kind == "c":
             raise DTypeError(f"grad requires a real float output, but the function returned "
                              f"{dtype.name}. Return a float (e.g. fnp.abs(y) ** 2 or the real "
                              "part for complex values), or use ft.vjp with a cotangent.")
