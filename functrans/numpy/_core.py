@@ -44,9 +44,25 @@ def result_dtype(*args) -> np.dtype:
     return np.result_type(*map(_dtype_arg, args))
 
 
+def _shared_dtype(args):
+    """The dtype of `args` when all are arrays or tracers of one native dtype (numpy's
+    promotion then keeps it and nothing converts), else None."""
+    dtype = None
+    for x in args:
+        if not isinstance(x, Tracer | np.ndarray) or (dtype is not None and x.dtype != dtype):
+            return None
+        dtype = x.dtype
+    return dtype if dtype is not None and dtype.isnative else None
+
+
 def promote(*args, dtype=None):
     """Operands converted to one dtype (numpy promotion), ready for a primitive."""
-    dtype = result_dtype(*args) if dtype is None else np.dtype(dtype)
+    if dtype is None:
+        if _shared_dtype(args) is not None:  # the common case: nothing to promote
+            return list(args)
+        dtype = result_dtype(*args)
+    else:
+        dtype = np.dtype(dtype)
     out = []
     for x in args:
         if isinstance(x, Tracer):
