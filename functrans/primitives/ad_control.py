@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from functrans.core.avals import ShapedArray, get_aval, is_float, shape_of
 from functrans.core.symbolic import Zero
 from functrans.primitives.registry import define

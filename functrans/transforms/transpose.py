@@ -68,8 +68,8 @@ def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
         args = [UndefinedPrimal(v.aval) if v in linear else
                 v.val if type(v) is Literal else env[v] for v in eqn.invars]
         rule = prim.rules.get("transpose") or lookup(prim, "transpose")
-        for v, ct in zip(eqn.invars, rule(ct, *args, **eqn.params)):
-            write_ct(v, ct)
+        for v, ct_in in zip(eqn.invars, rule(ct, *args, **eqn.params)):
+            write_ct(v, ct_in)
     return [ct_env.pop(v, Zero(v.aval)) if v in linear else None for v in jaxpr.invars]
 
 
