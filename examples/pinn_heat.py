@@ -68,7 +68,7 @@ def conditions(rng, n):
 
 
 def main():
-    args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=5000,
+    args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=15000,
                       quick_adam=150, quick_lbfgs=150,
                       extra=[(("--n-f",), dict(type=int, default=None,
                                                help="collocation points (2000; quick 200)"))])
