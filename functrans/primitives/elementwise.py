@@ -14,7 +14,7 @@ from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
-                                            instantiate, reshape, transpose)
+                                            reshape, transpose)
 
 M = "elementwise"
 
@@ -525,7 +525,7 @@ sub_p = binary("sub", lambda x, y: xp.subtract(x, y), torch_name="SubBackward0",
                           scalar_operands=True, fast_impl=backend_call("subtract")))
 sub_p.rules.update(jvp=_sub_jvp, transpose=_sub_transpose)
 mul_p = binary("mul", lambda x, y: xp.multiply(x, y), torch_name="MulBackward0", kinds=ANY,
-               props=("elementwise", "linear", "commutative"),
+               props=("elementwise", "linear", "bilinear", "commutative"),
                facts=dict(identity=1, identity_sides=(0, 1), absorbing=0, neg_by=-1,
                           neg_cancels=True, scalar_operands=True,
                           fast_impl=backend_call("multiply")))
@@ -533,7 +533,7 @@ mul_p.rules.update(jvp=_mul_jvp, transpose=_mul_transpose)
 div_p = binary("div", _div_impl, torch_name="DivBackward0", kinds=NUMBER,
                props=("elementwise", "linear"),
                facts=dict(identity=1, identity_sides=(1,), neg_cancels=True,
-                          scalar_operands=True, fast_impl=_fast_div))
+                          scalar_operands=True, fast_impl=_fast_div, linear_operands=(0,)))
 div_p.rules.update(jvp=_div_jvp, transpose=_div_transpose)
 
 

@@ -35,24 +35,39 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     if not lb:
-        if lhs.ndim == 2 and rhs.ndim <= 2 and lc == (1,) and rc == (0,):
-            return xp.matmul(lhs, rhs)
+        if lhs.ndim >= 2 and rhs.ndim <= 2 and lc == (lhs.ndim - 1,) and rc == (0,):
+            return xp.matmul(lhs, rhs)      # (..., k) @ (k[, n]): the leading axes a stack
         if lhs.ndim == 2 and rhs.ndim == 2 and lc == (0,) and rc == (0,):
             return xp.matmul(lhs.T, rhs)
         if lhs.ndim == 2 and rhs.ndim == 2 and lc == (1,) and rc == (1,):
             return xp.matmul(lhs, rhs.T)
         return xp.tensordot(lhs, rhs, axes=(list(lc), list(rc)))
-    # batch dims: bring both to (batch..., free..., contract...) and use matmul
     lf = _free(lhs.ndim, lc, lb)
     rf = _free(rhs.ndim, rc, rb)
+    lfs = [lhs.shape[i] for i in lf]
+    rfs = [rhs.shape[i] for i in rf]
+    m, n = int(np.prod(lfs, dtype=np.int64)), int(np.prod(rfs, dtype=np.int64))
+    k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
+    if k == 1 or m * n == 1:
+        # an outer or inner product per batch entry (a sum of squares over the directions of
+        # a forward Laplacian, say): einsum runs it in place, where matmul would transpose
+        # both operands and loop over many 1-wide products
+        ls = [0] * lhs.ndim
+        rs = [0] * rhs.ndim
+        for j, (a, b) in enumerate(zip((*lb, *lc), (*rb, *rc))):
+            ls[a] = rs[b] = j
+        top = len(lb) + len(lc)
+        for j, a in enumerate(lf):
+            ls[a] = top + j
+        for j, b in enumerate(rf):
+            rs[b] = top + len(lf) + j
+        out_subs = [*range(len(lb)), *range(top, top + len(lf) + len(rf))]
+        return xp.einsum(lhs, ls, rhs, rs, out_subs)
+    # batch dims: bring both to (batch..., free..., contract...) and use matmul
     l = xp.transpose(lhs, (*lb, *lf, *lc))
     r = xp.transpose(rhs, (*rb, *rc, *rf))
     bshape = l.shape[:len(lb)]
-    lfs = [lhs.shape[i] for i in lf]
-    rfs = [rhs.shape[i] for i in rf]
-    k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
-    out = xp.matmul(l.reshape(*bshape, int(np.prod(lfs, dtype=np.int64)), k),
-                    r.reshape(*bshape, k, int(np.prod(rfs, dtype=np.int64))))
+    out = xp.matmul(l.reshape(*bshape, m, k), r.reshape(*bshape, k, n))
     return out.reshape(*bshape, *lfs, *rfs)
 
 
@@ -178,10 +193,11 @@ def _dot_general_batch(vals, dims, *, dimension_numbers):
 
 
 def _fast_matmul(in_avals, out_avals, params):
-    # the impl's first case, called directly: a plain (m, k) @ (k[, n]) product
+    # (..., k) @ (k[, n]) called directly: numpy's matmul takes the leading axes as a stack,
+    # faster than tensordot's reshape and copy, and writes into an `out=` buffer
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     lhs, rhs = in_avals
-    if not lb and lhs.ndim == 2 and rhs.ndim <= 2 and lc == (1,) and rc == (0,):
+    if not lb and lhs.ndim >= 2 and rhs.ndim <= 2 and lc == (lhs.ndim - 1,) and rc == (0,):
         return xp.matmul, (), {}
     return None
 
@@ -189,4 +205,5 @@ def _fast_matmul(in_avals, out_avals, params):
 dot_general_p = define(
     "dot_general", module=M, impl=_dot_general_impl, abstract=_dot_general_abstract,
     jvp=_dot_general_jvp, transpose=_dot_general_transpose, batch=_dot_general_batch,
-    props=("linear",), facts=dict(fast_impl=_fast_matmul), torch_name="MmBackward0")
+    props=("linear", "bilinear"), facts=dict(fast_impl=_fast_matmul, fresh_result=True),
+    torch_name="MmBackward0")

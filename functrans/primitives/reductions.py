@@ -84,7 +84,7 @@ reduce_sum_p = define(
     transpose=lambda ct, x, *, axes: [expand_reduced(ct, x.aval.shape, axes)],
     props=("linear",),
     facts=dict(noop=lambda aval, p: not p["axes"], sum_axes=lambda p: p["axes"],
-               fast_impl=_fast_reduce_sum),
+               fast_impl=_fast_reduce_sum, fresh_result=True),
     torch_name="SumBackward1")
 reduce_sum_p.rules["jvp"] = linear_jvp(reduce_sum_p)
 reduce_sum_p.rules["batch"] = reduce_batch(reduce_sum_p)
@@ -116,13 +116,15 @@ def _chooser_jvp(prim):
 
 reduce_max_p = define(
     "reduce_max", module=M, impl=lambda x, *, axes: xp.max(x, axis=axes),
-    abstract=_nonempty_reduced_aval("reduce_max", "maximum"), torch_name="AmaxBackward0")
+    abstract=_nonempty_reduced_aval("reduce_max", "maximum"), torch_name="AmaxBackward0",
+    facts=dict(fresh_result=True))
 reduce_max_p.rules["jvp"] = _chooser_jvp(reduce_max_p)
 reduce_max_p.rules["batch"] = reduce_batch(reduce_max_p)
 
 reduce_min_p = define(
     "reduce_min", module=M, impl=lambda x, *, axes: xp.min(x, axis=axes),
-    abstract=_nonempty_reduced_aval("reduce_min", "minimum"), torch_name="AminBackward0")
+    abstract=_nonempty_reduced_aval("reduce_min", "minimum"), torch_name="AminBackward0",
+    facts=dict(fresh_result=True))
 reduce_min_p.rules["jvp"] = _chooser_jvp(reduce_min_p)
 reduce_min_p.rules["batch"] = reduce_batch(reduce_min_p)
 

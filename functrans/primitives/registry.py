@@ -23,13 +23,21 @@ primitive they hold). The keys, in FACT_KEYS:
   scalar_operands           an operand holding one repeated value may be replaced by that
                             scalar (same result bits: the op is exactly rounded per element)
   call_param                the param holding the program of a call primitive (to inline)
+  fresh_result              the impl always returns new arrays sharing no memory with its
+                            operands (never a view), so an operand may live in a buffer the
+                            compiled program reuses
   fast_impl                 (in_avals, out_avals, params) -> (function, extra positional args,
                             keyword args) calling the backend directly, with the same result
                             bits as `impl`; None when this application needs the full impl
 
+  linear_operands           for an op in props "linear": the operand positions it is linear in
+                            (jointly); without it, all of them (div: the numerator only)
+
 Every identity is exact in IEEE arithmetic, except for the sign of a zero result: x + 0 -> x
 keeps -0.0 where numpy gives +0.0 (the values compare equal). `props` hold the properties
-several transforms read (elementwise, linear, commutative, higher_order).
+several transforms read: elementwise, commutative, higher_order, linear (the transpose rule
+applies: linear in the operands linear_operands names), bilinear (linear in each operand
+separately, not jointly: a product, a contraction).
 """
 
 from __future__ import annotations
@@ -46,7 +54,8 @@ RULE_KINDS = ("jvp", "transpose", "batch")
 FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",
     "reshape_like", "moves_elements", "broadcast", "sum_axes", "converts_dtype", "neg_operand",
-    "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl"})
+    "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl",
+    "fresh_result", "linear_operands"})
 
 
 def define(name: str, *, impl: Callable, abstract: Callable, module: str,

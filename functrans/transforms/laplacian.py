@@ -35,6 +35,7 @@ from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ShapeError
 from functrans.primitives.elementwise import add, mul
 from functrans.primitives.indexing import slice_
+from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import broadcast_to, concatenate, moveaxis, reshape
 from functrans.transforms.jvp import jvp_flat
@@ -44,12 +45,6 @@ from functrans.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
            "value_grad_and_hessian_diag"]
-
-# How primitives marked "linear" in the table are linear, where it is not jointly in all their
-# float operands. TODO(laplacian): read these from the rows once they carry the facts
-# (props "bilinear" for mul/dot_general, a `linear_in=(0,)` fact for div).
-_BILINEAR = frozenset({"mul", "dot_general"})      # linear in each operand separately
-_LINEAR_ONLY_IN = {"div": (0,)}                    # linear in these operands only
 
 _SUM, _DIAG, _FIRST = "sum", "diag", "first"       # what the second-order slot holds
 
@@ -126,16 +121,17 @@ class LaplacianTrace(Trace):
 # --- choosing a rule from the table's facts --------------------------------------------------
 
 def _is_bilinear(prim) -> bool:
-    return "bilinear" in prim.props or prim.name in _BILINEAR
+    return "bilinear" in prim.props
 
 
 def _second_order_vanishes(prim, carrying) -> bool:
-    """Whether p is linear in the operands that vary (those in `carrying`) jointly."""
+    """Whether p is linear in the operands that vary (those in `carrying`) jointly: the
+    row's props and its `linear_operands` fact say (functrans/primitives/registry.py)."""
     if not carrying:
         return True
     if "linear" not in prim.props:
         return False
-    only = _LINEAR_ONLY_IN.get(prim.name)
+    only = prim.facts.get("linear_operands")
     if only is not None:
         return set(carrying) <= set(only)
     if _is_bilinear(prim):
@@ -213,7 +209,9 @@ def _lead_align(g, out_ndim):
 
 
 def _sum_sq(g):
-    return reduce_sum(mul(g, g), (0,))
+    """sum_k G[k]**2 as one contraction over the directions (no (n, *shape) temporary)."""
+    rest = tuple(range(1, np.ndim(g)))
+    return dot_general(g, g, (((0,), (0,)), (rest, rest)))
 
 
 def _rows(g, cfg):

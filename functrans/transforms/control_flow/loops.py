@@ -50,8 +50,8 @@ class WhileLoopReverseModeError(FunctransError, TypeError):
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = split_list(args, [cond_nconsts, body_nconsts,
                                       len(args) - cond_nconsts - body_nconsts])
-    while run(cond_jaxpr, *cc, *carry)[0]:
-        carry = run(body_jaxpr, *bc, *carry)
+    while run(cond_jaxpr, *cc, *carry, workspace=True)[0]:
+        carry = run(body_jaxpr, *bc, *carry, workspace=True)
     return list(carry)
 
 

@@ -100,21 +100,23 @@ def split_list(xs, sizes):
     return out
 
 
-def run(closed: ClosedJaxpr, *args) -> list:
+def run(closed: ClosedJaxpr, *args, workspace: bool = False) -> list:
     """Evaluate a sub-program on concrete arrays (an impl): compiled by jit's code generator
-    (cached on the program), or by re-binding each equation when it cannot be compiled."""
-    compiled = _compiled(closed)
+    (cached on the program), or by re-binding each equation when it cannot be compiled.
+    `workspace`: the program runs many times (a loop body), so its large intermediates may
+    live in buffers reused from call to call."""
+    compiled = _compiled(closed, workspace)
     if compiled is None:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)
     return compiled(*args)
 
 
-def _compiled(closed: ClosedJaxpr):
+def _compiled(closed: ClosedJaxpr, workspace: bool):
     if closed._cache.get("functrans.control_flow.uncompilable"):
         return None
     try:
         from functrans.transforms.jit.codegen import compile_program
-        return compile_program(closed)
+        return compile_program(closed, workspace=workspace)
     except Exception:  # the code generator is an optimisation; eval_jaxpr is always correct
         closed._cache["functrans.control_flow.uncompilable"] = True
         return None

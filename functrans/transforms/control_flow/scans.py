@@ -44,7 +44,7 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     ys = [xp.empty((length, *a.shape), a.dtype) for a in y_avals]
     for step in range(length):
         i = length - 1 - step if reverse else step
-        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs])
+        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], workspace=True)
         carry = outs[:num_carry]
         for buf, y in zip(ys, outs[num_carry:]):
             buf[i] = y

@@ -48,7 +48,7 @@ class _Entry:
     def compiled(self):
         backend = get_backend()
         if self._backend is not backend:
-            self._compiled = compile_program(self.jaxpr).fn
+            self._compiled = compile_program(self.jaxpr, workspace=True).fn
             self._backend = backend
         return self._compiled
 
@@ -76,11 +76,11 @@ class Lowered:
 
     @property
     def source(self) -> str:
-        return compile_program(self.jaxpr).source
+        return compile_program(self.jaxpr, workspace=True).source
 
     def compile(self):
         """The compiled program: call it with the flat arguments, get the flat outputs."""
-        return compile_program(self.jaxpr)
+        return compile_program(self.jaxpr, workspace=True)
 
     def as_text(self, what: str = "all") -> str:
         """`what`: "traced", "optimized", "code", or "all" (the last two with the counts)."""

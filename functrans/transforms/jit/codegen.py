@@ -13,12 +13,22 @@ of allocating: the same result bits, less memory traffic.
         v1 = f1(v0, k0)              # mul
         del v0
         return [v1]
+
+For a program that runs again and again (a jit cache entry, a loop body), large intermediates
+(WORKSPACE_MIN_BYTES and up) are written into a workspace: buffers the program allocates once
+and reuses on every call, instead of fresh arrays that the allocator
+maps and the kernel zero-fills anew each time (a third of the time of a Laplacian at 1,024
+points). Only a value that no output can alias gets one: it is not an output, and every
+consumer is a ufunc or a primitive whose row says `fresh_result`. Slots are shared by values
+whose lifetimes do not overlap. A call that finds the workspace in use (another thread, or
+re-entry) runs with fresh arrays (`out=None`), so concurrent calls stay correct.
 """
 
 from __future__ import annotations
 
 import itertools
 import linecache
+import threading
 import weakref
 
 import numpy as np
@@ -30,6 +40,7 @@ from functrans.transforms.jit.rewrite import literal_key
 
 _program_ids = itertools.count()
 INPLACE_MIN_SIZE = 1024  # below this, out= costs about what the allocation it saves does
+WORKSPACE_MIN_BYTES = 1 << 16  # from about here, fresh arrays come from mmap and page faults
 
 
 class CompiledProgram:
@@ -66,6 +77,62 @@ class _Globals:
         return name
 
 
+WORKSPACE_LIMIT_BYTES = 1 << 30  # all programs' workspaces together; past it, programs allocate
+_workspace_total = [0]
+_workspace_lock = threading.Lock()
+
+
+def _return_budget(nbytes: int) -> None:
+    with _workspace_lock:
+        _workspace_total[0] -= nbytes
+
+
+class _Workspace:
+    """The reusable buffers of one program, held by one call at a time. They are allocated on
+    the first call, while all workspaces together stay under WORKSPACE_LIMIT_BYTES (a jit
+    cache full of large programs then falls back to fresh arrays), and freed with the program.
+    """
+
+    __slots__ = ("specs", "nbytes", "buffers", "nones", "lock", "__weakref__")
+
+    def __init__(self, specs):
+        self.specs = specs
+        self.nbytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+                          for shape, dtype in specs)
+        self.buffers = None
+        self.nones = (None,) * len(specs)
+        self.lock = threading.Lock()
+
+    def acquire(self):
+        if self.buffers is None and not self._allocate():
+            return self.nones
+        if not self.lock.acquire(blocking=False):
+            return self.nones                      # in use: this call allocates
+        return self.buffers
+
+    def _allocate(self) -> bool:
+        nbytes = self.nbytes
+        with _workspace_lock:
+            if self.buffers is not None:
+                return True
+            if _workspace_total[0] + nbytes > WORKSPACE_LIMIT_BYTES:
+                return False
+            _workspace_total[0] += nbytes
+            self.buffers = tuple(xp.empty(shape, dtype) for shape, dtype in self.specs)
+        weakref.finalize(self, _return_budget, nbytes)
+        return True
+
+    def release(self, held):
+        if held is not self.nones:
+            self.lock.release()
+
+
+def _writes_out(fn, extra, kwargs, eqn) -> bool:
+    """Whether the call is a ufunc taking `out=` for its one result."""
+    return isinstance(fn, np.ufunc) and not extra and not kwargs \
+        and not eqn.primitive.multiple_results
+
+
 def _call_target(eqn):
     """(function, extra positional args, keyword args) for one equation."""
     fast = fact(eqn.primitive, "fast_impl")
@@ -76,8 +143,9 @@ def _call_target(eqn):
     return eqn.primitive.impl, (), dict(eqn.params)
 
 
-def generate_source(closed: ClosedJaxpr):
-    """(source text, globals dict) of the function computing `closed`."""
+def generate_source(closed: ClosedJaxpr, workspace: bool = False):
+    """(source text, globals dict) of the function computing `closed`; with `workspace`, large
+    intermediates go to buffers reused across calls (for programs called again and again)."""
     jaxpr = closed.jaxpr
     g = _Globals()
     names: dict = {}
@@ -91,43 +159,59 @@ def generate_source(closed: ClosedJaxpr):
             return g.bind("k", a.val, key=literal_key(a))
         return names[a]
 
+    targets = [_call_target(eqn) for eqn in jaxpr.eqns]
     last_use: dict = {}
-    for i, eqn in enumerate(jaxpr.eqns):
+    escapes: set = set()        # values some consumer's result may alias (a view, say)
+    for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(jaxpr.eqns, targets)):
+        fresh = isinstance(fn, np.ufunc) or fact(eqn.primitive, "fresh_result", False)
         for a in eqn.invars:
             if type(a) is not Literal:
                 last_use[a] = i
+                if not fresh:
+                    escapes.add(a)
     keep_alive = {a for a in jaxpr.outvars if type(a) is not Literal}
 
     # buffer reuse: a ufunc may write its result into an operand that dies here, when that
     # operand's buffer is the program's own (a fresh ufunc result nothing else can alias)
     owned: set = set()
-    aliased: set = set()
+    slot_of: dict = {}          # value -> workspace slot holding it
+    free: dict = {}             # (shape, dtype) -> slots no live value holds
+    specs: list = []            # (shape, dtype) of each slot
 
-    lines = [f"def program({', '.join(names[v] for v in jaxpr.invars)}):"]
+    lines = []
     counter = itertools.count()
-    for i, eqn in enumerate(jaxpr.eqns):
-        fn, extra, kwargs = _call_target(eqn)
+    for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(jaxpr.eqns, targets)):
         if not all(k.isidentifier() for k in kwargs):
             raise ValueError(f"jit: a param name of primitive {eqn.primitive} is not a Python "
                              f"identifier ({sorted(kwargs)}); rename it in its row.")
         args = [atom(a) for a in eqn.invars]
         args += [g.bind("p", x) for x in extra]
         args += [f"{k}={g.bind('p', x)}" for k, x in kwargs.items()]
-        is_ufunc = isinstance(fn, np.ufunc) and not extra and not kwargs \
-            and not eqn.primitive.multiple_results
-        if is_ufunc:
-            out_aval = eqn.outvars[0].aval
+        if _writes_out(fn, extra, kwargs, eqn):
+            out, out_aval = eqn.outvars[0], eqn.outvars[0].aval
             reuse = None
+            # a workspace buffer passes only to a result that may hold one itself
+            may_hold = out not in escapes and out not in keep_alive
             if out_aval.size >= INPLACE_MIN_SIZE and fn.signature is None:  # elementwise
-                reuse = next((a for a in eqn.invars if a in owned and a not in aliased
+                reuse = next((a for a in eqn.invars if a in owned and a not in escapes
                               and last_use[a] == i and a not in keep_alive
-                              and a.aval == out_aval), None)
+                              and a.aval == out_aval and (may_hold or a not in slot_of)),
+                             None)
             if reuse is not None:
                 args.append(f"out={names[reuse]}")
+                if reuse in slot_of:
+                    slot_of[out] = slot_of.pop(reuse)
+            elif (workspace and may_hold and out in last_use
+                  and out_aval.size * out_aval.dtype.itemsize >= WORKSPACE_MIN_BYTES):
+                key = (out_aval.shape, out_aval.dtype)
+                pool = free.setdefault(key, [])
+                if not pool:
+                    pool.append(len(specs))
+                    specs.append(key)
+                slot_of[out] = pool.pop()
+                args.append(f"out=w{slot_of[out]}")
             if out_aval.ndim:
-                owned.add(eqn.outvars[0])
-        else:
-            aliased.update(a for a in eqn.invars if type(a) is not Literal)
+                owned.add(out)
         for v in eqn.outvars:
             names[v] = f"v{next(counter)}"
         target = ", ".join(names[v] for v in eqn.outvars)
@@ -141,22 +225,39 @@ def generate_source(closed: ClosedJaxpr):
         dead = [a for a in dict.fromkeys(eqn.invars) if type(a) is not Literal
                 and last_use.get(a) == i and a not in keep_alive and names[a][0] == "v"]
         dead += [v for v in eqn.outvars if v not in last_use and v not in keep_alive]
+        for a in dead:
+            if a in slot_of:
+                free[specs[slot_of[a]]].append(slot_of.pop(a))
         if dead:
             lines.append(f"    del {', '.join(names[a] for a in dead)}")
     # a constant returned as an output is copied: callers own (and may mutate) what they get
     consts = set(jaxpr.constvars)
     outs = [f"{g.bind('f', xp.array)}({atom(a)})" if a in consts else atom(a)
             for a in jaxpr.outvars]
-    lines.append(f"    return [{', '.join(outs)}]")
+    header = f"def program({', '.join(names[v] for v in jaxpr.invars)}):"
+    if not specs:
+        lines = [header, *lines, f"    return [{', '.join(outs)}]"]
+        return "\n".join(lines) + "\n", g.ns
+    ws = _Workspace(specs)
+    slots = ", ".join(f"w{k}" for k in range(len(specs)))
+    lines = [header,
+             f"    {slots}, = held = {g.bind('f', ws.acquire)}()",
+             "    try:",
+             *["    " + line for line in lines],
+             f"        return [{', '.join(outs)}]",
+             "    finally:",
+             f"        {g.bind('f', ws.release)}(held)"]
     return "\n".join(lines) + "\n", g.ns
 
 
-def compile_program(closed: ClosedJaxpr) -> CompiledProgram:
-    """The compiled function of `closed`, built once per program object and backend."""
-    key = ("compiled", id(get_backend()))
+def compile_program(closed: ClosedJaxpr, *, workspace: bool = False) -> CompiledProgram:
+    """The compiled function of `closed`, built once per program object, backend and
+    `workspace` (see the module docstring: worth it for programs called many times, such as
+    jit's cached entries and loop bodies; a one-shot program would only hold the memory)."""
+    key = ("compiled", id(get_backend()), workspace)
     compiled = closed._cache.get(key)
     if compiled is None:
-        source, ns = generate_source(closed)
+        source, ns = generate_source(closed, workspace)
         filename = f"<functrans jit program {next(_program_ids)}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), ns)

@@ -4,6 +4,7 @@ and the debugging view."""
 
 import io
 import re
+import threading
 import tokenize
 import tracemalloc
 
@@ -15,7 +16,7 @@ import functrans.numpy as fnp
 from functrans.primitives.registry import REGISTRY
 from functrans.transforms.jit import compile_program, jit
 
-_IR_NAME = re.compile(r"^(def|program|del|return|[acfkpv]\d+)$")
+_IR_NAME = re.compile(r"^(def|program|del|return|try|finally|held|[acfkpvw]\d+)$")
 
 
 def names_in(source: str) -> set[str]:
@@ -99,6 +100,74 @@ def test_buffers_are_reused_only_when_nothing_else_can_see_them():
     assert np.array_equal(x, np.linspace(-1.0, 1.0, 4096))   # inputs are never written
 
 
+def _mlp_layer(x, w):
+    # large intermediates consumed by ufuncs, a matmul and a reduction: workspace candidates
+    h = fnp.tanh(x @ w)
+    s = 1.0 - h * h
+    return fnp.sum(s * h, axis=1), fnp.reshape(h, (-1,))     # an output viewing an intermediate
+
+
+def test_large_intermediates_live_in_a_workspace_reused_across_calls():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((512, 64)), rng.standard_normal((64, 64))
+    jf = jit(_mlp_layer)
+    source = jf.lower(x, w).source
+    assert "= held =" in source and "out=w" in source, source
+    first = jf(x, w)
+    kept = [np.copy(a) for a in first]
+    second = jf(2 * x, w)                      # a second call reuses the workspace...
+    for got, want in zip(first, kept):         # ...and leaves the first call's outputs alone
+        assert np.array_equal(got, want)
+    for got, want in zip(second, _mlp_layer(2 * x, w)):
+        assert np.array_equal(got, want)
+    for got in second:
+        assert not any(np.shares_memory(got, a) for a in first)
+
+
+def test_small_programs_have_no_workspace():
+    source = jit(_mlp_layer).lower(np.ones((4, 3)), np.ones((3, 3))).source
+    assert "held" not in source and "try" not in source
+
+
+def test_concurrent_calls_of_one_program_do_not_share_buffers():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((64, 64))
+    xs = [rng.standard_normal((512, 64)) for _ in range(4)]
+    want = [_mlp_layer(x, w) for x in xs]
+    jf = jit(_mlp_layer)
+    jf(xs[0], w)
+    start = threading.Barrier(len(xs))
+    errors = []
+
+    def run(k):
+        start.wait()
+        for _ in range(30):
+            got = jf(xs[k], w)
+            if not all(np.array_equal(a, b) for a, b in zip(got, want[k])):
+                errors.append(k)
+                return
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_a_failing_call_releases_the_workspace():
+    x = np.ones((512, 64))
+    f = lambda x: fnp.sqrt(fnp.tanh(x) * 2.0) * 3.0      # noqa: E731
+    jf = jit(f)
+    assert "held" in jf.lower(x).source
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        jf(-x)                                             # raises inside the program
+    assert np.array_equal(jf(x), f(x))
+    held = re.search(r"= held = (f\d+)\(\)", jf.lower(x).source).group(1)
+    workspace = jf.lower(x).compile().fn.__globals__[held].__self__
+    assert workspace.lock.acquire(blocking=False)          # released after the failure
+    workspace.lock.release()
+
+
 def test_integer_division_keeps_the_full_impl():
     avals = [ft.ShapedArray((3,), np.int64)] * 2
     div_p = REGISTRY["div"]
@@ -133,3 +202,41 @@ def test_warnings_inside_programs_behave_like_eager():
     with pytest.raises(RuntimeWarning):
         with np.errstate(divide="warn"):
             f(np.zeros(1))
+
+
+def test_workspaces_stay_under_their_budget(monkeypatch):
+    from functrans.transforms.jit import codegen
+    x, w = np.ones((512, 64)), np.ones((64, 64))
+    monkeypatch.setattr(codegen, "WORKSPACE_LIMIT_BYTES", codegen._workspace_total[0])
+    jf = jit(_mlp_layer)
+    held = re.search(r"= held = (f\d+)\(\)", jf.lower(x, w).source).group(1)
+    workspace = jf.lower(x, w).compile().fn.__globals__[held].__self__
+    for got, want in zip(jf(x, w), _mlp_layer(x, w)):    # no room: the call allocates
+        assert np.array_equal(got, want)
+    assert workspace.buffers is None
+    monkeypatch.setattr(codegen, "WORKSPACE_LIMIT_BYTES", 1 << 40)
+    jf(x, w)
+    assert workspace.buffers is not None
+
+
+def test_loop_bodies_reuse_a_workspace_and_one_shot_programs_do_not():
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((64, 64)) / 8
+    h0 = rng.standard_normal((512, 64))
+
+    def step(h, _):
+        z = fnp.tanh(h @ w)
+        return z * (1.0 - z * z), fnp.sum(z * z, axis=1)   # intermediates of 256 KiB
+
+    h, ys = ft.lax.scan(step, h0, None, length=12)
+    want_h, want_ys = h0, []
+    for _ in range(12):
+        z = np.tanh(want_h @ w)
+        want_h, y = z * (1.0 - z * z), np.sum(z * z, axis=1)
+        want_ys.append(y)
+    np.testing.assert_allclose(h, want_h, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(ys, np.stack(want_ys), rtol=1e-13, atol=1e-15)
+    closed = ft.make_jaxpr(lambda h: ft.lax.scan(step, h, None, length=12))(h0)
+    body = closed.jaxpr.eqns[-1].params["jaxpr"]
+    assert "out=w" in compile_program(body, workspace=True).source
+    assert "out=w" not in compile_program(body).source
