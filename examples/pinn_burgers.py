@@ -38,7 +38,6 @@ sys.path.append(os.path.dirname(_HERE))          # functrans from a source check
 
 import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
-from functrans.transforms.laplacian import value_grad_and_hessian_diag  # noqa: E402
 from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
                          report, save_figure, train)
 
@@ -69,7 +68,7 @@ def make_loss(z_u, u_data):
     """loss(params, z_f): initial/boundary misfit plus the mean squared residual at z_f."""
     def residual(params, z):
         # gradient along (t, x), second derivative along x only (u_tt is never needed)
-        u, du, d2u = value_grad_and_hessian_diag(lambda q: u_net(params, q), indices=[1])(z)
+        u, du, d2u = ft.value_grad_and_hessian_diag(lambda q: u_net(params, q), indices=[1])(z)
         u_t, u_x, u_xx = du[0], du[1], d2u[0]
         return u_t + u * u_x - NU * u_xx
 

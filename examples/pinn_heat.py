@@ -28,7 +28,6 @@ sys.path.append(os.path.dirname(_HERE))          # functrans from a source check
 
 import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
-from functrans.transforms.laplacian import value_grad_and_hessian_diag  # noqa: E402
 from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
                          report, save_figure, train)
 
@@ -46,7 +45,7 @@ def exact(x, t):
 
 def make_loss(z_f, z_u, u_data):
     def residual(params, z):
-        _, du, d2u = value_grad_and_hessian_diag(lambda q: u_net(params, q), indices=[0])(z)
+        _, du, d2u = ft.value_grad_and_hessian_diag(lambda q: u_net(params, q), indices=[0])(z)
         return du[1] - ALPHA * d2u[0]                     # u_t - 0.4 u_xx
 
     def loss(params):

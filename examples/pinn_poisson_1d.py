@@ -28,7 +28,6 @@ sys.path.append(os.path.dirname(_HERE))          # functrans from a source check
 
 import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
-from functrans.transforms.laplacian import laplacian  # noqa: E402
 from pinn_common import (init_mlp, mlp, parse_args, predict, relative_l2, report,  # noqa: E402
                          save_figure, train)
 
@@ -45,7 +44,7 @@ def make_loss(x_f, x_b):
     source = np.pi ** 2 * np.sin(np.pi * x_f[:, 0])
 
     def loss(params):
-        lap = ft.vmap(laplacian(lambda x: u_net(params, x)))(x_f)
+        lap = ft.vmap(ft.laplacian(lambda x: u_net(params, x)))(x_f)
         r = lap + source                                   # -u'' - f = 0
         ub = ft.vmap(lambda x: u_net(params, x))(x_b)
         return fnp.mean(r * r) + fnp.mean(ub * ub)

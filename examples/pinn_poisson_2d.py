@@ -28,7 +28,6 @@ sys.path.append(os.path.dirname(_HERE))          # functrans from a source check
 
 import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
-from functrans.transforms.laplacian import laplacian  # noqa: E402
 from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
                          report, save_figure, train)
 
@@ -59,7 +58,7 @@ def make_loss(z_f, z_b):
     source = 2 * np.pi ** 2 * exact(z_f)
 
     def loss(params):
-        lap = ft.vmap(laplacian(lambda z: u_net(params, z)))(z_f)
+        lap = ft.vmap(ft.laplacian(lambda z: u_net(params, z)))(z_f)
         r = lap + source
         ub = ft.vmap(lambda z: u_net(params, z))(z_b)
         return fnp.mean(r * r) + fnp.mean(ub * ub)

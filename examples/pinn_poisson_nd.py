@@ -29,7 +29,6 @@ sys.path.append(os.path.dirname(_HERE))          # functrans from a source check
 
 import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
-from functrans.transforms.laplacian import laplacian  # noqa: E402
 from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
                          report, save_figure, train)
 
@@ -54,7 +53,7 @@ def make_loss(z_f, z_b, d):
         return mlp(params, z, lb, ub)
 
     def loss(params):
-        lap = ft.vmap(laplacian(lambda z: u_net(params, z)))(z_f)
+        lap = ft.vmap(ft.laplacian(lambda z: u_net(params, z)))(z_f)
         r = lap + source
         e = ft.vmap(lambda z: u_net(params, z))(z_b) - u_b
         return fnp.mean(r * r) + fnp.mean(e * e)

@@ -16,7 +16,8 @@ from functrans.transforms.custom import custom_jvp, custom_vjp  # noqa: F401
 from functrans.transforms.jacobians import hessian, jacfwd, jacrev  # noqa: F401
 from functrans.transforms.jit.api import jit  # noqa: F401
 from functrans.transforms.jvp import jvp  # noqa: F401
-from functrans.transforms.laplacian import divergence, hessian_diag, laplacian  # noqa: F401
+from functrans.transforms.laplacian import (  # noqa: F401
+    divergence, hessian_diag, laplacian, value_grad_and_hessian_diag, value_grad_and_laplacian)
 from functrans.transforms.linearize import linearize  # noqa: F401
 from functrans.transforms.vjp import grad, value_and_grad, vjp  # noqa: F401
 from functrans.transforms.vmap import vmap  # noqa: F401
@@ -27,6 +28,7 @@ __all__ = [
     "make_jaxpr", "eval_jaxpr", "check_jaxpr", "ClosedJaxpr", "Jaxpr", "ShapedArray",
     "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian",
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
-    "laplacian", "hessian_diag", "divergence",
+    "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
+    "value_grad_and_hessian_diag",
     "tree_util", "flatten_util", "lax", "optimizers",
 ]
