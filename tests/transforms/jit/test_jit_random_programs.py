@@ -16,6 +16,7 @@ from functrans.transforms.jit.optimize import PASSES, optimize_with_stats
 
 SHAPES = [(), (4,), (3, 4), (3, 1), (1, 4)]
 BIG_SHAPES = [(), (64,), (48, 64), (48, 1), (1, 64)]  # big enough for in-place buffer reuse
+HUGE_SHAPES = [(), (64,), (160, 64), (160, 1), (1, 64)]  # 80 KiB: workspace buffers too
 SPECIALS = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300, -1e-310, 1.0])
 
 UNARY = {
@@ -156,7 +157,13 @@ def check_program(seed, shapes=SHAPES):
         assert_same(compile_program(closed)(*args), expected, False, f"codegen of {prog}")
         assert_same(compile_program(opt)(*args), expected, prog.reassociates,
                     f"codegen after passes on {prog}")
-        assert_same(jit(prog)(*args), expected, prog.reassociates, f"jit of {prog}")
+        jf = jit(prog)
+        first = jf(*args)
+        assert_same(first, expected, prog.reassociates, f"jit of {prog}")
+        if shapes is HUGE_SHAPES:     # a second call reuses the workspace, and leaves the
+            args2 = [a[::-1] * 0.5 if np.ndim(a) else a for a in args]   # first outputs alone
+            assert_same(jf(*args2), prog(*args2), prog.reassociates, f"jit again of {prog}")
+            assert_same(first, expected, prog.reassociates, f"first outputs of {prog}")
     assert optimize(opt) is opt or len(optimize(opt).eqns) == len(opt.eqns)
 
 
@@ -168,6 +175,11 @@ def test_random_programs_preserve_eager_results(seed):
 @pytest.mark.parametrize("seed", range(40))
 def test_random_programs_on_big_arrays_reuse_buffers_safely(seed):
     check_program(10_000 + seed, BIG_SHAPES)
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_random_programs_on_huge_arrays_reuse_workspaces_safely(seed):
+    check_program(20_000 + seed, HUGE_SHAPES)
 
 
 def test_random_programs_property():
