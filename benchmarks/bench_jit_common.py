@@ -27,6 +27,17 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def tanh_mlp(lib, params, x):
+    """The benchmarks' network at one point: tanh hidden layers, then a linear scalar output.
+    `lib` is the array namespace (functrans.numpy, jax.numpy, torch), so every library runs
+    the same program."""
+    h = x
+    for w, b in params[:-1]:
+        h = lib.tanh(h @ w + b)
+    w, b = params[-1]
+    return (h @ w + b)[0]
+
+
 def optional_torch():
     try:
         import torch

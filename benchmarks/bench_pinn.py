@@ -22,33 +22,19 @@ disturbed run), in milliseconds; ratios are against forward-laplacian in the sam
 from __future__ import annotations
 
 import argparse
-import os
-import sys
+import functools
 import time
 
-# one thread everywhere (numpy's BLAS, XLA, torch): a like-for-like comparison, and no thread
-# pools spinning against each other on a shared machine
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                                   "intra_op_parallelism_threads=1")
+# first: one thread everywhere (numpy's BLAS, XLA, torch) before numpy loads, a like-for-like
+# comparison with no thread pools spinning against each other on a shared machine
+import bench_jit_common as common
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import functrans as ft  # noqa: E402
-import functrans.numpy as fnp  # noqa: E402
+import functrans as ft
+import functrans.numpy as fnp
 
 WIDTH, DEPTH, N_POINTS = 64, 3, 1024
 HAND = "by hand (fwd-lap)"    # a hand-written program, not a JAX transform: shown, not "best"
-
-
-def get_jit():
-    jit = getattr(ft, "jit", None)
-    if jit is None:
-        from functrans.transforms.jit import jit
-    return jit
 
 
 def init(rng, d):
@@ -59,12 +45,7 @@ def init(rng, d):
 
 # --- functrans routes -----------------------------------------------------------------------
 
-def ft_mlp(params, x):
-    h = x
-    for W, b in params[:-1]:
-        h = fnp.tanh(h @ W + b)
-    W, b = params[-1]
-    return (h @ W + b)[0]
+ft_mlp = functools.partial(common.tanh_mlp, fnp)
 
 
 def ft_lap_forward(params, X):
@@ -106,12 +87,7 @@ def jax_routes():
         return None
     jax.config.update("jax_enable_x64", True)
 
-    def mlp(params, x):
-        h = x
-        for W, b in params[:-1]:
-            h = jnp.tanh(h @ W + b)
-        W, b = params[-1]
-        return (h @ W + b)[0]
+    mlp = functools.partial(common.tanh_mlp, jnp)
 
     def hessian_trace(params, X):
         return jax.vmap(lambda x: jnp.trace(jax.hessian(lambda y: mlp(params, y))(x)))(X)
@@ -179,12 +155,7 @@ def torch_routes():
         return None
     torch.set_num_threads(1)
 
-    def mlp(params, x):
-        h = x
-        for W, b in params[:-1]:
-            h = torch.tanh(h @ W + b)
-        W, b = params[-1]
-        return (h @ W + b)[0]
+    mlp = functools.partial(common.tanh_mlp, torch)
 
     def hessian_trace(params, X):
         return vmap(lambda x: torch.trace(hessian(lambda y: mlp(params, y))(x)))(X)
@@ -230,7 +201,7 @@ def best_time(fn, repeats):
 
 
 def run(d, repeats, rng):
-    jit = get_jit()
+    jit = ft.jit
     params = init(rng, d)
     X = rng.uniform(-1, 1, (N_POINTS, d))
     src = np.sin(X).sum(1)

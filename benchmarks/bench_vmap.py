@@ -98,11 +98,7 @@ def functrans_programs():
     import functrans.numpy as fnp
 
     def u(params, x):
-        h = x
-        for w, b in params[:-1]:
-            h = fnp.tanh(h @ w + b)
-        w, b = params[-1]
-        return (h @ w + b)[0]
+        return common.tanh_mlp(fnp, params, x)
 
     def loss(params, x, y):
         r = u(params, x) - y
@@ -133,11 +129,7 @@ def jax_programs(jax):
     import jax.numpy as jnp
 
     def u(params, x):
-        h = x
-        for w, b in params[:-1]:
-            h = jnp.tanh(h @ w + b)
-        w, b = params[-1]
-        return (h @ w + b)[0]
+        return common.tanh_mlp(jnp, params, x)
 
     def loss(params, x, y):
         r = u(params, x) - y

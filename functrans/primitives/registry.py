@@ -29,7 +29,6 @@ primitive they hold). The keys, in FACT_KEYS:
   fast_impl                 (in_avals, out_avals, params) -> (function, extra positional args,
                             keyword args) calling the backend directly, with the same result
                             bits as `impl`; None when this application needs the full impl
-
   linear_operands           for an op in props "linear": the operand positions it is linear in
                             (jointly); without it, all of them (div: the numerator only)
 

@@ -28,7 +28,7 @@ import functools
 
 import numpy as np
 
-from functrans.core.avals import get_aval, is_float
+from functrans.core.avals import get_aval, is_float, ndim_of, shape_of
 from functrans.core.pytree_fun import as_value, normalize_argnums
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
@@ -210,7 +210,7 @@ def _lead_align(g, out_ndim):
 
 def _sum_sq(g):
     """sum_k G[k]**2 as one contraction over the directions (no (n, *shape) temporary)."""
-    rest = tuple(range(1, np.ndim(g)))
+    rest = tuple(range(1, ndim_of(g)))
     return dot_general(g, g, (((0,), (0,)), (rest, rest)))
 
 
@@ -218,7 +218,7 @@ def _rows(g, cfg):
     """The gradient rows of the directions the second-order part follows."""
     if cfg.sel is None:
         return g
-    tail = tuple(np.shape(g)[1:])
+    tail = shape_of(g)[1:]
     pieces, start = [], None
     for k, j in enumerate(cfg.sel):          # contiguous runs become one slice each
         if start is None:
