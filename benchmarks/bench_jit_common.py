@@ -1,6 +1,7 @@
-"""Shared setup of the jit benchmarks: one thread everywhere, optional competitors, timing.
+"""Shared setup of the jit benchmarks: one core everywhere, optional competitors, timing.
 
-Import this module before numpy: it pins BLAS/OpenMP to one thread through the environment.
+Import this module before numpy: it pins BLAS/OpenMP to one thread through the environment,
+and the process to one CPU (`pin_to_one_cpu`).
 Timing interleaves the contenders (round r times every contender once), so slow drifts of the
 machine hit all alike; each round times a batch of calls, and a contender's figure is the
 median over rounds of the per-call time. The clock is this process's CPU time (everything
@@ -18,6 +19,23 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
     os.environ[_var] = "1"
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
                                    "intra_op_parallelism_threads=1")
+
+
+def pin_to_one_cpu() -> str:
+    """Bind this process to one CPU, so that no library can run on two cores. The thread
+    variables above do not reach every pool: XLA's CPU runtime still ran products on two
+    threads (process CPU time 1.7x wall time on a 2-core machine). Set FUNCTRANS_BENCH_PIN=0
+    to leave the affinity alone. Returns a line for the benchmark's header."""
+    if os.environ.get("FUNCTRANS_BENCH_PIN") == "0":
+        return "CPU affinity left alone (FUNCTRANS_BENCH_PIN=0)"
+    if not hasattr(os, "sched_setaffinity"):
+        return "CPU affinity not settable on this platform: thread variables only"
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})
+    return f"pinned to CPU {cpu}: every library on one core"
+
+
+PINNING = pin_to_one_cpu()
 
 import statistics  # noqa: E402
 import time  # noqa: E402
@@ -97,7 +115,7 @@ def print_table(title: str, medians: dict, reference: str, notes: dict | None = 
     """Medians in microseconds and ratios to `reference`."""
     ref = medians[reference]
     clock_name = "wall-clock" if clock is time.perf_counter else "process CPU"
-    print(f"\n{title}  [median of per-call {clock_name} time]")
+    print(f"\n{title}  [median of per-call {clock_name} time; {PINNING}]")
     print(f"{'contender':<44}{'median':>14}{'ratio':>10}")
     for k, t in medians.items():
         note = f"  {notes[k]}" if notes and k in notes else ""

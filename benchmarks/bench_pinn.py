@@ -25,7 +25,7 @@ import argparse
 import functools
 import time
 
-# first: one thread everywhere (numpy's BLAS, XLA, torch) before numpy loads, a like-for-like
+# first: one core everywhere (numpy's BLAS, XLA, torch) before numpy loads, a like-for-like
 # comparison with no thread pools spinning against each other on a shared machine
 import bench_jit_common as common
 import numpy as np
@@ -240,7 +240,7 @@ def main():
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print(f"tanh MLP d-{WIDTH}-{WIDTH}-{WIDTH}-1, {N_POINTS} points, float64, min of "
-          f"{args.repeats} runs (ms)")
+          f"{args.repeats} runs (ms); {common.PINNING}")
     for d in args.dims:
         rows = run(d, args.repeats, rng)
         base_lap, base_grad = rows[0][2], rows[0][3]
