@@ -1,14 +1,15 @@
 """dot_general beyond the case table (tests/primitives/cases_linalg.py, whose check_grads run
 covers the transpose identity <w, J v> == <J^T w, v> for every layout): the cotangent of an
 operand comes out in that operand's own layout when one dot_general can produce it, and each
-path of the impl (stacked matmul, einsum, batched matmul) agrees with numpy's einsum."""
+path of the impl (stacked matmul, blocks of rows, einsum, batched matmul) agrees with numpy's
+einsum."""
 
 import numpy as np
 import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-from functrans.primitives.linalg import dot_general_p
+from functrans.primitives.linalg import _blocked_matmul, dot_general_p
 from functrans.transforms.jit import jit
 
 SIZES = (2, 5, 4, 1)
@@ -86,6 +87,9 @@ def test_batched_matmul_weight_gradient_keeps_the_operand_layout():
 @pytest.mark.parametrize("spec, shapes, dims", [
     # (..., k) @ (k, n): one stacked matmul
     ("abk,kn->abn", [(5, 3, 4), (4, 6)], (((2,), (0,)), ((), ()))),
+    # ... tall enough for blocks of rows (2-d and stacked operands)
+    ("ak,kn->an", [(512, 16), (16, 20)], (((1,), (0,)), ((), ()))),
+    ("abk,kn->abn", [(128, 3, 24), (24, 16)], (((2,), (0,)), ((), ()))),
     ("abk,k->ab", [(5, 3, 4), (4,)], (((2,), (0,)), ((), ()))),
     # per-batch inner products (the forward Laplacian's sum of squares): einsum
     ("bkc,bkc->bc", [(5, 3, 4), (5, 3, 4)], (((1,), (1,)), ((0, 2), (0, 2)))),
@@ -105,3 +109,25 @@ def test_dot_general_paths_match_einsum(spec, shapes, dims):
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
     jitted = jit(lambda a, b: dot_general_p.bind(a, b, dimension_numbers=dims))
     np.testing.assert_allclose(jitted(a, b), want, rtol=1e-13, atol=1e-13)
+
+
+def test_blocked_matmul_takes_any_layout_and_buffer():
+    """Tall products run as stacks of row blocks (linalg._blocked_matmul): a transposed or
+    sliced operand, and jit's reused buffers across calls, give numpy's product."""
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((32, 24))
+    dims = (((1,), (0,)), ((), ()))
+    base = rng.standard_normal((32, 600))
+    for a in (base.T, base.T[:512], rng.standard_normal((512, 64))[:, ::2]):
+        got = dot_general_p.impl(a, w, dimension_numbers=dims)
+        np.testing.assert_allclose(got, a @ w, rtol=1e-13, atol=1e-12)
+
+    # under jit the product lands in a workspace buffer, then feeds an elementwise tail
+    f = jit(lambda a, w: fnp.tanh(a @ w) * 2.0 + a @ w)
+    for _ in range(3):
+        a = rng.standard_normal((4, 128, 32))
+        np.testing.assert_allclose(f(a, w), np.tanh(a @ w) * 2.0 + a @ w,
+                                   rtol=1e-13, atol=1e-12)
+    compiled = f.lower(a, w).compile()
+    assert _blocked_matmul in compiled.fn.__globals__.values()
+    assert "out=w" in compiled.source

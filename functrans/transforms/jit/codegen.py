@@ -127,9 +127,10 @@ class _Workspace:
 
 
 def _writes_out(fn, extra, kwargs, eqn) -> bool:
-    """Whether the call is a ufunc taking `out=` for its one result."""
-    return isinstance(fn, np.ufunc) and not extra and not kwargs \
-        and not eqn.primitive.multiple_results
+    """Whether the call takes `out=` for its one result: a ufunc, or a function marked
+    `writes_out` (one that writes a whole given buffer and returns it, as a ufunc does)."""
+    return (isinstance(fn, np.ufunc) or getattr(fn, "writes_out", False)) and not extra \
+        and not kwargs and not eqn.primitive.multiple_results
 
 
 def _call_target(eqn):
@@ -191,7 +192,8 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
             reuse = None
             # a workspace buffer passes only to a result that may hold one itself
             may_hold = out not in escapes and out not in keep_alive
-            if out_aval.size >= INPLACE_MIN_SIZE and fn.signature is None:  # elementwise
+            elementwise = isinstance(fn, np.ufunc) and fn.signature is None
+            if out_aval.size >= INPLACE_MIN_SIZE and elementwise:
                 reuse = next((a for a in eqn.invars if a in owned and a not in escapes
                               and last_use[a] == i and a not in keep_alive
                               and a.aval == out_aval and (may_hold or a not in slot_of)),
