@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from functrans.backend import xp
@@ -31,44 +33,48 @@ def _argsort(seq) -> list:
     return sorted(range(len(seq)), key=seq.__getitem__)
 
 
-BLOCK_ROWS = 16        # rows per block of a tall product (see _blocked_matmul)
+BLOCK_ROWS = 16        # rows per block of a tall product (see _matmul_rows)
 BLOCK_MIN_ROWS = 256   # below this, one product is as fast
 BLOCK_MIN_WIDTH = 16   # k and n: thinner products lose by blocking
 
 
 def _blocks(lhs_shape, rhs_shape) -> bool:
-    """Whether (..., k) @ (k, n) with these shapes runs faster as a stack of row blocks."""
-    if len(rhs_shape) != 2 or len(lhs_shape) < 2:
+    """Whether (..., k) @ (k, ...) with these shapes runs faster as a stack of row blocks."""
+    if len(rhs_shape) < 2 or len(lhs_shape) < 2:
         return False
-    k, n = rhs_shape
     rows = int(np.prod(lhs_shape[:-1], dtype=np.int64))
-    return rows >= BLOCK_MIN_ROWS and rows % BLOCK_ROWS == 0 and k >= BLOCK_MIN_WIDTH \
-        and n >= BLOCK_MIN_WIDTH
+    n = int(np.prod(rhs_shape[1:], dtype=np.int64))
+    return rows >= BLOCK_MIN_ROWS and rows % BLOCK_ROWS == 0 \
+        and rhs_shape[0] >= BLOCK_MIN_WIDTH and n >= BLOCK_MIN_WIDTH
 
 
-def _blocked_matmul(lhs, rhs, out=None):
-    """(..., k) @ (k, n) as a stack of BLOCK_ROWS-row products, for tall operands (_blocks).
-    numpy runs a stack as one BLAS call per block; OpenBLAS takes blocks this small through
-    kernels that skip packing, which on a 2-core Xeon made (1024, 64) @ (64, 64) 0.141 ->
-    0.109 ms and (1024, 2, 64) @ (64, 64) 0.316 -> 0.222 ms. Same shapes and values as
-    matmul; non-contiguous operands take the plain call."""
-    if type(lhs) is not np.ndarray or not lhs.flags.c_contiguous \
-            or (out is not None and not out.flags.c_contiguous):
-        return xp.matmul(lhs, rhs, out=out)
-    k, n = rhs.shape
-    blocks = lhs.reshape(-1, BLOCK_ROWS, k)
+def _matmul_rows(lhs, rhs, out=None):
+    """(..., k) @ (k, ...) -> (..., ...): rhs's trailing axes taken as one, and tall operands
+    (_blocks) as a stack of BLOCK_ROWS-row products. numpy runs a stack as one BLAS call per
+    block; OpenBLAS takes blocks this small through kernels that skip packing, which on a
+    2-core Xeon made (1024, 64) @ (64, 64) 0.141 -> 0.109 ms and (1024, 2, 64) @ (64, 64)
+    0.316 -> 0.222 ms. Non-contiguous operands of a tall product take one plain call."""
+    k, rows, n = rhs.shape[0], math.prod(lhs.shape[:-1]), math.prod(rhs.shape[1:])
+    shape = (*lhs.shape[:-1], *rhs.shape[1:])
+    rhs2 = rhs.reshape(k, n)
+    if _blocks(lhs.shape, rhs.shape) and type(lhs) is np.ndarray and lhs.flags.c_contiguous \
+            and (out is None or out.flags.c_contiguous):
+        lhs2, out2 = lhs.reshape(rows // BLOCK_ROWS, BLOCK_ROWS, k), (rows // BLOCK_ROWS,
+                                                                      BLOCK_ROWS, n)
+    else:
+        lhs2, out2 = lhs.reshape(rows, k), (rows, n)
     if out is None:
-        return xp.matmul(blocks, rhs).reshape(*lhs.shape[:-1], n)
-    xp.matmul(blocks, rhs, out=out.reshape(-1, BLOCK_ROWS, n))
+        return xp.matmul(lhs2, rhs2).reshape(shape)
+    xp.matmul(lhs2, rhs2, out=out.reshape(out2))
     return out
 
 
-_blocked_matmul.writes_out = True   # jit's generated code may pass it a buffer (`out=`)
+_matmul_rows.writes_out = True   # jit's generated code may pass it a buffer (`out=`)
 
 
 def _matmul(lhs, rhs):
-    if _blocks(lhs.shape, rhs.shape):
-        return _blocked_matmul(lhs, rhs)
+    if rhs.ndim > 2 or _blocks(lhs.shape, rhs.shape):
+        return _matmul_rows(lhs, rhs)
     return xp.matmul(lhs, rhs)
 
 
@@ -76,8 +82,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     if not lb:
-        if lhs.ndim >= 2 and rhs.ndim <= 2 and lc == (lhs.ndim - 1,) and rc == (0,):
-            return _matmul(lhs, rhs)        # (..., k) @ (k[, n]): the leading axes a stack
+        if lhs.ndim >= 2 and rhs.ndim >= 1 and lc == (lhs.ndim - 1,) and rc == (0,):
+            return _matmul(lhs, rhs)        # (..., k) @ (k, ...): the leading axes a stack
         if lhs.ndim == 2 and rhs.ndim == 2 and lc == (0,) and rc == (0,):
             return xp.matmul(lhs.T, rhs)
         if lhs.ndim == 2 and rhs.ndim == 2 and lc == (1,) and rc == (1,):
@@ -238,9 +244,9 @@ def _fast_matmul(in_avals, out_avals, params):
     # faster than tensordot's reshape and copy, and writes into an `out=` buffer
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     lhs, rhs = in_avals
-    if not lb and lhs.ndim >= 2 and rhs.ndim <= 2 and lc == (lhs.ndim - 1,) and rc == (0,):
-        if _blocks(lhs.shape, rhs.shape):
-            return _blocked_matmul, (), {}
+    if not lb and lhs.ndim >= 2 and rhs.ndim >= 1 and lc == (lhs.ndim - 1,) and rc == (0,):
+        if rhs.ndim > 2 or _blocks(lhs.shape, rhs.shape):
+            return _matmul_rows, (), {}
         return xp.matmul, (), {}
     return None
 

@@ -16,6 +16,11 @@ generic rule (jvp of jvp, vmapped over the directions), which is exact but does 
 work. Values that do not depend on x (constants, network parameters) carry nothing, so
 `grad` of a residual loss with respect to parameters differentiates a short program.
 
+A gradient block that does not depend on x (that of an affine function of x: a network's first
+pre-activation) is kept apart from the factor an elementwise map scales it by (`_Scaled`), so
+the next product with an x-independent weight folds the factor in last: (s * B) W = s (B * W),
+one product over the points in place of a broadcast multiply of the block and a product.
+
 >>> import functrans as ft, functrans.numpy as fnp
 >>> from functrans.transforms.laplacian import laplacian
 >>> float(laplacian(lambda x: fnp.sum(x * x * x))(fnp.ones(3)))
@@ -112,10 +117,89 @@ class LaplacianTrace(Trace):
                 return [LaplacianTracer(self, o, None, None) for o in out]
             return LaplacianTracer(self, out, None, None)
         cfg = self.main.global_data
-        rule = _rule_for(prim, [i for i, g in enumerate(gs) if g is not None])
-        outs = rule(prim, params, xs, gs, ss, cfg)
+        carrying = [i for i, g in enumerate(gs) if g is not None]
+        rule = _rule_for(prim, carrying)
+        if rule is _linear_rule and all(_fixed(gs[i]) for i in carrying):
+            outs = rule(prim, params, xs, [None if g is None else g.base for g in gs], ss, cfg)
+            outs = [(y, None if g is None else _Scaled(None, g), s)      # still fixed
+                    for y, g, s in outs]
+        elif rule is _elementwise_rule or (rule is _linear_rule and _keeps_scale(prim, gs)):
+            outs = _elementwise_rule(prim, params, xs, gs, ss, cfg)
+        elif rule is _linear_rule and _folds_scale(prim, params, xs, gs):
+            outs = [_fold_scale(prim, params, xs, gs, ss, cfg)]
+        else:
+            outs = rule(prim, params, xs, [_dense(g) for g in gs], ss, cfg)
         tracers_out = [LaplacianTracer(self, y, g, s) for y, g, s in outs]
         return tracers_out if prim.multiple_results else tracers_out[0]
+
+
+class _Scaled:
+    """A gradient block scale * base (broadcast to (n, *shape)): `base` does not depend on x,
+    `scale` (None: 1) is the product of the derivatives of the elementwise maps applied since
+    x entered linearly. Rules see `.dense()` unless they use the factored form."""
+
+    __slots__ = ("scale", "base", "shape")
+
+    def __init__(self, scale, base, shape=None):
+        self.scale = scale
+        self.base = base
+        self.shape = shape
+
+    def dense(self):
+        if self.scale is None:
+            return self.base
+        g = mul(self.scale, self.base)
+        return broadcast_to(g, (shape_of(self.base)[0], *self.shape))
+
+
+def _dense(g):
+    return g.dense() if type(g) is _Scaled else g
+
+
+def _fixed(g) -> bool:
+    """Whether the block `g` does not depend on x."""
+    return type(g) is _Scaled and g.scale is None
+
+
+def _keeps_scale(prim, gs) -> bool:
+    """A linear elementwise map (x * c, -x) of one scaled block: it scales the scale."""
+    carrying = [g for g in gs if g is not None]
+    return "elementwise" in prim.props and not prim.multiple_results and len(carrying) == 1 \
+        and type(carrying[0]) is _Scaled and carrying[0].scale is not None
+
+
+def _folds_scale(prim, params, xs, gs) -> bool:
+    """dot_general of a 1-d value whose block is scale * base with a 2-d operand that does
+    not depend on x, contracting the value's one axis (a layer of an MLP)."""
+    if prim.name != "dot_general" or len(xs) != 2:
+        return False
+    i = 0 if gs[0] is not None else 1
+    g, w = gs[i], xs[1 - i]
+    if gs[1 - i] is not None or type(g) is not _Scaled or g.scale is None:
+        return False
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    v = shape_of(xs[i])
+    return not lb and len(v) == 1 and ndim_of(w) == 2 and ndim_of(g.scale) == 1 \
+        and shape_of(g.base)[1:] == v
+
+
+def _fold_scale(prim, params, xs, gs, ss, cfg):
+    """(s * B) W = s (B * W): M[j, (k, l)] = B[k, j] W[j, l] does not depend on x (nor, under
+    vmap, on the point), so the block of the output is one product of s with M."""
+    i = 0 if gs[0] is not None else 1
+    g, w = gs[i], xs[1 - i]
+    (lc, rc), _ = params["dimension_numbers"]
+    c = (rc if i == 0 else lc)[0]                     # the weight's contracted axis
+    w = w if c == 0 else moveaxis(w, 1, 0)           # (j, l)
+    n, (j, l) = shape_of(g.base)[0], shape_of(w)
+    m = mul(reshape(moveaxis(g.base, 1, 0), (j, n, 1)), reshape(w, (j, 1, l)))   # (j, n, l)
+    scale = broadcast_to(g.scale, (j,))
+    g_out = dot_general(scale, m, (((0,), (0,)), ((), ())))                     # (n, l)
+    y = prim.bind(*xs, **params)
+    s_out = None
+    if ss[i] is not None:
+        _, (s_out,) = _push(prim, params, xs, ss, cfg.m if cfg.mode == _DIAG else None)
+    return y, g_out, s_out
 
 
 # --- choosing a rule from the table's facts --------------------------------------------------
@@ -269,26 +353,33 @@ def _elementwise_rule(prim, params, xs, gs, ss, cfg):
         (y, d1), (_, d2) = jvp_flat(f_and_df, [x], [ones], name="laplacian (f'')")
     if not is_float(get_aval(y).dtype):
         return [(y, None, None)]
-    out_ndim = get_aval(y).ndim
-    g = _lead_align(gs[i], out_ndim)
-    g_out = mul(d1, g)
+    out_ndim, out_shape = get_aval(y).ndim, get_aval(y).shape
+    g = gs[i]
+    if type(g) is _Scaled:              # scale * base: the scale takes the factor d1
+        scale = d1 if g.scale is None else mul(d1, g.scale)
+        g_out = _Scaled(scale, _lead_align(g.base, out_ndim), out_shape)
+    else:
+        g_out = broadcast_to(mul(d1, _lead_align(g, out_ndim)), (cfg.n, *out_shape))
     s = ss[i]
     s_out = None
     if s is not None:
         s_out = mul(d1, _lead_align(s, out_ndim) if cfg.mode == _DIAG else s)
     if cfg.mode != _FIRST and type(d2) is not Zero:
-        g_sel = _rows(gs[i], cfg)
         if cfg.mode == _DIAG:
-            g_sel = _lead_align(g_sel, out_ndim)
+            g_sel = _lead_align(_rows(_dense(g), cfg), out_ndim)
             curv = mul(g_sel, g_sel)
+        elif type(g) is _Scaled:    # sum_k (s B_k)^2 = s^2 sum_k B_k^2, summed on the base
+            curv = _sum_sq(_rows(g.base, cfg))
+            if g.scale is not None:
+                curv = mul(mul(g.scale, g.scale), curv)
         else:
-            curv = _sum_sq(g_sel)
+            curv = _sum_sq(_rows(g, cfg))
         s_out = _add(s_out, mul(d2, curv))
     if s_out is not None and cfg.mode == _DIAG:
         s_out = broadcast_to(s_out, (cfg.m, *get_aval(y).shape))
     elif s_out is not None:
         s_out = broadcast_to(s_out, get_aval(y).shape)
-    return [(y, broadcast_to(g_out, (cfg.n, *get_aval(y).shape)), s_out)]
+    return [(y, g_out, s_out)]
 
 
 def _bilinear_rule(prim, params, xs, gs, ss, cfg):
@@ -382,14 +473,15 @@ def _forward(f, args, argnums, mode, fname, indices=None):
     sel = _selection(indices, n, fname)
     with new_main(LaplacianTrace, _Config(n, mode, sel), name=fname) as main:
         trace = main.trace
-        ins = [LaplacianTracer(trace, x, g, None) for x, g in zip(in_leaves, basis)]
+        ins = [LaplacianTracer(trace, x, _Scaled(None, g), None)
+               for x, g in zip(in_leaves, basis)]
         full = list(args)
         for i, a in zip(nums, tree_unflatten(in_tree, ins)):
             full[i] = a
         out = f(*full)
         out_leaves, out_tree = tree_flatten(out)
         outs = [trace.full_raise(as_value(o, fname)) for o in out_leaves]
-        res = [(o.primal, o.grad, o.second) for o in outs]
+        res = [(o.primal, _dense(o.grad), o.second) for o in outs]
     return res, out_tree, in_leaves, in_tree, n, sel
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-from functrans.primitives.linalg import _blocked_matmul, dot_general_p
+from functrans.primitives.linalg import _matmul_rows, dot_general_p
 from functrans.transforms.jit import jit
 
 SIZES = (2, 5, 4, 1)
@@ -90,6 +90,9 @@ def test_batched_matmul_weight_gradient_keeps_the_operand_layout():
     # ... tall enough for blocks of rows (2-d and stacked operands)
     ("ak,kn->an", [(512, 16), (16, 20)], (((1,), (0,)), ((), ()))),
     ("abk,kn->abn", [(128, 3, 24), (24, 16)], (((2,), (0,)), ((), ()))),
+    # ... against a weight with several free axes (flattened), short and tall
+    ("ak,kbc->abc", [(7, 5), (5, 3, 2)], (((1,), (0,)), ((), ()))),
+    ("ak,kbc->abc", [(512, 16), (16, 4, 8)], (((1,), (0,)), ((), ()))),
     ("abk,k->ab", [(5, 3, 4), (4,)], (((2,), (0,)), ((), ()))),
     # per-batch inner products (the forward Laplacian's sum of squares): einsum
     ("bkc,bkc->bc", [(5, 3, 4), (5, 3, 4)], (((1,), (1,)), ((0, 2), (0, 2)))),
@@ -111,8 +114,8 @@ def test_dot_general_paths_match_einsum(spec, shapes, dims):
     np.testing.assert_allclose(jitted(a, b), want, rtol=1e-13, atol=1e-13)
 
 
-def test_blocked_matmul_takes_any_layout_and_buffer():
-    """Tall products run as stacks of row blocks (linalg._blocked_matmul): a transposed or
+def test_matmul_rows_takes_any_layout_and_buffer():
+    """Tall products run as stacks of row blocks (linalg._matmul_rows): a transposed or
     sliced operand, and jit's reused buffers across calls, give numpy's product."""
     rng = np.random.default_rng(4)
     w = rng.standard_normal((32, 24))
@@ -129,5 +132,5 @@ def test_blocked_matmul_takes_any_layout_and_buffer():
         np.testing.assert_allclose(f(a, w), np.tanh(a @ w) * 2.0 + a @ w,
                                    rtol=1e-13, atol=1e-12)
     compiled = f.lower(a, w).compile()
-    assert _blocked_matmul in compiled.fn.__globals__.values()
+    assert _matmul_rows in compiled.fn.__globals__.values()
     assert "out=w" in compiled.source

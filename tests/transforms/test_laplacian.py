@@ -174,6 +174,43 @@ def test_program_size_does_not_grow_with_dimension():
     assert sizes[0] == sizes[1], sizes
 
 
+def _second_differences(f, x, h=1e-4):
+    """Diagonal of the Hessian of a numpy function by central differences (float64)."""
+    e = np.eye(x.size)
+    return np.array([(f(x + h * e[i]) - 2 * f(x) + f(x - h * e[i])) / h**2
+                     for i in range(x.size)])
+
+
+def test_scaled_first_layer_block_folds_into_the_next_product():
+    """After an elementwise map of an affine function of x the block is kept as scale *
+    base, and the next product with an x-independent weight takes the scale last: a product
+    with a (width, d, out) weight, no (d, width) broadcast multiply. Weight on the left, two
+    maps in a row, each mode, against second differences and a closed form."""
+    rng = np.random.default_rng(7)
+    d = 3
+    A, W, B = (rng.standard_normal(s) for s in [(d, 5), (4, 5), (5, d)])
+    x = rng.standard_normal(d)
+
+    def f(x, np=fnp):
+        h = np.sin(np.tanh(x @ A) * 2.0)
+        return np.sum(np.cos(W @ h))
+
+    diag = _second_differences(lambda x: f(x, np), x)
+    np.testing.assert_allclose(hessian_diag(f)(x), diag, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(laplacian(f)(x), diag.sum(), rtol=1e-6, atol=1e-6)
+    closed = ft.make_jaxpr(laplacian(f))(x)
+    products = [e for e in closed.eqns if e.primitive.name == "dot_general"]
+    assert any(e.invars[1].aval.shape == (5, d, 4) for e in products), str(closed)
+    assert not any(e.primitive.name == "mul" and e.outvars[0].aval.shape == (d, 5)
+                   for e in closed.eqns), str(closed)
+
+    # divergence of F(x) = tanh(x A) B: sum_j (1 - t_j^2) (A B)_jj-weighted, closed form
+    t = np.tanh(x @ A)
+    want = np.sum(A * ((1 - t**2)[None, :] * B.T))
+    got = divergence(lambda x: fnp.tanh(x @ A) @ B)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
 def test_values_independent_of_the_input_carry_nothing():
     c = np.linspace(0.1, 1.0, 3)
     plain = ft.make_jaxpr(lambda x: fnp.sum(fnp.exp(fnp.sin(c))) * x[0])(np.ones(2))
