@@ -93,6 +93,7 @@ def test_batched_matmul_weight_gradient_keeps_the_operand_layout():
     # ... against a weight with several free axes (flattened), short and tall
     ("ak,kbc->abc", [(7, 5), (5, 3, 2)], (((1,), (0,)), ((), ()))),
     ("ak,kbc->abc", [(512, 16), (16, 4, 8)], (((1,), (0,)), ((), ()))),
+    ("abk,kcd->abcd", [(64, 8, 16), (16, 3, 20)], (((2,), (0,)), ((), ()))),
     ("abk,k->ab", [(5, 3, 4), (4,)], (((2,), (0,)), ((), ()))),
     # per-batch inner products (the forward Laplacian's sum of squares): einsum
     ("bkc,bkc->bc", [(5, 3, 4), (5, 3, 4)], (((1,), (1,)), ((0, 2), (0, 2)))),
@@ -124,6 +125,9 @@ def test_matmul_rows_takes_any_layout_and_buffer():
     for a in (base.T, base.T[:512], rng.standard_normal((512, 64))[:, ::2]):
         got = dot_general_p.impl(a, w, dimension_numbers=dims)
         np.testing.assert_allclose(got, a @ w, rtol=1e-13, atol=1e-12)
+        for out in (np.empty((512, 24)), np.empty((24, 512)).T):   # a buffer of either order
+            assert _matmul_rows(a[:512], w, out=out) is out
+            np.testing.assert_allclose(out, a[:512] @ w, rtol=1e-13, atol=1e-12)
 
     # under jit the product lands in a workspace buffer, then feeds an elementwise tail
     f = jit(lambda a, w: fnp.tanh(a @ w) * 2.0 + a @ w)
@@ -133,4 +137,5 @@ def test_matmul_rows_takes_any_layout_and_buffer():
                                    rtol=1e-13, atol=1e-12)
     compiled = f.lower(a, w).compile()
     assert _matmul_rows in compiled.fn.__globals__.values()
-    assert "out=w" in compiled.source
+    products = [line for line in compiled.source.splitlines() if "# dot_general" in line]
+    assert products and all("out=w" in line for line in products), compiled.source
