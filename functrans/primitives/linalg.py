@@ -262,5 +262,7 @@ def _fast_matmul(in_avals, out_avals, params):
 dot_general_p = define(
     "dot_general", module=M, impl=_dot_general_impl, abstract=_dot_general_abstract,
     jvp=_dot_general_jvp, transpose=_dot_general_transpose, batch=_dot_general_batch,
-    props=("linear", "bilinear"), facts=dict(fast_impl=_fast_matmul, fresh_result=True),
+    props=("linear", "bilinear"),
+    facts=dict(fast_impl=_fast_matmul, fresh_result=True,
+               contraction=lambda params: params["dimension_numbers"]),
     torch_name="MmBackward0")

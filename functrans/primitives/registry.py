@@ -31,6 +31,9 @@ primitive they hold). The keys, in FACT_KEYS:
                             bits as `impl`; None when this application needs the full impl
   linear_operands           for an op in props "linear": the operand positions it is linear in
                             (jointly); without it, all of them (div: the numerator only)
+  contraction               (params) -> ((lhs contracting, rhs contracting), (lhs batch, rhs
+                            batch)): the op is the tensor contraction dot_general computes
+                            with these dimension numbers
 
 Every identity is exact in IEEE arithmetic, except for the sign of a zero result: x + 0 -> x
 keeps -0.0 where numpy gives +0.0 (the values compare equal). `props` hold the properties
@@ -54,7 +57,7 @@ FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",
     "reshape_like", "moves_elements", "broadcast", "sum_axes", "converts_dtype", "neg_operand",
     "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl",
-    "fresh_result", "linear_operands"})
+    "fresh_result", "linear_operands", "contraction"})
 
 
 def define(name: str, *, impl: Callable, abstract: Callable, module: str,

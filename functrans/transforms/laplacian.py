@@ -169,15 +169,16 @@ def _keeps_scale(prim, gs) -> bool:
 
 
 def _folds_scale(prim, params, xs, gs) -> bool:
-    """dot_general of a 1-d value whose block is scale * base with a 2-d operand that does
-    not depend on x, contracting the value's one axis (a layer of an MLP)."""
-    if prim.name != "dot_general" or len(xs) != 2:
+    """A contraction (the row's `contraction` fact) of a 1-d value whose block is scale * base
+    with a 2-d operand that does not depend on x, over the value's one axis (an MLP layer)."""
+    contraction = prim.facts.get("contraction")
+    if contraction is None or len(xs) != 2:
         return False
     i = 0 if gs[0] is not None else 1
     g, w = gs[i], xs[1 - i]
     if gs[1 - i] is not None or type(g) is not _Scaled or g.scale is None:
         return False
-    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    (lc, rc), (lb, rb) = contraction(params)
     v = shape_of(xs[i])
     return not lb and len(v) == 1 and ndim_of(w) == 2 and ndim_of(g.scale) == 1 \
         and shape_of(g.base)[1:] == v
@@ -188,7 +189,7 @@ def _fold_scale(prim, params, xs, gs, ss, cfg):
     vmap, on the point), so the block of the output is one product of s with M."""
     i = 0 if gs[0] is not None else 1
     g, w = gs[i], xs[1 - i]
-    (lc, rc), _ = params["dimension_numbers"]
+    (lc, rc), _ = prim.facts["contraction"](params)
     c = (rc if i == 0 else lc)[0]                     # the weight's contracted axis
     w = w if c == 0 else moveaxis(w, 1, 0)           # (j, l)
     n, (j, l) = shape_of(g.base)[0], shape_of(w)
