@@ -103,12 +103,12 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
 
     @functools.wraps(f)
     def batched(*args, **kwargs):
-        if kwargs:
-            raise TypeError("vmap: keyword arguments are not mapped; pass arrays positionally "
-                            "(or close over constant keyword arguments with a lambda).")
-        flat, in_tree = tree_flatten((args, {}))
+        flat, in_tree = tree_flatten((args, kwargs))
         names = ["args" + keystr(p) for p, _ in tree_flatten_with_path(args)[0]]
-        flat = [as_value(x, f"vmap {name}") for x, name in zip(flat, names)]
+        names += ["kwargs" + keystr(p) for p, _ in tree_flatten_with_path(kwargs)[0]]
+        flat = [(x, as_value(x, f"vmap {name}")) for x, name in zip(flat, names)]
+        given = [x if isinstance(x, bool | int | float | complex) else v for x, v in flat]
+        flat = [v for _, v in flat]
         axes_prefix = in_axes if isinstance(in_axes, tuple) or in_axes is None \
             or isinstance(in_axes, int) else in_axes
         if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
@@ -118,6 +118,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
         try:
             dims = broadcast_prefix(axes_prefix if isinstance(axes_prefix, tuple)
                                     else (axes_prefix,) * len(args), args)
+            dims = [*dims, *[0] * (len(flat) - len(dims))]  # keyword arguments: axis 0, as JAX
         except ValueError:
             raise ValueError(
                 f"vmap: in_axes={in_axes!r} is not a tree prefix of the arguments, whose "
@@ -130,6 +131,10 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                 norm_dims.append(None)
                 continue
             nd = np.ndim(x)
+            if names[i].startswith("kwargs") and nd == 0:
+                raise ValueError(f"vmap: keyword argument {names[i]} is a scalar, but keyword "
+                                 "arguments are always mapped over axis 0 (as in JAX). Pass it "
+                                 "positionally with in_axes None, or close over it.")
             if not isinstance(d, int) or not -nd <= d < nd:
                 raise ValueError(f"vmap: in_axes entry {d!r} for {names[i]} (shape "
                                  f"{np.shape(x)}) is out of range; it must be an int in "
@@ -149,9 +154,18 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                              "axes must have the same size (check in_axes).")
         size = sizes[0][2] if size is None else size
         f_flat, out_tree = flatten_fun(f, in_tree)
+        # unmapped leaves reach f unwrapped, as in JAX: a Python int stays an int (so it can be
+        # a static argument of a jit inside), an outer tracer stays that tracer
+        mapped = [i for i, d in enumerate(norm_dims) if d is not None]
 
-        outs = batch_flat(f_flat, flat, norm_dims, lambda: _out_dims(out_axes, out_tree.val),
-                          size)
+        def f_mapped(*xs):
+            full = list(given)
+            for i, v in zip(mapped, xs):
+                full[i] = v
+            return f_flat(*full)
+
+        outs = batch_flat(f_mapped, [flat[i] for i in mapped], [norm_dims[i] for i in mapped],
+                          lambda: _out_dims(out_axes, out_tree.val), size)
         return tree_unflatten(out_tree.val, outs)
 
     return batched

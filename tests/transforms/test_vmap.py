@@ -161,5 +161,28 @@ def test_other_misuse():
         ft.vmap(lambda x: x, in_axes=None)(np.ones(3))
     with pytest.raises(ValueError, match="out_axes=None"):
         ft.vmap(lambda x: x, out_axes=None)(np.ones(3))
-    with pytest.raises(TypeError, match="keyword"):
-        ft.vmap(lambda x: x)(x=np.ones(3))
+    with pytest.raises(ValueError, match="keyword arguments are always mapped over axis 0"):
+        ft.vmap(lambda x, y: x * y)(np.ones(3), y=2.0)
+
+
+def test_keyword_arguments_are_mapped_over_axis_0_like_jax():
+    def f(x, scale=1.0):
+        return fnp.sum(x) * scale
+
+    s = np.arange(4.0)
+    np.testing.assert_allclose(ft.vmap(f)(A, scale=s), loop(f, A, s))
+    np.testing.assert_allclose(ft.vmap(f, in_axes=None)(A, scale=s), A.sum() * s)
+    np.testing.assert_allclose(ft.vmap(lambda x: 2.0 * x)(x=A), 2.0 * A)
+
+
+def test_unmapped_python_scalars_reach_f_unwrapped_like_jax():
+    # an int with in_axes None stays an int, so it can be a static argument of a jit inside
+    seen = []
+    power = ft.jit(lambda x, n: x ** n, static_argnums=1)
+    out = ft.vmap(lambda x, n: seen.append(type(n)) or power(x, n), in_axes=(0, None))(A, 3)
+    np.testing.assert_allclose(out, A ** 3)
+    assert seen == [int]
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    expected = jax.vmap(jax.jit(lambda x, n: x ** n, static_argnums=1), in_axes=(0, None))(A, 3)
+    np.testing.assert_allclose(out, expected)
