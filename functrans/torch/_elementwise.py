@@ -9,6 +9,7 @@ import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
+from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
@@ -347,32 +348,56 @@ def _where_promoted(c, x, y, *, dt):
     return E.select(c, S.convert_element_type(x, dt), S.convert_element_type(y, dt))
 
 
+# PyTorch's clamp: min(max(x, lo), hi), so hi wins where lo > hi and NaN stays NaN; the
+# gradient reaches x only where lo <= x <= hi (a NaN x gets none), lo only where x < lo < hi,
+# hi only where x > hi or hi < lo. Values that pass no gradient go through stop_gradient.
+
 @composite("ClampBackward1")
 def _clamp(x, lo, hi):
-    # the gradient passes where lo <= x <= hi (PyTorch's convention at the bounds)
     inside = E.and_(E.ge(x, lo), E.le(x, hi))
-    return E.select(inside, x, E.select(E.lt(x, lo), lo, hi))
+    outside = E.select(E.lt(x, lo), np.minimum(lo, hi), hi)
+    return E.select(inside, x, E.select(E.ne(x, x), stop_gradient_p.bind(x), outside))
 
 
 @composite("ClampBackward1")
 def _clamp_min(x, lo):
-    return E.select(E.ge(x, lo), x, E.select(E.ne(x, x), x, lo))
+    return E.select(E.ge(x, lo), x, E.select(E.ne(x, x), stop_gradient_p.bind(x), lo))
 
 
 @composite("ClampBackward1")
 def _clamp_max(x, hi):
-    return E.select(E.le(x, hi), x, E.select(E.ne(x, x), x, hi))
+    return E.select(E.le(x, hi), x, E.select(E.ne(x, x), stop_gradient_p.bind(x), hi))
+
+
+@composite("ClampBackward0")
+def _clamp_tensors(x, lo, hi):
+    inside = E.and_(E.ge(x, lo), E.le(x, hi))
+    to_hi = E.or_(E.gt(x, hi), E.lt(hi, lo))
+    to_lo = E.and_(E.lt(x, lo), E.lt(lo, hi))
+    rest = stop_gradient_p.bind(E.min(E.max(x, lo), hi))  # NaN, or x < lo == hi
+    return E.select(inside, x, E.select(to_hi, hi, E.select(to_lo, lo, rest)))
+
+
+@composite("ClampBackward0")
+def _clamp_min_tensor(x, lo):
+    rest = stop_gradient_p.bind(E.max(x, lo))  # NaN
+    return E.select(E.ge(x, lo), x, E.select(E.lt(x, lo), lo, rest))
+
+
+@composite("ClampBackward0")
+def _clamp_max_tensor(x, hi):
+    rest = stop_gradient_p.bind(E.min(x, hi))  # NaN
+    return E.select(E.le(x, hi), x, E.select(E.gt(x, hi), hi, rest))
 
 
 def clamp(input, min=None, max=None):
     x = as_tensor(input)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = x
+        if min is not None and max is not None:
+            return nary(_clamp_tensors, (x, min, max))
         if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+            return nary(_clamp_min_tensor, (x, min))
+        return nary(_clamp_max_tensor, (x, max))
     dt = x._value.dtype
     if min is not None and max is not None:
         return run(_clamp, (x, None, None), (x._value, dt.type(min), dt.type(max)))

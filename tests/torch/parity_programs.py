@@ -1173,6 +1173,37 @@ def inplace_on_views(torch, rec):
     x[1:].zero_()
 
 
+@program
+def clamp_bounds_crossed_and_nan(torch, rec):
+    nan = float("nan")
+    x = torch.tensor([nan, 1., 5., 2., 0., 3.], requires_grad=True)
+    y = x.clamp(3., 2.)
+    rec("crossed", y), rec("nan_kept", x.clamp(-1., 1.)), rec("min_only", x.clamp(min=1.))
+    rec("max_only", x.clamp(max=1.))
+    (y.sum() + x.clamp(-1., 1.).sum() + x.clamp(min=1.).sum()).backward()
+    rec("g", x.grad)
+    lo = torch.tensor([0., 3., 0., 2., 1., 3.], requires_grad=True)
+    hi = torch.tensor([1., 2., 4., 2., 1., 3.], requires_grad=True)
+    x.grad = None
+    t = torch.clamp(x, lo, hi)
+    rec("t", t)
+    t.sum().backward()
+    rec("gx", x.grad), rec("glo", lo.grad), rec("ghi", hi.grad)
+    x.grad = lo.grad = hi.grad = None
+    (torch.clamp(x, min=lo) * 2 + torch.clamp(x, max=hi)).sum().backward()
+    rec("gx1", x.grad), rec("glo1", lo.grad), rec("ghi1", hi.grad)
+    z = torch.tensor([1., 4.], requires_grad=True)
+    w = z.clamp(torch.tensor([[0.], [2.]]), torch.tensor(3.))
+    rec("w", w)
+    (g,) = torch.autograd.grad(w.sum(), z, create_graph=True)
+    rec("gz", g)
+    i = torch.tensor([1, 5, -3])
+    rec("int", i.clamp(0, 3)), rec("int_t", i.clamp(torch.tensor(0), torch.tensor(3)))
+    c = torch.tensor([-2., 0.5, 9.])
+    c.clamp_(torch.tensor([0., 0., 0.]), torch.tensor([1., 1., 1.]))
+    rec("inplace", c)
+
+
 def main():
     import torch
     torch.set_num_threads(1)
