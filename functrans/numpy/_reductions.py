@@ -34,7 +34,13 @@ def normalize_axes(axis, ndim, name="reduction"):
     """numpy's `axis` argument (None, int or tuple of ints) as sorted non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    if isinstance(axis, int | np.integer):
+        axes = (axis,)
+    elif isinstance(axis, tuple | list):
+        axes = tuple(axis)
+    else:
+        raise TypeError(f"{name}: axis must be None, an integer or a tuple of integers, got "
+                        f"{axis!r}.")
     for a in axes:
         if not isinstance(a, int | np.integer):
             raise TypeError(f"{name}: axis entries must be integers, got {a!r}.")
@@ -46,6 +52,15 @@ def normalize_axes(axis, ndim, name="reduction"):
     if len(set(out)) != len(out):
         raise ValueError(f"{name}: duplicate value in 'axis' ({axis!r}); name each axis once.")
     return out
+
+
+def single_axis(axis, ndim, name):
+    """numpy's `axis` for functions that take exactly one (argmax, cumsum): a non-negative int.
+    A 0-d array counts as 1-d here, as in numpy (it is searched or scanned as one element)."""
+    if not isinstance(axis, int | np.integer):
+        raise TypeError(f"{name}: axis must be a single integer (or None), got {axis!r}; "
+                        f"{name} works along one axis, so reshape to merge several first.")
+    return normalize_axes(axis, builtins.max(ndim, 1), name)[0]
 
 
 def _keep(out, shape, axes, keepdims):
@@ -242,7 +257,7 @@ def _arg_stat(reduce, name):
             a = reshape(a, (a.size,))
             ax = 0
         else:
-            ax = normalize_axes(axis, a.ndim, name)[0] if a.ndim else 0
+            ax = single_axis(axis, a.ndim, name)
         if a.ndim == 0:
             a = reshape(a, (1,))
         if a.shape[ax] == 0:
@@ -272,10 +287,9 @@ def _scan(scan, name):
         if axis is None:
             a = reshape(a, (a.size,))
             axis = 0
+        ax = single_axis(axis, a.ndim, name)
         if a.ndim == 0:
-            normalize_axes(axis, 0, name)
             return reshape(a, (1,))
-        ax = normalize_axes(axis, a.ndim, name)[0]
         return scan(a, ax)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"numpy.{name}: axis=None scans the flattened array."

@@ -210,6 +210,31 @@ def test_axis_errors_name_the_problem():
         fnp.argmax(x, axis=-3)
 
 
+@pytest.mark.parametrize("name", ["argmax", "argmin", "cumsum", "cumprod"])
+def test_single_axis_functions_reject_an_axis_tuple_like_numpy(name):
+    # these work along one axis: a tuple used to be read as its first entry, silently
+    x = sample((2, 3, 4), np.float64)
+    with pytest.raises(TypeError):
+        getattr(np, name)(x, axis=(0, 1))
+    with pytest.raises(TypeError, match="single integer"):
+        getattr(fnp, name)(x, axis=(0, 1))
+    with pytest.raises(TypeError, match="single integer"):
+        ft.jit(lambda y: getattr(fnp, name)(y, axis=(0,)))(x)
+    # a 0-d array counts as 1-d: axis 0 and -1 are fine, 1 is out of bounds (numpy's rule)
+    z = np.array(2.5)
+    for axis in (0, -1):
+        assert_matches(getattr(fnp, name)(z, axis=axis), getattr(np, name)(z, axis=axis))
+    with pytest.raises(np.exceptions.AxisError):
+        getattr(np, name)(z, axis=1)
+    with pytest.raises(np.exceptions.AxisError, match="out of bounds"):
+        getattr(fnp, name)(z, axis=1)
+
+
+def test_a_non_integer_axis_is_named():
+    with pytest.raises(TypeError, match="axis must be None, an integer or a tuple"):
+        fnp.sum(np.ones(3), axis=1.0)
+
+
 def test_tracer_methods():
     x = sample((3, 4), np.float64)
 
