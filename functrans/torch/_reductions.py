@@ -262,7 +262,15 @@ def _var(x, *, dims, correction, keepdim):
 
 @composite("StdBackward0")
 def _std(x, *, dims, correction, keepdim):
-    return E.sqrt(_var.traced(x, dims=dims, correction=correction, keepdim=keepdim))
+    return _sqrt_zero_grad_at_zero(_var.traced(x, dims=dims, correction=correction,
+                                               keepdim=keepdim))
+
+
+def _sqrt_zero_grad_at_zero(s):
+    """sqrt(s), with PyTorch's zero gradient where s == 0 (std and norm of constant or zero
+    data) instead of inf * 0 = nan: the zero comes from a constant branch of a select."""
+    nz = E.ne(s, np.zeros((), s.dtype))
+    return E.select(nz, E.sqrt(E.select(nz, s, np.ones((), s.dtype))), np.zeros((), s.dtype))
 
 
 def _var_args(input, dim, unbiased, keepdim, correction):
@@ -289,16 +297,21 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @composite("LinalgVectorNormBackward0")
 def _norm(x, *, ord, dims, keepdim):
-    a = E.abs(x)
+    # PyTorch's subgradients: zero where the norm is zero, and zero for zero entries
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
     if ord == 2:
-        out = E.sqrt(R.reduce_sum(E.mul(x, x), dims))
+        out = _sqrt_zero_grad_at_zero(R.reduce_sum(E.mul(x, x), dims))
     elif ord == 1:
         out = R.reduce_sum(_abs.traced(x), dims)
     elif ord == math.inf:
-        out = R.reduce_max(a, dims)
+        out = R.reduce_max(_abs.traced(x), dims)
     else:
         p = np.asarray(ord, x.dtype)
-        out = E.pow(R.reduce_sum(E.pow(a, p), dims), E.div(np.ones((), x.dtype), p))
+        nz = E.ne(x, zero)
+        a = E.select(nz, _abs.traced(x), one)
+        s = R.reduce_sum(E.select(nz, E.pow(a, p), zero), dims)
+        snz = E.ne(s, zero)
+        out = E.select(snz, E.pow(E.select(snz, s, one), E.div(one, p)), zero)
     return _keep(out, x.shape, dims, keepdim)
 
 

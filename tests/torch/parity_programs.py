@@ -1204,6 +1204,37 @@ def clamp_bounds_crossed_and_nan(torch, rec):
     rec("inplace", c)
 
 
+@program
+def zero_norm_std_and_logits_at_zero(torch, rec):
+    grads = []
+    for p in [2, 1, float("inf"), 3, 0.5, "fro"]:
+        x = torch.tensor([[0., 0.], [0., -2.], [1., -1.]], requires_grad=True)
+        x.norm(p=p, dim=1).sum().backward()
+        grads.append(x.grad)
+    rec("norm_grads", grads)
+    z = torch.zeros(3, requires_grad=True)
+    n = z.norm()
+    (g,) = torch.autograd.grad(n, z, create_graph=True)
+    rec("n", n), rec("g", g.tolist()), rec("g_requires_grad", g.requires_grad)
+    c = torch.tensor([1., 1., 1.], requires_grad=True)
+    s = c.std()
+    s.backward()
+    rec("std", s), rec("std_g", c.grad)
+    c.grad = None
+    c.std(dim=0, keepdim=True, correction=0).backward()
+    rec("std_g0", c.grad)
+    b = torch.tensor([1000., -1000., 0., 0.5], requires_grad=True)
+    t = torch.tensor([0., 1., 1., 0.])
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(b, t)
+    loss.backward()
+    rec("bce", loss), rec("bce_g", b.grad)
+    b.grad = None
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(
+        b, t, pos_weight=torch.tensor([2., 2., 3., 3.]), reduction="sum")
+    loss.backward()
+    rec("bce_pw", loss), rec("bce_pw_g", b.grad)
+
+
 def main():
     import torch
     torch.set_num_threads(1)

@@ -81,18 +81,27 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                (reduction,))
 
 
+def _softplus_neg(x):
+    """log(1 + exp(-x)) as log1p(exp(-|x|)) + relu(-x), each kink decided by one select so
+    that the derivative at x = 0 is -sigmoid(0) = -1/2 (no tie of max or abs to split)."""
+    zero = np.zeros((), x.dtype)
+    pos = E.ge(x, zero)
+    neg_abs = E.select(pos, E.neg(x), x)
+    return E.add(E.log1p(E.exp(neg_abs)), E.select(pos, zero, E.neg(x)))
+
+
 @composite("BinaryCrossEntropyWithLogitsBackward0")
 def _bce_logits(x, t, *, reduction):
-    # (1 - t) x + log(1 + exp(-x)), written to stay finite: log1p(exp(-|x|)) + max(-x, 0)
-    one, zero = np.ones((), x.dtype), np.zeros((), x.dtype)
-    soft = E.add(E.log1p(E.exp(E.neg(E.abs(x)))), E.max(E.neg(x), zero))
+    # (1 - t) x + log(1 + exp(-x)), written to stay finite
+    one = np.ones((), x.dtype)
+    soft = _softplus_neg(x)
     return _reduce(E.add(E.mul(E.sub(one, t), x), soft), reduction)
 
 
 @composite("BinaryCrossEntropyWithLogitsBackward0")
 def _bce_logits_pos(x, t, pw, *, reduction):
-    one, zero = np.ones((), x.dtype), np.zeros((), x.dtype)
-    soft = E.add(E.log1p(E.exp(E.neg(E.abs(x)))), E.max(E.neg(x), zero))
+    one = np.ones((), x.dtype)
+    soft = _softplus_neg(x)
     scale = E.add(one, E.mul(E.sub(pw, one), t))
     return _reduce(E.add(E.mul(E.sub(one, t), x), E.mul(scale, soft)), reduction)
 
