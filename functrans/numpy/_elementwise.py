@@ -317,10 +317,16 @@ def float_power(x, y):
 
 
 def _fmax_fmin(prim, ufunc):
+    wins = E.gt if prim is E.max_p else E.lt
+
     def fn(x, y):
         x, y = _converted(ufunc, (x, y))
+        if x.dtype.kind == "f":
+            # JAX's definition: x where it wins or y is NaN, else y. A NaN loses to a number,
+            # and a tie takes y (its derivative too, as jax.numpy.fmax; maximum splits ties)
+            return E.select(E.or_(wins(x, y), E.ne(y, y)), x, y)
         out = prim.bind(x, y)
-        if x.dtype.kind not in "fc":
+        if x.dtype.kind != "c":
             return out
         # a NaN loses to a number: take the other operand where one is NaN
         return E.select(E.ne(y, y), x, E.select(E.ne(x, x), y, out))

@@ -506,6 +506,25 @@ def test_special_case_derivatives_match_jax():
                 np.testing.assert_allclose(o, np.asarray(t), rtol=1e-14, atol=1e-15)
 
 
+def test_fmax_fmin_send_a_tie_to_the_second_operand_like_jax():
+    # jax.numpy.fmax is where((x > y) | isnan(y), x, y): at a tie the derivative goes to y
+    # (fnp.fmax used to split it like maximum). NaNs, and which operand wins, are exercised too
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    x = np.array([1.0, 2.0, 3.0, np.nan, 0.5, np.nan, -0.0])
+    y = np.array([1.0, 5.0, -3.0, 2.0, np.nan, np.nan, 0.0])
+    with jax.enable_x64(True):
+        for fn, jfn, npfn in [(fnp.fmax, jnp.fmax, np.fmax), (fnp.fmin, jnp.fmin, np.fmin)]:
+            np.testing.assert_array_equal(fn(x, y), npfn(x, y))
+            for transform in (lambda f: f, ft.jit):
+                ours = transform(ft.grad(lambda a, b: fnp.sum(fn(a, b)), argnums=(0, 1)))(x, y)
+                theirs = jax.grad(lambda a, b: jnp.sum(jfn(a, b)), argnums=(0, 1))(x, y)
+                for o, t in zip(ours, theirs):
+                    np.testing.assert_array_equal(o, np.asarray(t))
+            jf = ft.jacfwd(lambda a: fn(a, y))(x)
+            np.testing.assert_array_equal(jf, np.asarray(jax.jacfwd(lambda a: jfn(a, y))(x)))
+
+
 def test_tie_and_kink_derivatives_match_torch():
     torch = pytest.importorskip("torch")
     x = np.array([1.0, 2.0, 3.0, -1.0])
