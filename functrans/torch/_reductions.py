@@ -77,13 +77,18 @@ def _mean_dims(x, *, dims, keepdim):
     return E.div(s, np.asarray(n, x.dtype))
 
 
+# PyTorch's ScalarType names, as its messages print them
+_SCALAR_TYPE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}
+
+
 def _mean_check(v, dtype, name):
     if dtype is not None:
         return v.astype(_dtype.to_numpy(dtype))
     if v.dtype.kind not in "fc":
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {_dtype.from_numpy(v.dtype).name.capitalize()}")
+            f"point or complex dtype. Got: {_SCALAR_TYPE.get(v.dtype.name, v.dtype.name)}")
     return v
 
 

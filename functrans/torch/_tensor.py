@@ -242,17 +242,21 @@ class Tensor(Tracer):
     def requires_grad(self, flag):
         flag = bool(flag)
         if self._grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().")
+            raise RuntimeError(_NON_LEAF_FLAG if not flag else
+                               "you can only change requires_grad flags of leaf variables.")
         if flag and self._value.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
-        self.requires_grad = requires_grad
+        if self._grad_fn is not None:
+            if requires_grad:  # a computed tensor already requires grad: nothing to change
+                return self
+            raise RuntimeError(_NON_LEAF_FLAG)
+        if requires_grad and self._value.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
         return self
 
     @property
@@ -304,7 +308,10 @@ class Tensor(Tracer):
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_legacy_name(value)}' to a "
                     f"tensor with grad_dtype '{_legacy_type(self)}'. The gradient must match the "
-                    "tensor's grad_dtype (defaults to the tensor's dtype).")
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                    "its gradient may break downstream systems that assume they match.")
         self._get_meta().grad = value
 
     @grad.deleter
@@ -499,13 +506,20 @@ def _rebuild(value, requires_grad):
     return wrap(value, requires_grad)
 
 
+_NON_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
+                  "use a computed variable in a subgraph that doesn't require differentiation "
+                  "use var_no_grad = var.detach().")
+
+
 def _legacy_type(t) -> str:
     return {"float32": "Float", "float64": "Double"}.get(t._value.dtype.name, t._value.dtype.name)
 
 
 def _legacy_name(t) -> str:
-    return {"float32": "float", "float64": "double"}.get(t._value.dtype.name,
-                                                          t._value.dtype.name)
+    """The dtype as PyTorch's C++ type name (its messages say 'double', 'long int')."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}.get(t._value.dtype.name, t._value.dtype.name)
 
 
 def _dim(dim, ndim):

@@ -1235,6 +1235,44 @@ def zero_norm_std_and_logits_at_zero(torch, rec):
     rec("bce_pw", loss), rec("bce_pw_g", b.grad)
 
 
+@program
+def mean_of_long_names_its_dtype(torch, rec):
+    rec("a", torch.tensor([1, 2]) * 1.5)
+    rec("b", torch.tensor([1, 2]) / 2)
+    rec("d", torch.tensor([1., 2.]) * torch.tensor([1., 2.], dtype=torch.float64))
+    rec("e", torch.tensor([1., 2.]) * torch.tensor(2., dtype=torch.float64))
+    rec("f", torch.tensor([1, 2]) * torch.tensor(2.5, dtype=torch.float64))
+    rec("g", torch.tensor([1, 2]).sum()), rec("h", torch.tensor([True, False]).sum())
+    torch.tensor([1, 2]).mean()
+
+
+@program
+def requires_grad_on_computed(torch, rec):
+    x = torch.ones(2, requires_grad=True)
+    y = (x * 2).requires_grad_()
+    rec("y", y)
+    z = torch.linspace(0, 1, 3).reshape(-1, 1).requires_grad_()
+    rec("z", z)
+    y.requires_grad_(False)
+
+
+@program
+def requires_grad_attr_on_computed(torch, rec):
+    x = torch.ones(2, requires_grad=True)
+    (x * 2).requires_grad = True
+
+
+@program
+def requires_grad_on_int(torch, rec):
+    torch.tensor([1, 2]).requires_grad_()
+
+
+@program
+def grad_dtype_assign(torch, rec):
+    x = torch.ones(2, requires_grad=True)
+    x.grad = torch.tensor([1, 2])
+
+
 def main():
     import torch
     torch.set_num_threads(1)
