@@ -152,7 +152,7 @@ def view_positions(view) -> np.ndarray:
 
 _GETITEM_OPS = {name: Op(name, _take_impl, _take_traced) for name in
                 ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
-                 "AliasBackward0")}
+                 "AliasBackward0", "MaskedSelectBackward0")}
 
 
 def _getitem_name(spec):
@@ -169,11 +169,11 @@ def _getitem_name(spec):
     return "AliasBackward0"
 
 
-def getitem(input, idx):
+def getitem(input, idx, name=None):
     x = as_tensor(input)
     spec, arrays = _index_spec(x, idx)
     np_idx = _rebuild_index(spec, arrays)
-    op = _GETITEM_OPS[_getitem_name(spec)]
+    op = _GETITEM_OPS[name or _getitem_name(spec)]
     if x._requires_grad and MODE.enabled:
         pos = positions(x._value.shape, np_idx)
         out = run(op, (x, None), (x._value, pos), {"idx": np_idx})
@@ -284,7 +284,7 @@ def masked_select(input, mask):
     m = np.broadcast_to(m, np.broadcast_shapes(m.shape, x._value.shape))
     if m.shape != x._value.shape:
         x = expand(x, m.shape)
-    return getitem(x, wrap(m))
+    return getitem(x, wrap(m), "MaskedSelectBackward0")
 
 
 def take(input, index):

@@ -227,4 +227,29 @@ def setitem(self, idx, value):
         self._value[np_idx] = v
         _shared_vc(self)[0] += 1
         return
+    if self._requires_grad and self._grad_fn is None and _takes_view(self, idx):
+        raise RuntimeError(VIEW_OF_LEAF_ERROR)
     inplace(self, setitem_out_of_place, idx, value)
+
+
+def _takes_view(x, idx) -> bool:
+    """Whether PyTorch writes x[idx] = v through a view of x (an int, None or a partial slice,
+    and no advanced index) rather than into x itself (full slices only, or index_put_)."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    view, dim = False, 0
+    for i in parts:
+        if i is None or isinstance(i, bool | np.bool_):
+            view = True
+        elif i is Ellipsis:
+            dim += x._value.ndim - sum(j is not None and j is not Ellipsis and
+                                       not isinstance(j, bool | np.bool_) for j in parts)
+        elif isinstance(i, slice):
+            n = x._value.shape[dim] if dim < x._value.ndim else 1
+            view |= range(n)[i] != range(n)
+            dim += 1
+        elif isinstance(i, int | np.integer) or isinstance(i, Tensor) and \
+                i._value.ndim == 0 and i._value.dtype.kind in "iu":
+            view, dim = True, dim + 1
+        else:
+            return False
+    return view

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -290,13 +291,23 @@ def _var_args(input, dim, unbiased, keepdim, correction):
     return x, v, params, (dims, int(correction), bool(keepdim))
 
 
+def _warn_dof(name, v, params):
+    n = int(np.prod([v.shape[d] for d in params["dims"]], dtype=np.int64))
+    if n - params["correction"] <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    _warn_dof("var", v, params)
     return run(_var, (x,), (v,), params, key)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    _warn_dof("std", v, params)
     return run(_std, (x,), (v,), params, key)
 
 

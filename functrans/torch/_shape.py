@@ -20,7 +20,7 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import as_tensor
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import Tensor, _dim, _shared_vc, wrap
+from functrans.torch._tensor import Tensor, _dim, _shared_vc, warn_once, wrap
 
 
 def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
@@ -72,11 +72,31 @@ def _infer(shape, numel):
 
 
 def reshape(input, *shape):
+    """A view where the strides allow one (ViewBackward0 for contiguous data,
+    ReshapeAliasBackward0 otherwise), else a copy (CloneBackward0, then UnsafeViewBackward0)."""
     x = as_tensor(input)
     shape = _infer(_shape_arg(shape), x._value.size)
-    if x._value.shape == shape:
-        return _alias(x)
-    return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
+    v = x._value
+    if v.flags.c_contiguous or v.size <= 1:
+        if v.shape == shape:
+            return _alias(x)
+        return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
+    if _viewable(v, shape):
+        return _view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape}, (shape,))
+    from functrans.torch._ops import clone
+    c = clone(x)
+    return run(_UNSAFE_VIEW, (c,), (c._value,), {"new_sizes": shape}, (shape,))
+
+
+_RESHAPE_ALIAS = prim_op(REGISTRY["reshape"], "ReshapeAliasBackward0")
+
+
+def _viewable(v, shape) -> bool:
+    try:
+        v.view().shape = shape  # numpy raises when no view is possible
+    except AttributeError:
+        return False
+    return True
 
 
 def view(input, *shape):
@@ -85,14 +105,11 @@ def view(input, *shape):
         return wrap(x._value.view(shape[0].dtype))
     shape = _infer(_shape_arg(shape), x._value.size)
     v = x._value
-    if not v.flags.c_contiguous and v.size > 1 and v.shape != shape:
-        try:
-            v.view().shape = shape  # numpy raises when no view is possible
-        except AttributeError:
-            raise RuntimeError(
-                "view size is not compatible with input tensor's size and stride (at least one "
-                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-            ) from None
+    if not v.flags.c_contiguous and v.size > 1 and v.shape != shape and \
+            not _viewable(v, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
 
 
@@ -139,6 +156,8 @@ def ravel(input):
 
 SQUEEZE0 = prim_op(REGISTRY["squeeze"], "SqueezeBackward0")
 SQUEEZE1 = prim_op(REGISTRY["squeeze"], "SqueezeBackward1")
+SQUEEZE2 = prim_op(REGISTRY["squeeze"], "SqueezeBackward2")  # a tuple of dims
+SQUEEZE4 = prim_op(REGISTRY["squeeze"], "SqueezeBackward4")  # in place, one dim
 UNSQUEEZE = prim_op(REGISTRY["expand_dims"], "UnsqueezeBackward0")
 PERMUTE = prim_op(REGISTRY["transpose"], "PermuteBackward0")
 TRANSPOSE = prim_op(REGISTRY["transpose"], "TransposeBackward0")
@@ -155,7 +174,7 @@ def squeeze(input, dim=None):
         ds = (dim,) if isinstance(dim, int) else tuple(dim)
         dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and shp[_dim(d, len(shp))]
                              == 1}))
-        op = SQUEEZE1
+        op = SQUEEZE1 if isinstance(dim, int) else SQUEEZE2
     return _view_op(op, x, {"dimensions": dims}, (dims,))
 
 
@@ -206,8 +225,14 @@ def numpy_T(input):
     x = as_tensor(input)
     nd = x._value.ndim
     perm = tuple(reversed(range(nd)))
-    if nd < 2:
-        return _alias(x)
+    if nd == 0:
+        warn_once("T0", "Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                  "in these cases.", 2)
+    elif nd != 2:
+        warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                  "shape is deprecated and it will throw an error in a future release. Consider "
+                  "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - "
+                  "1, -1, -1))` to reverse the dimensions of a tensor.", 2)
     return _view_op(PERMUTE, x, {"permutation": perm}, (perm,))
 
 

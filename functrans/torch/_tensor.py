@@ -260,6 +260,12 @@ class Tensor(Tracer):
         return self
 
     @property
+    def _base(self):
+        """The tensor this one is a view of (None when it is not a view), as in PyTorch."""
+        m = self._meta
+        return None if m is None else m.base
+
+    @property
     def is_leaf(self) -> bool:
         return self._grad_fn is None
 

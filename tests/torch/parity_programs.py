@@ -107,7 +107,9 @@ def _close(a, b, path, problems, rtol):
 # PyTorch gives these once per process (TORCH_WARN_ONCE): whether a live run shows them depends
 # on what ran before in the process
 ONCE_WARNINGS = ("Using backward() with create_graph=True",
-                 "Converting a tensor with requires_grad=True to a scalar")
+                 "Converting a tensor with requires_grad=True to a scalar",
+                 "The use of `x.T` on tensors of dimension other than 2",
+                 "Tensor.T is deprecated on 0-D tensors")
 
 
 def _without_once(obs):
@@ -1271,6 +1273,66 @@ def requires_grad_on_int(torch, rec):
 def grad_dtype_assign(torch, rec):
     x = torch.ones(2, requires_grad=True)
     x.grad = torch.tensor([1, 2])
+
+
+@program
+def setitem_leaf_view_message(torch, rec):
+    a = torch.tensor([1., 2.], requires_grad=True)
+    a[0] = 5.
+
+
+@program
+def leaf_slice_inplace_message(torch, rec):
+    a = torch.tensor([1., 2.], requires_grad=True)
+    a[1:].mul_(2)
+
+
+@program
+def x_T_on_1d(torch, rec):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    rec("T", x.T)
+    x.T.sum().backward()
+    rec("g", x.grad)
+    rec("T3", torch.ones(2, 3, 4).T.shape)
+
+
+@program
+def std_of_one_element_warns(torch, rec):
+    x = torch.tensor([1.], requires_grad=True)
+    s = x.std()
+    rec("s", s)
+    rec("v", x.var())
+
+
+@program
+def squeeze_and_matmul_names(torch, rec):
+    v = torch.ones(4, requires_grad=True)
+    b = torch.ones(4, 2)
+    e = v @ b
+    rec("e", e), rec("nf", [type(n[0]).__name__ for n in e.grad_fn.next_functions])
+    x = torch.ones(1, 3, 1, requires_grad=True)
+    rec("sq2", x.squeeze((0, 2)))
+    y = torch.ones(3, 4, requires_grad=True)
+    rec("a", y.t().reshape(12)), rec("b", y[:, ::2].reshape(6)), rec("c", y.t().reshape(4, 3))
+    rec("ms", y.masked_select(y > 0))
+    w = torch.arange(12.).view(3, 4).requires_grad_()
+    r = w.t().reshape(12) * 1
+    a = w.t().reshape(12)
+    b = w[:, ::2].reshape(6)
+    with torch.no_grad():
+        src = w.detach().t().reshape(12)
+        src[0] = 100.
+    rec("w_untouched", w), rec("copy_base", src._base is None)
+    (a * torch.arange(12.)).sum().backward()
+    rec("g_copy", w.grad)
+    w.grad = None
+    (b * torch.arange(6.)).sum().backward()
+    rec("g_alias", w.grad)
+    w.grad = None
+    (e * torch.tensor([1., 2.])).sum().backward()
+    rec("g_vec", v.grad)
+    x.squeeze((0, 2)).sum().backward()
+    rec("g_sq", x.grad)
 
 
 def main():
