@@ -35,17 +35,24 @@ def _kept(ndim, dim):
     return tuple(i for i in range(ndim) if i != dim)
 
 
+def _require_dim(name, dim):
+    if dim is None:  # torch.softmax and Tensor.softmax have no implicit dim (F.softmax has)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+
 def softmax(input, dim=None, dtype=None):
+    _require_dim("softmax", dim)
     x = as_tensor(input, dtype)
     if x._value.ndim == 0:
         return unary_float(_softmax_scalar, x)
-    d = _dim(dim if dim is not None else -1, x._value.ndim)
+    d = _dim(dim, x._value.ndim)
     return run(_softmax, (x,), (_float_value(x),), {"dim": d}, (d,))
 
 
 def log_softmax(input, dim=None, dtype=None):
+    _require_dim("log_softmax", dim)
     x = as_tensor(input, dtype)
-    d = _dim(dim if dim is not None else -1, x._value.ndim)
+    d = _dim(dim, x._value.ndim)
     return run(_log_softmax, (x,), (_float_value(x),), {"dim": d}, (d,))
 
 

@@ -1335,6 +1335,34 @@ def squeeze_and_matmul_names(torch, rec):
     rec("g_sq", x.grad)
 
 
+@program
+def cross_entropy_weights_smoothing_probabilities(torch, rec):
+    F = torch.nn.functional
+    x = torch.tensor([[1., 2., 0.5], [0.1, 0.2, 3.], [0.3, -1., 0.]], requires_grad=True)
+    t = torch.tensor([1, 2, 0])
+    w = torch.tensor([1., 2., 3.])
+    p = torch.tensor([[0.2, 0.3, 0.5], [1., 0., 0.], [0., 0.5, 0.5]])
+    out = {}
+    for red in ["mean", "sum", "none"]:
+        out[red] = [F.cross_entropy(x, t, weight=w, reduction=red),
+                    F.cross_entropy(x, torch.tensor([1, -100, 0]), weight=w, reduction=red),
+                    F.cross_entropy(x, p, reduction=red),
+                    F.cross_entropy(x, p, weight=w, reduction=red),
+                    F.cross_entropy(x, t, label_smoothing=0.1, reduction=red),
+                    F.cross_entropy(x, torch.tensor([1, 2, 7]), ignore_index=7,
+                                    label_smoothing=0.2, weight=w, reduction=red),
+                    F.cross_entropy(x, p, label_smoothing=0.1, reduction=red),
+                    F.nll_loss(F.log_softmax(x, 1), t, weight=w, reduction=red)]
+        rec(red, out[red])
+    total = sum(l.sum() for l in out["mean"] + out["none"])
+    total.backward()
+    rec("g", x.grad)
+    y = torch.ones(2, 3, 4, requires_grad=True) * torch.arange(4.)
+    rec("sm3", F.softmax(y)), rec("lsm3", F.log_softmax(y))
+    rec("sm1", F.softmax(torch.tensor([1., 2.]))), rec("sm2", F.softmax(torch.ones(2, 2)))
+    torch.softmax(y)
+
+
 def main():
     import torch
     torch.set_num_threads(1)

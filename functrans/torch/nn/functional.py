@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from functrans.primitives import elementwise as E
@@ -12,13 +14,33 @@ from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
-from functrans.torch._activations import elu, gelu, leaky_relu, log_softmax, silu, softmax, softplus  # noqa: F401
+from functrans.torch import _activations as A
+from functrans.torch._activations import elu, gelu, leaky_relu, silu, softplus  # noqa: F401
 from functrans.torch._dtype import result_type
 from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    """PyTorch's implicit dim (deprecated, with a warning): 0 for 0-, 1- and 3-D input, else 1."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", O.as_tensor(input)._value.ndim, _stacklevel)
+    return A.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", O.as_tensor(input)._value.ndim, _stacklevel)
+    return A.log_softmax(input, dim, dtype=dtype)
 
 
 def _check_reduction(reduction):
@@ -128,23 +150,22 @@ def _weighted(loss, reduction):
 
 
 @composite("NllLossBackward0")
-def _nll(logp, target, *, reduction, ignore_index):
+def _nll(logp, target, weight, *, reduction, ignore_index):
+    # weight: one per class (a constant of the node: PyTorch does not differentiate it)
     n = logp.shape[0]
     flat = REGISTRY["reshape"].bind(logp, new_sizes=(logp.size,))
     keep = E.ne(target, np.asarray(ignore_index, target.dtype))
     safe = E.select(keep, target, np.zeros((), target.dtype))
     pos = E.add(E.mul(np.arange(n, dtype=np.int64), np.asarray(logp.shape[1], np.int64)), safe)
-    picked = E.select(keep, REGISTRY["gather"].bind(flat, pos, axis=0),
-                      np.zeros((), logp.dtype))
+    w = E.select(keep, REGISTRY["gather"].bind(weight, safe, axis=0), np.zeros((), logp.dtype))
+    picked = E.mul(REGISTRY["gather"].bind(flat, pos, axis=0), w)
     loss = E.neg(picked)
     if reduction == "none":
         return loss
     total = R.reduce_sum(loss, (0,))
     if reduction == "sum":
         return total
-    count = R.reduce_sum(REGISTRY["convert_element_type"].bind(keep, new_dtype=logp.dtype),
-                         (0,))
-    return E.div(total, count)
+    return E.div(total, R.reduce_sum(w, (0,)))
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -152,25 +173,60 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     x = O.as_tensor(input)
     tgt = O.as_tensor(target)._value.astype(np.int64)
-    if weight is not None:
-        raise NotImplementedError("nll_loss(weight=...) is not supported by functrans.torch")
     if x._value.ndim != 2 or tgt.ndim != 1:
         raise ValueError(f"nll_loss: expected input of shape (N, C) and target of shape (N,), "
                          f"got {tuple(x._value.shape)} and {tuple(tgt.shape)}")
-    bad = (tgt != ignore_index) & ((tgt < 0) | (tgt >= x._value.shape[1]))
+    c = x._value.shape[1]
+    bad = (tgt != ignore_index) & ((tgt < 0) | (tgt >= c))
     if bad.any():
         raise IndexError(f"Target {int(tgt[bad][0])} is out of bounds.")
+    w = np.ones(c, x._value.dtype) if weight is None else \
+        O.as_tensor(weight)._value.astype(x._value.dtype)
+    if w.shape != (c,):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                           "classes but got weight tensor of shape: "
+                           f"[{', '.join(map(str, w.shape))}]")
     params = {"reduction": reduction, "ignore_index": int(ignore_index)}
-    return run(_nll, (x, None), (x._value, tgt), params, tuple(params.values()))
+    return run(_nll, (x, None, None), (x._value, tgt, w), params, tuple(params.values()))
+
+
+_DIV_SCALAR = O._prim("div", "DivBackward1")  # PyTorch's div(Tensor, Scalar), as C++ calls it
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
-    if label_smoothing:
-        raise NotImplementedError("cross_entropy(label_smoothing=...) is not supported by "
-                                  "functrans.torch")
-    return nll_loss(log_softmax(input, 1), target, weight, ignore_index=ignore_index,
-                    reduction=reduction)
+    """PyTorch's cross_entropy, composed as PyTorch composes it: class indices (NllLoss,
+    with label smoothing an added smoothing term) or class probabilities."""
+    _check_reduction(reduction)
+    logp = A.log_softmax(input, 1)
+    t = O.as_tensor(target)
+    c = logp._value.shape[1]
+    w = None if weight is None else S.reshape(O.as_tensor(weight), (c,) + (1,) * (
+        logp._value.ndim - 2))
+    if t._value.dtype.kind == "f":  # probabilities, one per class
+        if label_smoothing:
+            t = EW.add(EW.mul(t, 1 - label_smoothing), label_smoothing / c)
+        prod = EW.mul(logp, t) if w is None else EW.mul(EW.mul(logp, t), w)
+        if reduction == "none":
+            return EW.neg(RD.sum(prod, 1))
+        if reduction == "sum":
+            return EW.neg(RD.sum(prod))
+        return O.nary(_DIV_SCALAR, (EW.neg(RD.sum(prod)), logp._value.size / c),
+                      scalar_overload=True)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    ignored = EW.eq(t, ignore_index)
+    smooth = EW.neg(RD.sum(logp if w is None else EW.mul(logp, w), 1))
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "sum":
+        smooth = RD.sum(smooth)
+    elif reduction == "mean":
+        kept = t._value[~ignored._value]
+        den = float(len(kept)) if weight is None else \
+            float(O.as_tensor(weight)._value[kept].sum())
+        smooth = O.nary(_DIV_SCALAR, (RD.sum(smooth), den), scalar_overload=True)
+    return EW.add(EW.mul(nll, 1 - label_smoothing), EW.mul(smooth, label_smoothing / c))
 
 
 @composite("AddmmBackward0")
