@@ -11,6 +11,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.errors import DTypeError, ShapeError
+from functrans.test_util import check_grads
 from functrans.primitives import elementwise as E
 
 
@@ -556,3 +557,76 @@ def test_errors_name_the_problem_and_the_fix():
         fnp.bitwise_and(_x, _x)
     with pytest.raises(TypeError, match="where.*x and y"):
         fnp.where(_b)
+
+
+# --- logaddexp, isclose, allclose, nan_to_num ---------------------------------------------------
+
+_EDGE = np.array([0.0, 1.0, -1.0, 1000.0, -1000.0, -40.0, np.inf, -np.inf, np.nan])
+
+
+def test_logaddexp_matches_numpy_on_edge_values():
+    x, y = np.meshgrid(_EDGE, _EDGE)
+    with np.errstate(invalid="ignore"):  # numpy warns at (inf, inf); we need not
+        ref = np.logaddexp(x, y)
+    np.testing.assert_allclose(fnp.logaddexp(x, y), ref, rtol=1e-15, atol=0)
+    assert float(fnp.logaddexp(0.0, -40.0)) == np.logaddexp(0.0, -40.0)  # no loss in log1p
+    out = ft.jit(lambda u: fnp.logaddexp(u, 1))(x.astype(np.float32))
+    assert out.dtype == np.float32
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(out, np.logaddexp(x.astype(np.float32), 1), rtol=1e-6)
+    assert fnp.logaddexp(np.arange(3), 2).dtype == np.logaddexp(np.arange(3), 2).dtype
+
+
+def test_logaddexp_derivatives_are_softmax_weights_to_second_order():
+    # d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y); d2/dx2 = s (1 - s)
+    x = np.array([0.0, 1.0, -3.0, 2.0, 30.0])
+    y = np.array([0.0, 2.0, 4.0, 2.0, -5.0])  # ties at entries 0 and 3
+    s = 1 / (1 + np.exp(y - x))
+    gx, gy = ft.grad(lambda a, b: fnp.sum(fnp.logaddexp(a, b)), argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, s, rtol=1e-14)
+    np.testing.assert_allclose(gy, 1 / (1 + np.exp(x - y)), rtol=1e-14)
+    h = ft.jacfwd(ft.jacrev(lambda a: fnp.sum(fnp.logaddexp(a, y))))(x)
+    np.testing.assert_allclose(np.diag(h), s * (1 - s), rtol=1e-11, atol=1e-300)
+    check_grads(fnp.logaddexp, (x + 0.3, y), order=2, modes=("fwd", "rev"))
+
+
+def test_logaddexp_matches_jax():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    x = np.array([0.0, 1.0, -3.0, 2.0, -np.inf])
+    y = np.array([0.0, 2.0, 4.0, 2.0, 1.0])
+    with jax.enable_x64(True):
+        for argnums in (0, 1):
+            ours = ft.vmap(ft.grad(fnp.logaddexp, argnums))(x, y)
+            theirs = jax.vmap(jax.grad(jnp.logaddexp, argnums))(x, y)
+            np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-14)
+            ours = ft.vmap(ft.grad(ft.grad(fnp.logaddexp, argnums), argnums))(x, y)
+            theirs = jax.vmap(jax.grad(jax.grad(jnp.logaddexp, argnums), argnums))(x, y)
+            np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-11)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"equal_nan": True}, {"rtol": 0.0, "atol": 1e-8},
+                                    {"rtol": 1e-3}])
+def test_isclose_allclose_match_numpy(kwargs):
+    a = np.array([1.0, 1 + 1e-6, np.inf, np.nan, -np.inf, 0.0, 1e-9, 1.0005])
+    b = np.array([1.0, 1.0, np.inf, np.nan, np.inf, 1e-9, 0.0, 1.0])
+    for x, y in [(a, b), (a.astype(np.float32), b.astype(np.float32)), (a, 1.0),
+                 (np.arange(3), np.array([0, 1, 3])), (np.array([True, False]), True)]:
+        ref = np.isclose(x, y, **kwargs)
+        for fn in (fnp.isclose, ft.jit(lambda u, v: fnp.isclose(u, v, **kwargs))):
+            out = fn(x, y, **kwargs) if fn is fnp.isclose else fn(x, y)
+            assert out.dtype == np.bool_
+            np.testing.assert_array_equal(out, ref)
+        assert bool(fnp.allclose(x, y, **kwargs)) == np.allclose(x, y, **kwargs)
+
+
+def test_nan_to_num_matches_numpy_and_differentiates_where_finite():
+    x = np.array([1.0, np.inf, np.nan, -np.inf, -2.0])
+    for kwargs in ({}, {"nan": 5.0, "posinf": 1.0, "neginf": -1.0}):
+        for dtype in (np.float64, np.float32):
+            out = fnp.nan_to_num(x.astype(dtype), **kwargs)
+            assert out.dtype == dtype
+            np.testing.assert_array_equal(out, np.nan_to_num(x.astype(dtype), **kwargs))
+    np.testing.assert_array_equal(fnp.nan_to_num(np.arange(3)), np.arange(3))
+    g = ft.grad(lambda v: fnp.sum(3.0 * fnp.nan_to_num(v, posinf=1.0, neginf=-1.0)))(x)
+    np.testing.assert_array_equal(g, [3.0, 0.0, 0.0, 0.0, 3.0])
