@@ -165,13 +165,16 @@ from functrans.torch._grad_mode import (  # noqa
     set_grad_enabled,
 )
 from functrans.torch._indexing import (  # noqa: F401
+    argsort,
     gather,
     index_select,
     masked_fill,
     masked_select,
     nonzero,
+    sort,
     take,
     take_along_dim,
+    topk,
 )
 from functrans.torch._linalg import (  # noqa: F401
     bmm,

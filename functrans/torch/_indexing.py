@@ -253,6 +253,86 @@ def gather(input, dim, index):
 take_along_dim = gather
 
 
+# --- sort, argsort, topk: indices decided eagerly, values one gather along dim -------------
+
+@composite("SortBackward0")
+def _sort_values(x, index, *, dim):
+    if not x.shape:  # a 0-d tensor is its own sort
+        return S.reshape(x, ())
+    return fnp.take_along_axis(x, index, axis=dim)
+
+
+_TOPK = Op("TopkBackward0", _sort_values.impl, _sort_values.traced)
+
+
+def _argsort(v, d, descending):
+    """Stable order along d; descending keeps equal entries in order and puts NaN first, as
+    PyTorch does (NaN counts as the largest value)."""
+    if not descending:
+        return np.argsort(v, axis=d, kind="stable")
+    n = v.shape[d]
+    flipped = np.argsort(np.flip(v, d), axis=d, kind="stable")
+    return n - 1 - np.flip(flipped, d)
+
+
+class _Sorted(tuple):
+    """The (values, indices) pair of sort and topk, as torch.return_types."""
+
+    __slots__ = ()
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return (f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\n"
+                f"indices={self[1]!r})")
+
+
+_SortResult = type("sort", (_Sorted,), {"__slots__": (), "__module__": "torch.return_types"})
+_TopkResult = type("topk", (_Sorted,), {"__slots__": (), "__module__": "torch.return_types"})
+
+
+def _values_at(op, x, idx, d):
+    return run(op, (x, None), (x._value, idx), {"dim": d}, (d,))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    x = as_tensor(input)
+    v = x._value
+    if v.ndim == 0:
+        return _SortResult((_values_at(_sort_values, x, np.zeros((), np.int64), 0),
+                            wrap(np.zeros((), np.int64))))
+    d = _dim(dim, v.ndim)
+    idx = _argsort(v, d, descending).astype(np.int64)
+    return _SortResult((_values_at(_sort_values, x, idx, d), wrap(idx)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    v = as_tensor(input)._value
+    if v.ndim == 0:
+        return wrap(np.zeros((), np.int64))
+    return wrap(_argsort(v, _dim(dim, v.ndim), descending).astype(np.int64))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    x = as_tensor(input)
+    v = x._value
+    d = _dim(dim, max(v.ndim, 1))
+    n = v.shape[d] if v.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if v.ndim == 0:
+        return _TopkResult((_values_at(_TOPK, x, np.zeros((), np.int64), 0),
+                            wrap(np.zeros((), np.int64))))
+    idx = np.take(_argsort(v, d, largest), np.arange(k), axis=d).astype(np.int64)
+    return _TopkResult((_values_at(_TOPK, x, idx, d), wrap(idx)))
+
+
 @composite("IndexSelectBackward0")
 def _index_select(x, index, *, dim):
     return fnp.take(x, index, axis=dim)

@@ -190,6 +190,11 @@ class _MinResult(_ValuesIndices):
     _name = "min"
 
 
+# named as PyTorch names them (type(torch.max(x, 0)).__name__ == "max")
+_MaxResult.__name__, _MinResult.__name__ = "max", "min"
+_MaxResult.__module__ = _MinResult.__module__ = "torch.return_types"
+
+
 def _max_min(input, dim, keepdim, other, is_max):
     x = as_tensor(input)
     if other is not None:

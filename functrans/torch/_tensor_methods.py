@@ -180,6 +180,7 @@ _METHODS = {
     "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
     "trace": S.trace, "gather": IX.gather, "index_select": IX.index_select,
     "masked_fill": IX.masked_fill, "masked_select": IX.masked_select, "take": IX.take,
+    "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
     "nonzero": IX.nonzero, "contiguous": S.contiguous,
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion

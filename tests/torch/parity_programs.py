@@ -1363,6 +1363,93 @@ def cross_entropy_weights_smoothing_probabilities(torch, rec):
     torch.softmax(y)
 
 
+@program
+def loss_target_size_warning(torch, rec):
+    F = torch.nn.functional
+    x = torch.tensor([[1., 2., 0.5], [0.1, 0.2, 3.]], requires_grad=True)
+    rec("mse", F.mse_loss(x, torch.zeros(3)))
+    rec("l1", F.l1_loss(x, torch.zeros(2, 1)))
+
+    rec("mse_fn", F.mse_loss(x, torch.zeros(2, 3)).grad_fn), rec("l1_fn", F.l1_loss(x, x * 0).grad_fn)
+
+
+@program
+def bce_size_mismatch(torch, rec):
+    F = torch.nn.functional
+    F.binary_cross_entropy(torch.full((2, 3), 0.5), torch.ones(3))
+
+
+@program
+def bce_logits_size_mismatch(torch, rec):
+    F = torch.nn.functional
+    F.binary_cross_entropy_with_logits(torch.ones(2, 3), torch.ones(3))
+
+
+@program
+def function_vjp_alias(torch, rec):
+    class F(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 2
+    x = torch.tensor([1.], requires_grad=True)
+    F.apply(x).backward()
+    rec("g", x.grad)
+
+
+@program
+def function_backward_and_vjp(torch, rec):
+    class F(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 2
+    x = torch.tensor([1.], requires_grad=True)
+    F.apply(x).backward()
+
+
+@program
+def sort_topk(torch, rec):
+    x = torch.tensor([[3., 1., 2.], [0., 5., 4.]], requires_grad=True)
+    v, i = x.sort()
+    rec("v", v), rec("i", i)
+    s = torch.sort(x, dim=0, descending=True)
+    rec("s", s.values), rec("si", s.indices)
+    t = x.topk(2)
+    rec("t", t.values), rec("ti", t.indices)
+    a = x.argsort(dim=1, descending=True)
+    rec("a", a)
+    (v * torch.tensor([1., 2., 3.])).sum().backward()
+    rec("g", x.grad)
+    x.grad = None
+    (t.values * torch.tensor([1., 10.])).sum().backward()
+    rec("g2", x.grad)
+
+
+@program
+def sort_topk_more(torch, rec):
+    nan = float("nan")
+    x = torch.tensor([[2., nan, 1., 2.], [0., 0., -1., 3.]], requires_grad=True)
+    a, b = x.sort(descending=True), x.sort(dim=1)
+    rec("a", a.values), rec("ai", a.indices), rec("b", b.values), rec("bi", b.indices)
+    rec("types", [type(a).__name__, type(x.topk(1)).__name__, type(x.max(0)).__name__,
+                  type(x.min(1)).__name__])
+    s = torch.tensor(3., requires_grad=True)
+    rec("s", s.sort()), rec("st", s.topk(1)), rec("sa", s.argsort())
+    rec("small", x.topk(2, dim=0, largest=False))
+    (x.topk(1, dim=1).values.sum() + s.sort().values).backward()
+    rec("g", x.grad), rec("gs", s.grad)
+    rec("repr", repr(torch.tensor([3., 1.]).sort()))
+    torch.tensor([1., 2.]).topk(3)
+
+
 def main():
     import torch
     torch.set_num_threads(1)

@@ -102,7 +102,7 @@ class BackwardCFunction(FunctionCtx, Node):
             elif not isinstance(g, Tensor):
                 g = wrap(np.asarray(g))
             grads.append(g)
-        res = self._forward_cls.backward(self, *grads)
+        res = _user_backward(self._forward_cls)(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
         n = len(self._arg_edges)
@@ -152,6 +152,17 @@ def _sum_to(r, shape, name, index):
                                       if s == 1 and got[lead + i] != 1)
     out = r.sum(dims, keepdim=True) if dims else r
     return out.reshape(shape)
+
+
+def _user_backward(cls):
+    """The class's backward, or its vjp (PyTorch's other name for it), not both."""
+    base = _SingleLevelFunction.backward
+    if cls.vjp is base:
+        return cls.backward
+    if cls.backward is not base:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                           "allowed. You should only implement one of them.")
+    return cls.vjp
 
 
 class _SingleLevelFunction:

@@ -9,12 +9,12 @@ import numpy as np
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import REGISTRY
+from functrans.torch import _activations as A
 from functrans.torch import _elementwise as EW
 from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
-from functrans.torch import _activations as A
 from functrans.torch._activations import elu, gelu, leaky_relu, silu, softplus  # noqa: F401
 from functrans.torch._dtype import result_type
 from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
@@ -55,10 +55,23 @@ def _reduce(x, reduction):
     return s if reduction == "sum" else E.div(s, np.asarray(max(x.size, 1), x.dtype))
 
 
-def _pair(input, target):
+def _pair(input, target, mismatch="warn"):
+    """input and target broadcast to one shape; a shape mismatch warns (mse, l1) or raises
+    (binary cross entropy), with PyTorch's messages."""
     x, t = O.as_tensor(input), O.as_tensor(target)
     dt = result_type(x, t)
     if x._value.shape != t._value.shape:
+        sizes = f"target size ({t.shape!r}) that is different to the input size ({x.shape!r})"
+        if mismatch == "warn":
+            warnings.warn(f"Using a {sizes}. This will likely lead to incorrect results due to "
+                          "broadcasting. Please ensure they have the same size.", UserWarning,
+                          stacklevel=3)
+        elif mismatch == "bce":
+            raise ValueError(f"Using a {sizes} is deprecated. Please ensure they have the same "
+                             "size.")
+        else:
+            raise ValueError(f"Target size ({t.shape!r}) must be the same as input size "
+                             f"({x.shape!r})")
         shape = np.broadcast_shapes(x._value.shape, t._value.shape)
         x, t = S.expand(x, shape), S.expand(t, shape)
     return x, t, dt
@@ -79,7 +92,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     _check_reduction(reduction)
-    d = EW.abs(EW.sub(input, target))
+    x, t, _ = _pair(input, target)
+    d = EW.abs(EW.sub(x, t))
     return d if reduction == "none" else (RD.sum(d) if reduction == "sum" else RD.mean(d))
 
 
@@ -96,7 +110,7 @@ def _bce(p, t, *, reduction):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     _check_reduction(reduction)
-    x, t, dt = _pair(input, target)
+    x, t, dt = _pair(input, target, "bce")
     if weight is not None:
         return _weighted(EW.mul(binary_cross_entropy(x, t, reduction="none"), weight), reduction)
     return run(_bce, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
@@ -131,7 +145,7 @@ def _bce_logits_pos(x, t, pw, *, reduction):
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     _check_reduction(reduction)
-    x, t, dt = _pair(input, target)
+    x, t, dt = _pair(input, target, "logits")
     if weight is not None:
         loss = binary_cross_entropy_with_logits(x, t, reduction="none", pos_weight=pos_weight)
         return _weighted(EW.mul(loss, weight), reduction)
