@@ -10,6 +10,7 @@ Each module installs the tracer operators and methods for its own functions.
 from numpy import e, inf, nan, pi  # noqa: F401
 
 from functrans.numpy._creation import *  # noqa: F401,F403
+from functrans.numpy._dtypes import *  # noqa: F401,F403
 from functrans.numpy._elementwise import *  # noqa: F401,F403
 from functrans.numpy._indexing import *  # noqa: F401,F403
 from functrans.numpy._linalg import *  # noqa: F401,F403
