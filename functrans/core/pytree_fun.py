@@ -50,15 +50,36 @@ def as_value(x, where: str):
         "Arguments must be pytrees (tuple, list, dict, None) of numpy arrays or Python scalars.")
 
 
-def normalize_argnums(argnums, nargs: int, fname: str) -> tuple[int, ...]:
+def normalize_argnums(argnums, nargs: int, fname: str, distinct: bool = False
+                      ) -> tuple[int, ...]:
+    """argnums as a tuple of indices in [0, nargs); `distinct` refuses repeats (differentiating
+    twice with respect to one argument would give that argument one slot, the other zeros)."""
     single = isinstance(argnums, int)
+    if not single and not isinstance(argnums, tuple | list):
+        raise TypeError(f"{fname}: argnums={argnums!r} must be an int or a tuple of ints, got "
+                        f"{type(argnums).__name__}.")
     nums = (argnums,) if single else tuple(argnums)
     for a in nums:
-        if not isinstance(a, int) or not -nargs <= a < nargs:
+        if not isinstance(a, int):
+            raise TypeError(f"{fname}: argnums={argnums!r} must be an int or a tuple of ints; "
+                            f"entry {a!r} is a {type(a).__name__}.")
+        if not -nargs <= a < nargs:
             raise ValueError(f"{fname}: argnums={argnums!r} is out of range for a function "
                              f"called with {nargs} positional argument(s). Use indices in "
                              f"[0, {nargs}).")
-    return tuple(a % nargs for a in nums)
+    norm = tuple(a % nargs for a in nums)
+    if distinct and len(set(norm)) != len(norm):
+        raise ValueError(f"{fname}: argnums={argnums!r} names an argument more than once; list "
+                         "each argument once (e.g. argnums=(0, 1)).")
+    return norm
+
+
+def check_callable(f, fname: str):
+    """A transform of something not callable fails when it is built, not when called."""
+    if not callable(f):
+        raise TypeError(f"{fname}: expected a function to transform, got "
+                        f"{type(f).__name__} {f!r:.60}. Pass the function itself, e.g. "
+                        f"{fname}(f), not its result {fname}(f(x)).")
 
 
 def split_static(args: Sequence, static_argnums, fname: str):

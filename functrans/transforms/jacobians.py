@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from functrans.core.avals import get_aval, is_float
-from functrans.core.pytree_fun import as_value, normalize_argnums
+from functrans.core.pytree_fun import as_value, check_callable, normalize_argnums
 from functrans.errors import DTypeError
 from functrans.primitives.shape_ops import reshape
 from functrans.transforms.jvp import jvp
@@ -31,8 +31,8 @@ def _std_basis(leaves):
     return out, total
 
 
-def _split_args(f, args, argnums):
-    nums = normalize_argnums(argnums, len(args), "jacobian")
+def _split_args(f, args, argnums, fname):
+    nums = normalize_argnums(argnums, len(args), fname, distinct=True)
 
     def f_dyn(*dyn):
         full = list(args)
@@ -45,9 +45,11 @@ def _split_args(f, args, argnums):
 
 def jacfwd(f, argnums=0, has_aux=False):
     """Jacobian of `f` by forward mode: one jvp per input element, vectorised with vmap."""
+    check_callable(f, "jacfwd")
+
     @functools.wraps(f)
     def jac(*args):
-        f_dyn, dyn = _split_args(f, args, argnums)
+        f_dyn, dyn = _split_args(f, args, argnums, "jacfwd")
         _check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacfwd"), "jacfwd")
         in_leaves, in_tree = tree_flatten(tuple(dyn))
         in_leaves = [as_value(x, "jacfwd") for x in in_leaves]
@@ -80,9 +82,11 @@ def jacfwd(f, argnums=0, has_aux=False):
 
 def jacrev(f, argnums=0, has_aux=False):
     """Jacobian of `f` by reverse mode: one vjp per output element, vectorised with vmap."""
+    check_callable(f, "jacrev")
+
     @functools.wraps(f)
     def jac(*args):
-        f_dyn, dyn = _split_args(f, args, argnums)
+        f_dyn, dyn = _split_args(f, args, argnums, "jacrev")
         _check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacrev"), "jacrev")
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         y, f_vjp = res[0], res[1]

@@ -10,7 +10,7 @@ import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval, is_float
 from functrans.core.primitive import lookup
-from functrans.core.pytree_fun import as_value, flatten_fun
+from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ShapeError
@@ -108,6 +108,7 @@ def jvp(f, primals, tangents, has_aux=False):
     >>> float(y), float(y_dot)
     (0.0, 2.0)
     """
+    check_callable(f, "jvp")
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
         raise TypeError("jvp: primals and tangents must be tuples (one entry per positional "
                         f"argument of f), got {type(primals).__name__} and "

@@ -73,8 +73,9 @@ def linearize(f, *primals):
     >>> float(f_jvp(3.0))
     3.0
     """
-    from functrans.core.pytree_fun import as_value, flatten_fun
+    from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
     from functrans.tree_util import tree_flatten, tree_unflatten
+    check_callable(f, "linearize")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "linearize") for x in flat]
     f_flat, out_tree = flatten_fun(f, in_tree)

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from functrans.core.avals import get_aval, is_float
-from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
+from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, normalize_argnums
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.shape_ops import instantiate
@@ -23,6 +23,7 @@ def vjp(f, *primals, has_aux=False):
     >>> [float(g) for g in f_vjp(1.0)]
     [6.0]
     """
+    check_callable(f, "vjp")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "vjp") for x in flat]
     f_flat, out_store = flatten_fun(f, in_tree)
@@ -31,7 +32,7 @@ def vjp(f, *primals, has_aux=False):
         def f_main(*xs):
             out_flat = f_flat(*xs)
             pair = tree_unflatten(out_store.val, out_flat)
-            if not isinstance(pair, tuple) or len(pair) != 2:
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
                 raise TypeError("has_aux=True: f must return a pair (output, aux), got "
                                 f"{out_store.val}.")
             out_leaves, tree = tree_flatten(pair[0])
@@ -95,9 +96,11 @@ def value_and_grad(f, argnums=0, has_aux=False):
     >>> float(v), float(g)
     (27.0, 27.0)
     """
+    check_callable(f, "grad")
+
     @functools.wraps(f)
     def vg(*args, **kwargs):
-        nums = normalize_argnums(argnums, len(args), "grad")
+        nums = normalize_argnums(argnums, len(args), "grad", distinct=True)
         dyn = [args[i] for i in nums]
         _check_differentiable(dyn, nums, "grad")
 

@@ -10,12 +10,12 @@ import functools
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray, get_aval
+from functrans.core.avals import ShapedArray, get_aval, is_valid_value
 from functrans.core.primitive import lookup
-from functrans.core.pytree_fun import as_value, flatten_fun
+from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Trace, Tracer, new_main
-from functrans.errors import ShapeError
+from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
 from functrans.tree_util import broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, \
     tree_unflatten
@@ -98,17 +98,19 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
     >>> ft.vmap(lambda r: fnp.sum(r * r))(fnp.ones((4, 3))).shape
     (4,)
     """
+    check_callable(f, "vmap")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
     @functools.wraps(f)
     def batched(*args, **kwargs):
-        flat, in_tree = tree_flatten((args, kwargs))
+        if kwargs:
+            raise TypeError("vmap: keyword arguments are not mapped; pass arrays positionally "
+                            "(or close over constant keyword arguments with a lambda).")
+        flat, in_tree = tree_flatten((args, {}))
         names = ["args" + keystr(p) for p, _ in tree_flatten_with_path(args)[0]]
-        names += ["kwargs" + keystr(p) for p, _ in tree_flatten_with_path(kwargs)[0]]
-        flat = [(x, as_value(x, f"vmap {name}")) for x, name in zip(flat, names)]
-        given = [x if isinstance(x, bool | int | float | complex) else v for x, v in flat]
-        flat = [v for _, v in flat]
+        given = flat
+        flat = [as_value(x, f"vmap {name}") for x, name in zip(flat, names)]
         axes_prefix = in_axes if isinstance(in_axes, tuple) or in_axes is None \
             or isinstance(in_axes, int) else in_axes
         if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
@@ -118,7 +120,6 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
         try:
             dims = broadcast_prefix(axes_prefix if isinstance(axes_prefix, tuple)
                                     else (axes_prefix,) * len(args), args)
-            dims = [*dims, *[0] * (len(flat) - len(dims))]  # keyword arguments: axis 0, as JAX
         except ValueError:
             raise ValueError(
                 f"vmap: in_axes={in_axes!r} is not a tree prefix of the arguments, whose "
@@ -131,10 +132,6 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                 norm_dims.append(None)
                 continue
             nd = np.ndim(x)
-            if names[i].startswith("kwargs") and nd == 0:
-                raise ValueError(f"vmap: keyword argument {names[i]} is a scalar, but keyword "
-                                 "arguments are always mapped over axis 0 (as in JAX). Pass it "
-                                 "positionally with in_axes None, or close over it.")
             if not isinstance(d, int) or not -nd <= d < nd:
                 raise ValueError(f"vmap: in_axes entry {d!r} for {names[i]} (shape "
                                  f"{np.shape(x)}) is out of range; it must be an int in "
@@ -154,17 +151,26 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                              "axes must have the same size (check in_axes).")
         size = sizes[0][2] if size is None else size
         f_flat, out_tree = flatten_fun(f, in_tree)
-        # unmapped leaves reach f unwrapped, as in JAX: a Python int stays an int (so it can be
-        # a static argument of a jit inside), an outer tracer stays that tracer
-        mapped = [i for i, d in enumerate(norm_dims) if d is not None]
+        # unmapped Python scalars reach f as they are, as in JAX: an int stays an int (so it can
+        # be a static argument of a jit inside). Unmapped arrays are traced all the same, so a
+        # numpy array can be indexed by a batched value.
+        traced = [i for i, (g, d) in enumerate(zip(given, norm_dims))
+                  if d is not None or not isinstance(g, bool | int | float | complex)]
 
         def f_mapped(*xs):
             full = list(given)
-            for i, v in zip(mapped, xs):
+            for i, v in zip(traced, xs):
                 full[i] = v
-            return f_flat(*full)
+            outs = f_flat(*full)
+            for o in outs:
+                if not isinstance(o, Tracer) and not is_valid_value(o):
+                    raise DTypeError(
+                        f"vmap: the function returned a leaf of type {type(o).__name__} "
+                        f"({o!r:.40}), which is not an array. Return pytrees (tuple, list, dict, "
+                        "None) of arrays or Python scalars.")
+            return outs
 
-        outs = batch_flat(f_mapped, [flat[i] for i in mapped], [norm_dims[i] for i in mapped],
+        outs = batch_flat(f_mapped, [flat[i] for i in traced], [norm_dims[i] for i in traced],
                           lambda: _out_dims(out_axes, out_tree.val), size)
         return tree_unflatten(out_tree.val, outs)
 

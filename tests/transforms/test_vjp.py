@@ -98,6 +98,11 @@ def test_has_aux_requires_a_pair():
         ft.grad(lambda x: x * x, has_aux=True)(1.0)
 
 
+def test_has_aux_accepts_a_list_pair_like_jax():
+    g, aux = ft.grad(lambda x: [x * x, x + 1.0], has_aux=True)(3.0)
+    assert (float(g), float(aux)) == (6.0, 4.0)
+
+
 def test_vjp_of_pytrees_and_several_primals():
     def f(a, b):
         return {"p": a["u"] * b, "q": [fnp.sin(a["v"])]}
@@ -164,6 +169,36 @@ def test_argnums_out_of_range_is_named():
         ft.jacrev(lambda x: x, argnums=1)(X)
     with pytest.raises(ValueError, match="argnums"):
         ft.jacfwd(lambda x: x, argnums=-2)(X)
+
+
+def test_repeated_argnums_are_refused_not_answered_with_a_zero():
+    # grad(f, argnums=(0, 0)) once gave (0, df/dx): the second slot overwrote the first
+    for transform in (ft.grad, ft.value_and_grad, ft.jacfwd, ft.jacrev, ft.hessian):
+        with pytest.raises(ValueError, match=r"argnums=\(0, 0\) names an argument more than "
+                                             "once"):
+            transform(lambda x, y: x * y, argnums=(0, 0))(2.0, 3.0)
+    with pytest.raises(ValueError, match="more than once"):
+        ft.grad(lambda x, y: x * y, argnums=(1, -1))(2.0, 3.0)
+
+
+def test_argnums_of_the_wrong_type_name_the_fix():
+    with pytest.raises(TypeError, match=r"argnums=1.0 must be an int or a tuple of ints"):
+        ft.grad(lambda x, y: x * y, argnums=1.0)(2.0, 3.0)
+    with pytest.raises(TypeError, match=r"entry '1' is a str"):
+        ft.jacrev(lambda x, y: x * y, argnums=(0, "1"))(2.0, 3.0)
+
+
+@pytest.mark.parametrize("transform", [ft.grad, ft.value_and_grad, ft.vmap, ft.jacfwd,
+                                       ft.jacrev, ft.hessian])
+def test_transforming_a_non_function_fails_at_once_naming_it(transform):
+    with pytest.raises(TypeError, match="expected a function to transform, got float 3.0"):
+        transform(3.0)
+    with pytest.raises(TypeError, match="expected a function"):
+        ft.jvp(3.0, (1.0,), (1.0,))
+    with pytest.raises(TypeError, match="expected a function"):
+        ft.vjp(3.0, 1.0)
+    with pytest.raises(TypeError, match="expected a function"):
+        ft.linearize(3.0, 1.0)
 
 
 def test_grad_of_an_integer_or_complex_output_is_refused():

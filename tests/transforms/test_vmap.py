@@ -161,18 +161,14 @@ def test_other_misuse():
         ft.vmap(lambda x: x, in_axes=None)(np.ones(3))
     with pytest.raises(ValueError, match="out_axes=None"):
         ft.vmap(lambda x: x, out_axes=None)(np.ones(3))
-    with pytest.raises(ValueError, match="keyword arguments are always mapped over axis 0"):
-        ft.vmap(lambda x, y: x * y)(np.ones(3), y=2.0)
+    with pytest.raises(TypeError, match="keyword"):
+        ft.vmap(lambda x: x)(x=np.ones(3))
 
 
-def test_keyword_arguments_are_mapped_over_axis_0_like_jax():
-    def f(x, scale=1.0):
-        return fnp.sum(x) * scale
-
-    s = np.arange(4.0)
-    np.testing.assert_allclose(ft.vmap(f)(A, scale=s), loop(f, A, s))
-    np.testing.assert_allclose(ft.vmap(f, in_axes=None)(A, scale=s), A.sum() * s)
-    np.testing.assert_allclose(ft.vmap(lambda x: 2.0 * x)(x=A), 2.0 * A)
+def test_a_non_array_output_is_refused_not_stacked():
+    # once returned array(['hi', 'hi', 'hi', 'hi']); JAX raises TypeError
+    with pytest.raises(TypeError, match="returned a leaf of type str"):
+        ft.vmap(lambda x: (x, "hi"))(A)
 
 
 def test_unmapped_python_scalars_reach_f_unwrapped_like_jax():
