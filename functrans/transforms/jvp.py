@@ -132,9 +132,11 @@ def jvp(f, primals, tangents, has_aux=False):
     p_out, t_out = jvp_flat(f_flat, p_flat, t_in)
     t_out = [instantiate(t) for t in t_out]
     if has_aux:
-        (out, aux), (t, _) = (tree_unflatten(out_tree.val, p_out),
-                              tree_unflatten(out_tree.val, t_out))
-        return out, t, aux
+        pair, t_pair = tree_unflatten(out_tree.val, p_out), tree_unflatten(out_tree.val, t_out)
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise TypeError("jvp: has_aux=True: f must return a pair (output, aux), got "
+                            f"{out_tree.val}.")
+        return pair[0], t_pair[0], pair[1]
     return tree_unflatten(out_tree.val, p_out), tree_unflatten(out_tree.val, t_out)
 
 

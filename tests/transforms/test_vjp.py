@@ -101,6 +101,13 @@ def test_has_aux_requires_a_pair():
 def test_has_aux_accepts_a_list_pair_like_jax():
     g, aux = ft.grad(lambda x: [x * x, x + 1.0], has_aux=True)(3.0)
     assert (float(g), float(aux)) == (6.0, 4.0)
+    y, y_dot, aux = ft.jvp(lambda x: [x * x, x + 1.0], (3.0,), (1.0,), has_aux=True)
+    assert (float(y), float(y_dot), float(aux)) == (9.0, 6.0, 4.0)
+    # jvp's has_aux once failed with "too many values to unpack"
+    with pytest.raises(TypeError, match=r"has_aux=True: f must return a pair"):
+        ft.jvp(lambda x: (x, x, x), (3.0,), (1.0,), has_aux=True)
+    with pytest.raises(TypeError, match=r"has_aux=True: f must return a pair"):
+        ft.jvp(lambda x: x * np.ones(3), (3.0,), (1.0,), has_aux=True)
 
 
 def test_vjp_of_pytrees_and_several_primals():
