@@ -24,7 +24,7 @@ from functrans.torch._ops import (
     unary,
     unary_float,
 )
-from functrans.torch._record import composite, loud, quiet, run
+from functrans.torch._record import Op, composite, loud, quiet, run
 from functrans.torch._tensor import Tensor, wrap
 
 # --- elementwise -----------------------------------------------------------------------------
@@ -415,3 +415,78 @@ def lerp(input, end, weight):
     return add(input, mul(weight, sub(end, input)))
 
 
+
+# clamp_min / clamp_max: clamp's rules under their own node names
+_CLAMP_MIN = Op("ClampMinBackward0", _clamp_min.impl, _clamp_min.traced)
+_CLAMP_MAX = Op("ClampMaxBackward0", _clamp_max.impl, _clamp_max.traced)
+_CLAMP_MIN_TENSOR = Op("ClampMinBackward1", _clamp_min_tensor.impl, _clamp_min_tensor.traced)
+_CLAMP_MAX_TENSOR = Op("ClampMaxBackward1", _clamp_max_tensor.impl, _clamp_max_tensor.traced)
+
+
+def clamp_min(input, min):
+    x = as_tensor(input)
+    if isinstance(min, Tensor):
+        return nary(_CLAMP_MIN_TENSOR, (x, min))
+    return run(_CLAMP_MIN, (x, None), (x._value, x._value.dtype.type(min)))
+
+
+def clamp_max(input, max):
+    x = as_tensor(input)
+    if isinstance(max, Tensor):
+        return nary(_CLAMP_MAX_TENSOR, (x, max))
+    return run(_CLAMP_MAX, (x, None), (x._value, x._value.dtype.type(max)))
+
+
+@composite("NanToNumBackward0")
+def _nan_to_num(x, nan, posinf, neginf):
+    # the gradient reaches finite entries only; replaced ones are constants
+    fill = E.select(E.ne(x, x), nan, E.select(E.gt(x, np.zeros((), x.dtype)), posinf, neginf))
+    return E.select(REGISTRY["is_finite"].bind(x), x, fill)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    x = as_tensor(input)
+    v = x._value
+    if v.dtype.kind not in "fc":
+        return clone_of(x)
+    info = np.finfo(v.dtype)
+    consts = [v.dtype.type(c) for c in (nan, info.max if posinf is None else posinf,
+                                         info.min if neginf is None else neginf)]
+    return run(_nan_to_num, (x, None, None, None), (v, *consts))
+
+
+def clone_of(x):
+    from functrans.torch._ops import clone
+    return clone(x)
+
+
+@composite("AddcmulBackward0")
+def _addcmul(x, t1, t2, value):
+    return E.add(x, E.mul(value, E.mul(t1, t2)))
+
+
+@composite("AddcdivBackward0")
+def _addcdiv(x, t1, t2, value):
+    return E.add(x, E.mul(value, E.div(t1, t2)))
+
+
+def _addc(op, input, tensor1, tensor2, value):
+    args = (as_tensor(input), as_tensor(tensor1), as_tensor(tensor2))
+    dt = _dtype.result_type(*args)
+    if op is _addcdiv and dt.kind not in "fc":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    return nary(op, (*args, value), dt, scalar_overload=True)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return _addc(_addcmul, input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return _addc(_addcdiv, input, tensor1, tensor2, value)

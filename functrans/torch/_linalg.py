@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import functrans.numpy as fnp
+from functrans.primitives import elementwise as E
+from functrans.primitives import shape_ops as S
+from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._elementwise import mul
@@ -137,6 +142,84 @@ def einsum(equation, *operands):
     ts = [as_tensor(o) for o in operands]
     dt = _dtype.result_type(*ts)
     return run(_einsum, ts, [_operand(t, dt) for t in ts], {"spec": equation}, (equation,))
+
+
+@composite("AddmmBackward0")
+def _addmm(x, a, b, *, beta, alpha):
+    prod = REGISTRY["dot_general"].bind(a, b, dimension_numbers=(((1,), (0,)), ((), ())))
+    if alpha != 1:
+        prod = E.mul(prod, np.asarray(alpha, prod.dtype))
+    if x.shape != prod.shape:
+        x = fnp.broadcast_to(x, prod.shape)
+    if beta == 0:  # input is ignored (its NaN too); its gradient is zero
+        return E.add(prod, E.select(np.zeros((), np.bool_), x, np.zeros((), x.dtype)))
+    if beta != 1:
+        x = E.mul(x, np.asarray(beta, x.dtype))
+    return E.add(x, prod)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    x, a, b = as_tensor(input), as_tensor(mat1), as_tensor(mat2)
+    if a._value.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {a._value.ndim}-D tensor")
+    if b._value.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b._value.ndim}-D tensor")
+    _check_same_dtype("addmm", a, b)
+    if a._value.shape[1] != b._value.shape[0]:
+        raise _mat_shape_error(a, b)
+    out_shape = (a._value.shape[0], b._value.shape[1])
+    from functrans.torch._shape import expand
+    expand(x.detach(), out_shape)  # PyTorch's message when input does not broadcast
+    if x._value.dtype != a._value.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_long(x).title()} "
+                           f"and {_long(b).title()}")
+    params = {"beta": beta, "alpha": alpha}
+    return run(_addmm, (x, a, b), (x._value, a._value, b._value), params, (beta, alpha))
+
+
+@composite("CdistBackward0")
+def _cdist(a, b, *, p):
+    diff = E.sub(fnp.expand_dims(a, -2), fnp.expand_dims(b, -3))
+    zero = np.zeros((), a.dtype)
+    if p == 0:  # the number of differing coordinates: a zero gradient
+        return fnp.sum(S.convert_element_type(E.ne(diff, zero), a.dtype), axis=-1)
+    if p == 2:  # sqrt with a zero gradient at zero distance, as PyTorch's
+        sq = fnp.sum(E.mul(diff, diff), axis=-1)
+        pos = E.gt(sq, zero)
+        return E.select(pos, E.sqrt(E.select(pos, sq, np.ones((), a.dtype))), zero)
+    ad = E.mul(diff, E.sign(diff))  # |diff| with a zero derivative at 0
+    if p == 1:
+        return fnp.sum(ad, axis=-1)
+    if p == float("inf"):  # every coordinate at the maximum gets the whole gradient
+        top = stop_gradient_p.bind(fnp.max(ad, axis=-1, keepdims=True))
+        at_top = E.select(E.eq(ad, top), E.sub(ad, stop_gradient_p.bind(ad)), zero)
+        return E.add(fnp.squeeze(top, -1), fnp.sum(at_top, axis=-1))
+    s = fnp.sum(REGISTRY["pow"].bind(ad, np.asarray(p, a.dtype)), axis=-1)
+    pos = E.gt(s, zero)
+    root = REGISTRY["pow"].bind(E.select(pos, s, np.ones((), a.dtype)),
+                                np.asarray(1.0 / p, a.dtype))
+    return E.select(pos, root, zero)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise p-norm distances between the rows of x1 and x2 (computed directly, not by
+    matrix products: PyTorch's mm route, taken above 25 rows, rounds differently)."""
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a._value.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: "
+                           f"{a._value.ndim}D")
+    if b._value.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: "
+                           f"{b._value.ndim}D")
+    if a._value.shape[-1] != b._value.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{a._value.shape[-1]} X2: {b._value.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    p = float(p)
+    dt = _dtype.result_type(a, b)
+    return run(_cdist, (a, b), (_operand(a, dt), _operand(b, dt)), {"p": p}, (p,))
 
 
 # --- shape ops used here (full set in _shape) ------------------------------------------------

@@ -153,6 +153,8 @@ _METHODS = {
     "floor": EW.floor, "ceil": EW.ceil, "round": EW.round, "trunc": EW.trunc, "sign": EW.sign,
     "atan2": EW.atan2, "arctan2": EW.atan2, "maximum": EW.maximum, "minimum": EW.minimum,
     "clamp": EW.clamp, "clip": EW.clamp, "lerp": EW.lerp,
+    "clamp_min": EW.clamp_min, "clamp_max": EW.clamp_max, "nan_to_num": EW.nan_to_num,
+    "addcmul": EW.addcmul, "addcdiv": EW.addcdiv,
     "eq": EW.eq, "ne": EW.ne, "lt": EW.lt, "le": EW.le, "gt": EW.gt, "ge": EW.ge,
     "greater": EW.gt, "less": EW.lt, "equal": EW.equal, "allclose": EW.allclose,
     "isclose": EW.isclose, "isnan": EW.isnan, "isinf": EW.isinf, "isfinite": EW.isfinite,
@@ -167,7 +169,7 @@ _METHODS = {
     "count_nonzero": RD.count_nonzero,
     # products
     "matmul": LA.matmul, "mm": LA.mm, "mv": LA.mv, "dot": LA.dot, "bmm": LA.bmm,
-    "outer": LA.outer, "inner": LA.inner,
+    "outer": LA.outer, "inner": LA.inner, "addmm": LA.addmm,
     # shape
     "reshape": S.reshape, "view": S.view, "view_as": S.view_as, "reshape_as": S.reshape_as,
     "flatten": S.flatten, "unflatten": S.unflatten, "ravel": S.ravel,
@@ -203,6 +205,9 @@ _METHODS = {
     "cos_": _inplace_of(EW.cos), "tanh_": _inplace_of(EW.tanh), "sqrt_": _inplace_of(EW.sqrt),
     "abs_": _inplace_of(EW.abs), "relu_": _inplace_of(EW.relu),
     "sigmoid_": _inplace_of(EW.sigmoid), "clamp_": _clamp_, "clip_": _clamp_,
+    "clamp_min_": _inplace_of(EW.clamp_min), "clamp_max_": _inplace_of(EW.clamp_max),
+    "nan_to_num_": _inplace_of(EW.nan_to_num), "addcmul_": _inplace_of(EW.addcmul),
+    "addcdiv_": _inplace_of(EW.addcdiv), "addmm_": _inplace_of(LA.addmm),
     "masked_fill_": _masked_fill_, "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
     "uniform_": _uniform_, "normal_": _normal_, "apply_": _apply_,
 }

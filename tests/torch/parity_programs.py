@@ -5,7 +5,8 @@ returns a JSON-able record of everything recorded (tensor values, dtypes, shapes
 grad_fn names), the warnings raised and the error the program ended with, if any. The parity
 tests compare functrans.torch's record with PyTorch's: live when torch is installed, and always
 with the records in parity_fixtures.json (written by running this file under torch==2.13.0:
-`python tests/torch/parity_programs.py`).
+`python tests/torch/parity_programs.py`, or
+`python tests/torch/parity_programs.py NAME...` to record only the programs named).
 """
 
 from __future__ import annotations
@@ -1450,16 +1451,78 @@ def sort_topk_more(torch, rec):
     torch.tensor([1., 2.]).topk(3)
 
 
-def main():
+@program
+def clamp_min_max_nan_to_num_addcmul(torch, rec):
+    x = torch.tensor([[1., -2., 3.], [4., 5., -6.]], requires_grad=True)
+    t = torch.tensor([[.5, .5, .5], [1., 1., 8.]], requires_grad=True)
+    outs = [torch.clamp_min(x, 0.), x.clamp_min(t), x.clamp_max(1.), torch.clamp_max(x, t),
+            torch.addcmul(x, t, x, value=2), torch.addcdiv(x, t, x, value=-0.5),
+            torch.addcmul(x, t, t)]
+    y = torch.tensor([1., float("nan"), float("inf"), -float("inf")], requires_grad=True)
+    outs += [torch.nan_to_num(y), y.nan_to_num(nan=1., posinf=2.),
+             torch.nan_to_num(torch.tensor([1, 2]))]
+    z = x * 1
+    z.clamp_min_(0.5).clamp_max_(4.)
+    w = t * 1
+    w.addcmul_(x, x, value=0.5).addcdiv_(x, t)
+    u = y * 1
+    u.nan_to_num_(neginf=-7.)
+    outs += [z, w, u]
+    rec("outs", outs)
+    rec("nf", [type(n[0]).__name__ if n[0] is not None else None
+               for n in x.clamp_min(t).grad_fn.next_functions])
+    tot = sum((o * (torch.arange(o.numel()).reshape(o.shape) + 1)).sum() for o in outs
+              if o.requires_grad)
+    tot.backward()
+    rec("gx", x.grad), rec("gt", t.grad), rec("gy", y.grad)
+    torch.addcdiv(torch.tensor([1, 2]), torch.tensor([1, 2]), torch.tensor([1, 2]))
+
+
+@program
+def addmm_cdist(torch, rec):
+    x = torch.tensor([[1., -2., 3.], [4., 5., -6.]], requires_grad=True)
+    t = torch.tensor([[.5, .5, .5], [1., 1., 8.]], requires_grad=True)
+    m = torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+    b = torch.tensor([1., 2.], requires_grad=True)
+    outs = [torch.addmm(b, x, m), torch.addmm(b, x, m, beta=0.5, alpha=2),
+            torch.addmm(b * float("nan"), x, m, beta=0), torch.ones(2, 2).addmm(t, m, alpha=.5)]
+    outs += [torch.cdist(x, t), torch.cdist(x, x), torch.cdist(x, t, p=1),
+             torch.cdist(x, t, p=3), torch.cdist(x, t, p=0), torch.cdist(x, t, p=float("inf")),
+             torch.cdist(x.unsqueeze(0), t.unsqueeze(0) * 2)]
+    rec("outs", outs)
+    tot = sum((o * (torch.arange(o.numel()).reshape(o.shape) + 1)).sum() for o in outs)
+    tot.backward()
+    rec("gx", x.grad), rec("gt", t.grad), rec("gm", m.grad), rec("gb", b.grad)
+    g = torch.tensor([[0., 0.], [0., 0.]], requires_grad=True)
+    torch.cdist(g, g).sum().backward()
+    rec("g_zero_distance", g.grad)
+    torch.addmm(torch.ones(3), x, m)
+
+
+def main(names=()):
+    """Record every program, or with `names` only those (the other records are kept)."""
     import torch
     torch.set_num_threads(1)
-    fixtures = {"torch_version": torch.__version__,
-                "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()}}
+    if names:
+        unknown = sorted(set(names) - set(PROGRAMS))
+        if unknown:
+            raise SystemExit(f"no such programs: {unknown}")
+        with open(FIXTURES) as f:
+            fixtures = json.load(f)
+        if fixtures["torch_version"] != torch.__version__:
+            raise SystemExit(f"fixtures come from torch {fixtures['torch_version']}, this is "
+                             f"{torch.__version__}: re-record them all")
+        for name in names:
+            fixtures["programs"][name] = observe(torch, PROGRAMS[name])
+    else:
+        fixtures = {"torch_version": torch.__version__,
+                    "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()}}
     with open(FIXTURES, "w") as f:
         json.dump(fixtures, f, indent=1, sort_keys=True)
         f.write("\n")
-    print(f"wrote {len(PROGRAMS)} program records to {FIXTURES}")
+    print(f"wrote {len(names or PROGRAMS)} program records to {FIXTURES}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    main(sys.argv[1:])
