@@ -218,6 +218,13 @@ from functrans.torch._reductions import (  # noqa: F401
     sum,
     var,
 )
+from functrans.torch._scatter import (  # noqa: F401
+    index_add,
+    index_fill,
+    index_put,
+    scatter,
+    scatter_add,
+)
 from functrans.torch._shape import (  # noqa: F401
     broadcast_tensors,
     broadcast_to,

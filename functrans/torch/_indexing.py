@@ -201,6 +201,7 @@ def _set_at_positions(x, v, pos, keep, *, shape):
 
 
 _COPY_SLICES = Op("CopySlices", _set_at_positions, _set_at_positions)
+INDEX_PUT = Op("IndexPutBackward0", _set_at_positions, _set_at_positions)
 
 
 def _unique_last(pos):
@@ -210,7 +211,7 @@ def _unique_last(pos):
     return uniq.astype(np.int64), (flat.size - 1 - first_from_end).astype(np.int64)
 
 
-def copy_slices(base, value, pos):
+def copy_slices(base, value, pos, op=_COPY_SLICES):
     """base with the elements at flat positions `pos` replaced by value (one CopySlices node):
     the out-of-place form of x[idx] = value and of an in-place op on a view."""
     dt = base._value.dtype
@@ -221,11 +222,12 @@ def copy_slices(base, value, pos):
         vv = np.asarray(_operand(value, dt))
         v_in = None
     target = np.shape(pos)
-    if np.broadcast_shapes(np.shape(vv)[max(np.ndim(vv) - len(target), 0):], target) != target:
+    from functrans.torch._scatter import _broadcasts
+    if not _broadcasts(np.shape(vv), target):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vv))} cannot "
                            f"be broadcast to indexing result of shape {list(target)}")
     uniq, keep = _unique_last(np.asarray(pos))
-    return run(_COPY_SLICES, (base, v_in, None, None), (base._value, vv, uniq, keep),
+    return run(op, (base, v_in, None, None), (base._value, vv, uniq, keep),
                {"shape": tuple(target)}, (tuple(target),))
 
 
@@ -350,11 +352,14 @@ def _masked_fill(x, mask, value):
     return E.select(mask, S.convert_element_type(value, x.dtype), x)
 
 
+_MASKED_FILL_TENSOR = Op("MaskedFillBackward1", _masked_fill.impl, _masked_fill.traced)
+
+
 def masked_fill(input, mask, value):
     x = as_tensor(input)
     m = as_tensor(mask)._value.astype(np.bool_)
     if isinstance(value, Tensor):
-        return run(_masked_fill, (x, None, value), (x._value, m, value._value))
+        return run(_MASKED_FILL_TENSOR, (x, None, value), (x._value, m, value._value))
     return run(_masked_fill, (x, None, None), (x._value, m, _operand(value, x._value.dtype)))
 
 

@@ -11,6 +11,7 @@ from functrans.torch import _inplace as I
 from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
+from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
 from functrans.torch._tensor import Tensor, _device_arg_ok
 
@@ -184,6 +185,8 @@ _METHODS = {
     "masked_fill": IX.masked_fill, "masked_select": IX.masked_select, "take": IX.take,
     "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
     "nonzero": IX.nonzero, "contiguous": S.contiguous,
+    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "index_add": SC.index_add,
+    "index_put": SC.index_put, "index_fill": SC.index_fill,
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,
@@ -209,6 +212,9 @@ _METHODS = {
     "nan_to_num_": _inplace_of(EW.nan_to_num), "addcmul_": _inplace_of(EW.addcmul),
     "addcdiv_": _inplace_of(EW.addcdiv), "addmm_": _inplace_of(LA.addmm),
     "masked_fill_": _masked_fill_, "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
+    "scatter_": _inplace_of(SC.scatter), "scatter_add_": _inplace_of(SC.scatter_add),
+    "index_add_": _inplace_of(SC.index_add), "index_put_": _inplace_of(SC.index_put),
+    "index_fill_": _inplace_of(SC.index_fill),
     "uniform_": _uniform_, "normal_": _normal_, "apply_": _apply_,
 }
 

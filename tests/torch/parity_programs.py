@@ -1499,6 +1499,77 @@ def addmm_cdist(torch, rec):
     torch.addmm(torch.ones(3), x, m)
 
 
+@program
+def scatter_gather_index_add(torch, rec):
+    # src shaped like the index: PyTorch's backward refuses a larger src (a gradient shaped
+    # like the index)
+    x = torch.tensor([[1., -2., 3.], [4., 5., -6.]], requires_grad=True)
+    src = torch.tensor([[10., 20., 30.], [40., 50., 60.], [70., 80., 90.]], requires_grad=True)
+    i = torch.tensor([[1, 0, 1], [0, 1, 0]])
+    j = torch.tensor([[2, 0], [1, 2]])
+    s2, s22 = src[:2] * 1, src[:2, :2] * 1
+    rec("larger_src", [torch.scatter(x, 0, i, src), x.scatter(1, j, src),
+                       x.scatter_add(1, j, src)])
+    outs = [torch.scatter(x, 0, i, s2), x.scatter(1, j, s22), x.scatter(0, i, 2.5),
+            torch.scatter_add(x, 0, i, s2), x.scatter_add(1, j, s22),
+            torch.gather(x, 1, j), x.gather(0, i),
+            torch.index_add(x, 0, torch.tensor([1, 0]), src[:2]),
+            x.index_add(1, torch.tensor([0, 0, 2]), src[:2], alpha=2),
+            torch.index_fill(x, 1, torch.tensor([0, 2]), -1.),
+            x.index_fill(0, torch.tensor([1]), torch.tensor(7., requires_grad=True))]
+    y = x * 1
+    y.scatter_(1, j, s22).scatter_add_(0, i, s2).index_add_(0, torch.tensor([0]), src[1:2])
+    y.index_fill_(1, torch.tensor([1]), 0.)
+    outs.append(y)
+    rec("outs", outs)
+    rec("nf", [[type(n[0]).__name__ if n[0] is not None else None for n in o.grad_fn.next_functions]
+               for o in outs])
+    tot = sum((o * (torch.arange(o.numel()).reshape(o.shape) + 1)).sum() for o in outs)
+    tot.backward()
+    rec("gx", x.grad), rec("gsrc", src.grad)
+    rec("ints", torch.zeros(3, dtype=torch.long).scatter_add(0, torch.tensor([0, 0, 2]),
+                                                             torch.tensor([1, 2, 3])))
+    for k, bad in enumerate([lambda: x.scatter(0, torch.tensor([[2, 0, 0]]), src),
+                             lambda: x.scatter(0, i, src.double()),
+                             lambda: x.scatter(0, i.int(), src),
+                             lambda: x.index_add(0, torch.tensor([0]), src[:1].double()),
+                             lambda: x.index_add(0, torch.tensor([0]), src[:2])]):
+        try:
+            bad()
+        except Exception as e:
+            rec(f"err{k}", [type(e).__name__, str(e)])
+    torch.scatter(x, 0, torch.tensor([[0, 1, 2, 0]]), src)
+
+
+@program
+def index_put_and_masked_fill(torch, rec):
+    x = torch.tensor([[1., -2., 3.], [4., 5., -6.]], requires_grad=True)
+    v = torch.tensor([10., 20.], requires_grad=True)
+    rows, cols = torch.tensor([0, 1]), torch.tensor([2, 0])
+    outs = [torch.index_put(x, (rows, cols), v), x.index_put((rows, cols), v, accumulate=True),
+            x.index_put((torch.tensor([0, 0]), torch.tensor([1, 1])), v, accumulate=True),
+            x.index_put((torch.tensor([1]),), torch.tensor(3.)),
+            x.index_put((x > 0,), v.sum()),
+            x.masked_fill(x > 0, torch.tensor(1.)), x.masked_fill(x < 0, v[0]),
+            torch.masked_fill(x, torch.tensor([True, False, True]), 0.),
+            torch.where(x > 0, x, 0.), torch.where(x > 0, 1., x), x.where(x < 0, v[1])]
+    y = x * 1
+    y.index_put_((rows, cols), v * 2).index_put_((rows,), v[:1], accumulate=True)
+    y.masked_fill_(y > 5, v[0])
+    outs.append(y)
+    rec("outs", outs)
+    rec("nf", [[type(n[0]).__name__ if n[0] is not None else None for n in o.grad_fn.next_functions]
+               for o in outs])
+    tot = sum((o * (torch.arange(o.numel()).reshape(o.shape) + 1)).sum() for o in outs)
+    tot.backward()
+    rec("gx", x.grad), rec("gv", v.grad)
+    c = torch.tensor([[0., 1.], [2., 0.]])
+    rec("where1", torch.where(c)), rec("where_scalars", torch.where(c > 0, 1., 0.))
+    rec("where_ints", torch.where(c > 0, 1, 0)), rec("where_mixed", torch.where(c > 0, c, 2))
+    rec("where_double", torch.where(c > 0, c, torch.tensor(0., dtype=torch.float64)))
+    x.index_put((rows,), v.double())
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
