@@ -175,6 +175,7 @@ from functrans.torch._indexing import (  # noqa: F401
     index_select,
     masked_fill,
     masked_select,
+    median,
     nonzero,
     sort,
     take,
@@ -232,15 +233,18 @@ from functrans.torch._shape import (  # noqa: F401
     chunk,
     concat,
     concatenate,
+    diag,
     diagonal,
     flatten,
     flip,
     hstack,
+    meshgrid,
     moveaxis,
     movedim,
     narrow,
     permute,
     repeat,
+    repeat_interleave,
     reshape,
     roll,
     select,
@@ -250,6 +254,7 @@ from functrans.torch._shape import (  # noqa: F401
     swapaxes,
     swapdims,
     t,
+    tile,
     trace,
     transpose,
     tril,
@@ -277,6 +282,11 @@ __version__ = "2.13.0+functrans"
 
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
+
+
+def is_inference(input) -> bool:
+    """False: functrans.torch has no inference tensors (inference_mode acts as no_grad)."""
+    return input.is_inference()
 
 
 def is_floating_point(input) -> bool:

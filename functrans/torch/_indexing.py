@@ -12,6 +12,7 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
+from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
@@ -385,3 +386,62 @@ def nonzero(input, *, as_tuple=False):
     return wrap(np.stack(nz, axis=-1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
+
+
+# --- median: the lower middle value, indices decided eagerly ---------------------------------
+
+_MedianResult = type("median", (_Sorted,), {"__slots__": (), "__module__": "torch.return_types"})
+
+
+@composite("MedianBackward0")
+def _median_all(x, share, value):
+    # the value is the median; the gradient is shared evenly by the entries equal to it
+    # (the NaNs when it is NaN), as PyTorch's evenly_distribute_backward
+    live = E.select(E.gt(share, np.zeros((), share.dtype)), E.sub(x, stop_gradient_p.bind(x)),
+                    np.zeros((), x.dtype))
+    return E.add(value, fnp.sum(E.mul(live, share)))
+
+
+@composite("MedianBackward1")
+def _median_dim(x, index, *, dim, keepdim):
+    if not x.shape:  # a 0-d tensor is its own median
+        return S.reshape(x, ())
+    out = fnp.take_along_axis(x, index, axis=dim)
+    return out if keepdim else S.squeeze(out, (dim,))
+
+
+def _median_index(v, d):
+    """Per slice along d: the index of the lower middle value, or of the first NaN."""
+    order = np.argsort(v, axis=d, kind="stable")
+    n = v.shape[d]
+    nans = np.isnan(v).sum(axis=d, keepdims=True) if v.dtype.kind in "fc" else \
+        np.zeros_like(np.take(v, [0], axis=d), np.int64)
+    k = np.where(nans > 0, n - nans, (n - 1) // 2).astype(np.int64)
+    return np.take_along_axis(order, k, axis=d)
+
+
+def median(input, dim=None, keepdim=False):
+    x = as_tensor(input)
+    v = x._value
+    if dim is None:
+        if v.size == 0:
+            return wrap(np.asarray(np.nan, v.dtype))
+        flat = v.reshape(-1)
+        m = flat[_median_index(flat, 0)[0]]
+        hit = np.isnan(flat) if np.isnan(m) else flat == m
+        share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape) if v.dtype.kind in "fc" \
+            else None
+        if share is None:
+            return wrap(np.asarray(m))
+        return run(_median_all, (x, None, None), (v, share, np.asarray(m)))
+    if v.ndim == 0:
+        return _MedianResult((run(_median_dim, (x, None), (v, np.zeros((), np.int64)),
+                                  {"dim": 0, "keepdim": True}, (0, True)),
+                              wrap(np.zeros((), np.int64))))
+    d = _dim(dim, v.ndim)
+    if v.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    idx = _median_index(v, d)
+    values = run(_median_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
+                 (d, bool(keepdim)))
+    return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))

@@ -253,3 +253,86 @@ def _takes_view(x, idx) -> bool:
         else:
             return False
     return view
+
+
+# --- in-place view ops: squeeze_, unsqueeze_, t_, transpose_ --------------------------------
+
+def _view_inplace(self, op, params, out_of_place):
+    """self <- its view by `op` (same storage, new shape), recorded as PyTorch's in-place view
+    node; a view's replay learns the new step."""
+    from functrans.torch._record import run
+    recording = MODE.enabled
+    _check(self, recording)
+    m = self._meta
+    if recording and self._requires_grad:
+        if m is not None and m.base is not None:
+            if m.no_grad_view:
+                raise RuntimeError(NO_GRAD_VIEW_ERROR)
+            self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
+        src = wrap(self._value, True, self._grad_fn, self._output_nr)
+        out = run(op, (src,), (self._value,), params, tuple(params.values()))
+        self._grad_fn, self._output_nr = out._grad_fn, 0
+        self._value = out._value
+    else:
+        self._value = op.impl(self._value, **params)
+    if m is not None and m.base is not None:
+        m.replay = m.replay + (out_of_place,)
+    _shared_vc(self)[0] += 1
+    return self
+
+
+def squeeze_(self, dim=None):
+    from functrans.torch import _shape as S
+    shp = self._value.shape
+    if dim is None:
+        dims, name = tuple(i for i, s in enumerate(shp) if s == 1), "SqueezeBackward3"
+    else:
+        ds = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = tuple(sorted({S._dim(d, len(shp)) for d in ds if shp and
+                             shp[S._dim(d, len(shp))] == 1}))
+        name = "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5"
+    return _view_inplace(self, _VIEW_INPLACE[name], {"dimensions": dims},
+                         lambda t: S.squeeze(t, dim))
+
+
+def unsqueeze_(self, dim):
+    from functrans.torch import _shape as S
+    d = S._dim(dim, self._value.ndim + 1)
+    return _view_inplace(self, _VIEW_INPLACE["UnsqueezeBackward1"], {"dimensions": (d,)},
+                         lambda t: S.unsqueeze(t, dim))
+
+
+def transpose_(self, dim0, dim1):
+    from functrans.torch import _shape as S
+    nd = self._value.ndim
+    perm = list(range(nd))
+    if nd:
+        d0, d1 = S._dim(dim0, nd), S._dim(dim1, nd)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _view_inplace(self, _VIEW_INPLACE["TransposeBackward1"],
+                         {"permutation": tuple(perm)}, lambda t: S.transpose(t, dim0, dim1))
+
+
+def t_(self):
+    from functrans.torch import _shape as S
+    nd = self._value.ndim
+    if nd > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    perm = (1, 0) if nd == 2 else tuple(range(nd))
+    return _view_inplace(self, _VIEW_INPLACE["TBackward1"], {"permutation": perm},
+                         lambda t: S.t(t))
+
+
+def _view_inplace_ops():
+    from functrans.primitives.registry import REGISTRY
+    from functrans.torch._record import prim_op
+    squeeze, transpose = REGISTRY["squeeze"], REGISTRY["transpose"]
+    return {"SqueezeBackward3": prim_op(squeeze, "SqueezeBackward3"),
+            "SqueezeBackward4": prim_op(squeeze, "SqueezeBackward4"),
+            "SqueezeBackward5": prim_op(squeeze, "SqueezeBackward5"),
+            "UnsqueezeBackward1": prim_op(REGISTRY["expand_dims"], "UnsqueezeBackward1"),
+            "TransposeBackward1": prim_op(transpose, "TransposeBackward1"),
+            "TBackward1": prim_op(transpose, "TBackward1")}
+
+
+_VIEW_INPLACE = _view_inplace_ops()

@@ -290,8 +290,6 @@ def expand(input, *sizes):
                                f"[{', '.join(map(str, shp))}]")
         out.append(s)
     out = tuple(out)
-    if out == shp:
-        return _alias(x)
     bdims = tuple(range(lead, len(out)))
     return _view_op(EXPAND, x, {"shape": out, "broadcast_dimensions": bdims}, (out, bdims))
 
@@ -307,7 +305,7 @@ def broadcast_to(input, size):
 def broadcast_tensors(*tensors):
     ts = [as_tensor(t) for t in tensors]
     shape = np.broadcast_shapes(*(t._value.shape for t in ts))
-    return tuple(expand(t, shape) for t in ts)
+    return tuple(t if t._value.shape == shape else expand(t, shape) for t in ts)
 
 
 @composite("RepeatBackward0")
@@ -555,3 +553,106 @@ def contiguous(input, memory_format=None):
     out._value = np.ascontiguousarray(out._value)
     return out
 
+
+
+# --- repeat_interleave, tile, diag, meshgrid -------------------------------------------------
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element repeated: an int count as PyTorch records it (unsqueeze, expand, a
+    contiguous copy, a view), a tensor of counts as an index_select."""
+    from functrans.torch._indexing import index_select
+    if repeats is None:  # torch.repeat_interleave(counts): arange(n) repeated by counts
+        counts = as_tensor(input)._value
+        return wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts.reshape(-1)))
+    x = as_tensor(input)
+    if dim is None:
+        x = flatten(x)
+        d = 0
+    else:
+        d = _dim(dim, max(x._value.ndim, 1))
+    if isinstance(repeats, Tensor):
+        counts = repeats._value.reshape(-1)
+        if counts.size == 1:
+            counts = np.broadcast_to(counts, (x._value.shape[d] if x._value.ndim else 1,))
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        n = x._value.shape[d] if x._value.ndim else 1
+        if counts.size != n:
+            raise RuntimeError("repeats must have the same size as input along dim")
+        idx = np.repeat(np.arange(n, dtype=np.int64), counts)
+        return index_select(x, d, wrap(idx))
+    r = int(repeats)
+    if r < 0:
+        raise RuntimeError("repeats can not be negative")
+    if x._value.ndim == 0:
+        x = reshape(x, (1,))
+    shp = x._value.shape
+    u = unsqueeze(x, d + 1)
+    e = expand(u, shp[:d + 1] + (r,) + shp[d + 1:])
+    return view(contiguous(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
+
+
+def tile(input, dims):
+    x = as_tensor(input)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    nd = x._value.ndim
+    if len(dims) < nd:
+        dims = (1,) * (nd - len(dims)) + dims
+    return repeat(x, dims)
+
+
+@composite("DiagEmbedBackward0")
+def _diag_embed(x, pos, *, n):
+    flat = REGISTRY["scatter_add"].bind(np.zeros(n * n, x.dtype), pos, x, axis=0)
+    return S.reshape(flat, (n, n))
+
+
+@composite("DiagonalBackward0_copy")
+def _diag_copy(x, *, offset):
+    return fnp.diagonal(x, offset, 0, 1)
+
+
+def diag(input, diagonal=0):
+    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal
+    (a copy)."""
+    x = as_tensor(input)
+    v = x._value
+    k = int(diagonal)
+    if v.ndim == 1:
+        n = v.shape[0] + abs(k)
+        rows = np.arange(v.shape[0], dtype=np.int64) + max(-k, 0)
+        pos = rows * n + rows + k
+        return run(_diag_embed, (x, None), (v, pos), {"n": n}, (n,))
+    if v.ndim != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " f"{v.ndim}D")
+    out = run(_diag_copy, (x,), (v,), {"offset": k}, (k,))
+    out._value = np.array(out._value)  # a copy, not numpy's read-only view
+    return out
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids: each input viewed along its own axis, then expanded (views)."""
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tuple(tensors[0])
+    ts = [as_tensor(t) for t in tensors]
+    if indexing is None:
+        warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required to "
+                  "pass the indexing argument.", 2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in ts:
+        if t._value.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+    swap = indexing == "xy" and len(ts) >= 2
+    order = [1, 0] + list(range(2, len(ts))) if swap else list(range(len(ts)))
+    shape = tuple(ts[i]._value.size for i in order)
+    out = []
+    for k, t in enumerate(ts):
+        axis = order.index(k)
+        view_shape = [1] * len(ts)
+        view_shape[axis] = -1
+        out.append(expand(view(t, tuple(view_shape)), shape))
+    return tuple(out)

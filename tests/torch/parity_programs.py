@@ -110,7 +110,8 @@ def _close(a, b, path, problems, rtol):
 ONCE_WARNINGS = ("Using backward() with create_graph=True",
                  "Converting a tensor with requires_grad=True to a scalar",
                  "The use of `x.T` on tensors of dimension other than 2",
-                 "Tensor.T is deprecated on 0-D tensors")
+                 "Tensor.T is deprecated on 0-D tensors",
+                 "torch.meshgrid: in an upcoming release")
 
 
 def _without_once(obs):
@@ -1568,6 +1569,89 @@ def index_put_and_masked_fill(torch, rec):
     rec("where_ints", torch.where(c > 0, 1, 0)), rec("where_mixed", torch.where(c > 0, c, 2))
     rec("where_double", torch.where(c > 0, c, torch.tensor(0., dtype=torch.float64)))
     x.index_put((rows,), v.double())
+
+
+@program
+def repeat_interleave_tile_diag_meshgrid(torch, rec):
+    x = torch.tensor([[1., -2., 3.], [4., 5., -6.]], requires_grad=True)
+    v = torch.tensor([1., 2.], requires_grad=True)
+    outs = [x.repeat_interleave(2), x.repeat_interleave(2, dim=1),
+            torch.repeat_interleave(x, torch.tensor([1, 2]), dim=0),
+            x.repeat_interleave(torch.tensor(2)), v.repeat_interleave(3),
+            x.tile(2), torch.tile(x, (2, 1)), v.tile((2, 2)),
+            torch.diag(v), torch.diag(v, 1), torch.diag(v, -2), torch.diag(x), x.diag(1),
+            torch.diag(x, -1)]
+    g1 = torch.meshgrid(v, v * 2, indexing="ij")
+    g2 = torch.meshgrid(v, torch.tensor([1., 2., 3.]), indexing="xy")
+    g3 = torch.meshgrid([v, v[0]], indexing="ij")
+    outs += list(g1) + list(g2) + list(g3)
+    rec("outs", outs)
+    rec("views", [g._base is not None for g in g1 + g2])
+    rec("chains", [[type(n[0]).__name__ for n in o.grad_fn.next_functions] for o in outs[:3]])
+    tot = sum((o * (torch.arange(o.numel()).reshape(o.shape) + 1)).sum() for o in outs)
+    tot.backward()
+    rec("gx", x.grad), rec("gv", v.grad)
+    rec("counts", torch.repeat_interleave(torch.tensor([1, 0, 2])))
+    rec("implicit", torch.meshgrid(torch.tensor([1, 2]), torch.tensor([3])))
+    torch.diag(torch.ones(2, 2, 2))
+
+
+@program
+def median_values_indices_gradients(torch, rec):
+    x = torch.tensor([[3., 1., 2., 7.], [0., 5., 4., -1.], [9., 8., 6., 2.5]],
+                     requires_grad=True)
+    m = x.median()
+    a, b = x.median(0), torch.median(x, dim=1, keepdim=True)
+    rec("m", m), rec("a", [a.values, a.indices]), rec("b", [b.values, b.indices])
+    rec("type", type(a).__name__)
+    (m * 10 + (a.values * torch.tensor([1., 2., 3., 4.])).sum() + b.values.sum()).backward()
+    rec("g", x.grad)
+    t = torch.tensor([[1., 1., 1.], [2., 1., 2.], [1., 5., 2.]], requires_grad=True)
+    t.median().backward()
+    rec("ties", t.grad)
+    y = torch.tensor([1., float("nan"), 3., float("nan")], requires_grad=True)
+    rec("nan", y.median()), rec("nan_dim", list(y.median(0)))
+    y.median().backward()
+    rec("gnan", y.grad)
+    rec("ints", [torch.tensor([3, 1, 2, 4]).median(), list(torch.tensor([3, 1, 2, 4]).median(0))])
+    s = torch.tensor(2., requires_grad=True)
+    rec("scalar", [s.median(), list(s.median(0))])
+    torch.ones(2, 0).median(1)
+
+
+@program
+def inplace_view_ops(torch, rec):
+    x = torch.ones(2, 1, 3, requires_grad=True)
+    y = x * torch.arange(6.).reshape(2, 1, 3)
+    v0 = y._version
+    y.squeeze_()
+    rec("sq", y), rec("version", y._version - v0)
+    y.t_()
+    rec("t", y)
+    y.unsqueeze_(0)
+    rec("unsq", y)
+    y.transpose_(0, 2)
+    rec("tr", y)
+    y.squeeze_(1)
+    rec("sq1", y)
+    z = x * 1
+    z.squeeze_((1,))
+    rec("sq_tuple", z)
+    (y * torch.arange(6.).reshape(y.shape)).sum().backward()
+    rec("g", x.grad)
+    w = x * 2
+    u = w[0]
+    u.unsqueeze_(0)
+    rec("view_unsq", [u, u._base is w])
+    u.mul_(3)
+    rec("base_after", w), rec("u_after", u)
+    w.sum().backward()
+    rec("g2", x.grad)
+    rec("inference", [x.is_inference(), torch.is_inference(w)])
+    plain = torch.ones(1, 2)
+    plain.squeeze_().t_()
+    rec("plain", plain)
+    x.squeeze_()
 
 
 def main(names=()):
