@@ -31,14 +31,14 @@ def _std_basis(leaves):
     return out, total
 
 
-def _split_args(f, args, argnums, fname):
+def _split_args(f, args, kwargs, argnums, fname):
     nums = normalize_argnums(argnums, len(args), fname, distinct=True)
 
     def f_dyn(*dyn):
         full = list(args)
         for i, a in zip(nums, dyn):
             full[i] = a
-        return f(*full)
+        return f(*full, **kwargs)  # keyword arguments pass through, not differentiated
 
     return f_dyn, [args[i] for i in nums]
 
@@ -48,8 +48,8 @@ def jacfwd(f, argnums=0, has_aux=False):
     check_callable(f, "jacfwd")
 
     @functools.wraps(f)
-    def jac(*args):
-        f_dyn, dyn = _split_args(f, args, argnums, "jacfwd")
+    def jac(*args, **kwargs):
+        f_dyn, dyn = _split_args(f, args, kwargs, argnums, "jacfwd")
         _check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacfwd"), "jacfwd")
         in_leaves, in_tree = tree_flatten(tuple(dyn))
         in_leaves = [as_value(x, "jacfwd") for x in in_leaves]
@@ -85,8 +85,8 @@ def jacrev(f, argnums=0, has_aux=False):
     check_callable(f, "jacrev")
 
     @functools.wraps(f)
-    def jac(*args):
-        f_dyn, dyn = _split_args(f, args, argnums, "jacrev")
+    def jac(*args, **kwargs):
+        f_dyn, dyn = _split_args(f, args, kwargs, argnums, "jacrev")
         _check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacrev"), "jacrev")
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         y, f_vjp = res[0], res[1]

@@ -113,3 +113,16 @@ def test_hessian_of_a_pytree_argument_is_a_pytree_of_pytrees():
 def test_jacrev_of_an_integer_output_is_refused_as_in_jax():
     with pytest.raises(TypeError, match=r"output leaf 1 .* int64.*has_aux"):
         ft.jacrev(lambda x: (x * 2.0, fnp.sum(x > 0)))(X)
+
+
+def test_keyword_arguments_pass_through_undifferentiated_like_jax():
+    # jacfwd/jacrev/hessian once refused keyword arguments with Python's bare TypeError
+    x = np.array([0.5, -1.0, 2.0])
+
+    def f(x, scale=1.0):
+        return fnp.sin(x) * scale
+
+    np.testing.assert_allclose(ft.jacfwd(f)(x, scale=3.0), np.diag(3.0 * np.cos(x)))
+    np.testing.assert_allclose(ft.jacrev(f)(x, scale=3.0), np.diag(3.0 * np.cos(x)))
+    np.testing.assert_allclose(ft.hessian(lambda x, scale: fnp.sum(f(x, scale)))(x, scale=3.0),
+                               np.diag(-3.0 * np.sin(x)))

@@ -9,6 +9,7 @@ transform (grad, vmap, make_jaxpr, another jit) the same call is transformed by 
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -100,15 +101,16 @@ class Lowered:
         return self.as_text()
 
 
-def _static_key(static_idx, args):
+def _static_key(static_idx, args, static_kwargs=None):
     key = []
-    for i in static_idx:
-        v = args[i]
+    items = [(i, args[i], "static_argnums") for i in static_idx]
+    items += [(repr(k), v, "static_argnames") for k, v in (static_kwargs or {}).items()]
+    for i, v, where in items:
         if isinstance(v, Tracer):
             raise TypeError(
                 f"jit: static argument {i} is a traced value {v.aval.str_short()}; static "
                 "arguments must be concrete Python values known at trace time. Remove "
-                f"{i} from static_argnums to trace it, or pass a concrete value.")
+                f"{i} from {where} to trace it, or pass a concrete value.")
         try:
             hash(v)
         except TypeError:
@@ -116,20 +118,57 @@ def _static_key(static_idx, args):
                 f"jit: static argument {i} has unhashable type {type(v).__name__}; static "
                 "arguments key the compilation cache, so they must be hashable. Pass a tuple "
                 "instead of a list (or another hashable value), or remove "
-                f"{i} from static_argnums to pass it as a traced argument.") from None
+                f"{i} from {where} to pass it as a traced argument.") from None
         key.append((i, type(v), v))
     return tuple(key)
+
+
+def _resolve_static(fun, static_argnums: tuple, static_argnames: tuple):
+    """static_argnums and static_argnames completed from each other through the signature of
+    `fun`, as in JAX: an argument marked static by position is static when passed by name too,
+    and the other way round."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):  # builtins and some callables have no signature
+        return static_argnums, static_argnames
+    kinds = inspect.Parameter
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    has_varargs = any(p.kind is kinds.VAR_POSITIONAL for p in params)
+    has_varkw = any(p.kind is kinds.VAR_KEYWORD for p in params)
+    for i in static_argnums:
+        if not has_varargs and not -len(positional) <= i < len(positional):
+            raise ValueError(
+                f"jit: static_argnums={static_argnums!r}, but {getattr(fun, '__name__', fun)} "
+                f"takes {len(positional)} positional argument(s). Use indices in "
+                f"[0, {len(positional)}).")
+    named = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
+                                                 kinds.KEYWORD_ONLY)}
+    for name in static_argnames:
+        if name not in named and not has_varkw:
+            raise ValueError(
+                f"jit: static_argnames contains {name!r}, which is not a parameter of "
+                f"{getattr(fun, '__name__', fun)} (parameters: {sorted(named)}).")
+    nums = set(static_argnums) | {i for i, p in enumerate(positional)
+                                  if p.name in static_argnames}
+    names = set(static_argnames) | {positional[i].name for i in static_argnums
+                                    if -len(positional) <= i < len(positional)
+                                    and positional[i].kind is kinds.POSITIONAL_OR_KEYWORD}
+    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 class Jitted:
     """A function compiled once per signature (see `jit`)."""
 
-    def __init__(self, fun, static_argnums=(), cache_size: int = DEFAULT_CACHE_SIZE):
+    def __init__(self, fun, static_argnums=(), cache_size: int = DEFAULT_CACHE_SIZE,
+                 static_argnames=()):
         if not callable(fun):
             raise TypeError(f"jit: expected a function, got {type(fun).__name__}.")
         self._fun = fun
-        self._static_argnums = (static_argnums,) if isinstance(static_argnums, int) \
-            else tuple(static_argnums)
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) \
+            else tuple(static_argnames)
+        self._static_argnums, self._static_argnames = _resolve_static(fun, nums, names)
         self._cache = LRUCache(cache_size)
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self.trace_count = 0
@@ -141,10 +180,17 @@ class Jitted:
         if not kwargs and not self._static_argnums:
             key = _flat_key(args)
             if key is not None:  # all arguments are arrays or floats: no pytree to flatten
-                return key, [np.asarray(a) if type(a) is float else a for a in args], None, ()
-        if self._static_argnums:
-            static_idx = normalize_argnums(self._static_argnums, len(args), "jit")
-            static = _static_key(static_idx, args)
+                return key, [np.asarray(a) if type(a) is float else a for a in args], None, (), {}
+        static_kwargs = {}
+        if self._static_argnames and kwargs:
+            static_kwargs = {k: v for k, v in kwargs.items() if k in self._static_argnames}
+            kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
+        if self._static_argnums or static_kwargs:
+            # a static position not passed positionally was passed by name (or left default)
+            nums = tuple(i for i in self._static_argnums if i < len(args)) \
+                if self._static_argnames else self._static_argnums
+            static_idx = normalize_argnums(nums, len(args), "jit")
+            static = _static_key(static_idx, args, static_kwargs)
             dyn = tuple(a for i, a in enumerate(args) if i not in static_idx)
         else:
             static_idx, static, dyn = (), (), args
@@ -155,27 +201,27 @@ class Jitted:
             key = ("flat", *sig)  # the same key as the fast path above
         else:
             key = (in_tree, sig, static)
-        return key, leaves, in_tree, static_idx
+        return key, leaves, in_tree, static_idx, static_kwargs
 
     def _entry(self, args, kwargs):
-        key, leaves, in_tree, static_idx = self._signature(args, kwargs)
+        key, leaves, in_tree, static_idx, static_kwargs = self._signature(args, kwargs)
         entry = self._cache.get(key)
         if entry is None:
             if in_tree is None:
                 in_tree = tree_flatten((args, {}))[1]
-            entry = self._trace(args, leaves, in_tree, static_idx)
+            entry = self._trace(args, leaves, in_tree, static_idx, static_kwargs)
             if not entry.closure:  # programs closing over outer tracers are per call
                 self._cache.put(key, entry)
         return entry, leaves
 
-    def _trace(self, args, leaves, in_tree, static_idx) -> _Entry:
+    def _trace(self, args, leaves, in_tree, static_idx, static_kwargs) -> _Entry:
         self.trace_count += 1
         fun = self._fun
 
         def with_static(*dyn, **kwargs):
             it = iter(dyn)
             full = [args[i] if i in static_idx else next(it) for i in range(len(args))]
-            return fun(*full, **kwargs)
+            return fun(*full, **kwargs, **static_kwargs)
 
         f_flat, out_store = flatten_fun(with_static, in_tree)
         traced = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves],
@@ -256,13 +302,16 @@ def _closure_to_args(closed: ClosedJaxpr):
     return out, [closed.consts[i] for i in pos]
 
 
-def jit(fun, static_argnums=(), *, cache_size: int = DEFAULT_CACHE_SIZE) -> Jitted:
+def jit(fun, static_argnums=(), *, static_argnames=(),
+        cache_size: int = DEFAULT_CACHE_SIZE) -> Jitted:
     """Compile `fun`: trace it once per signature (argument structure, shapes, dtypes, static
-    argument values), optimise the program and run it as straight-line numpy code.
+    argument values), optimise the program and run it as straight-line numpy code. Static
+    arguments are given by position (static_argnums) or name (static_argnames); each is
+    static however it is passed, as in JAX.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> f = jit(lambda x: fnp.sum(fnp.sin(x) * x))
     >>> float(f(fnp.zeros(3))), float(ft.grad(f)(fnp.zeros(3))[0])
     (0.0, 0.0)
     """
-    return Jitted(fun, static_argnums, cache_size)
+    return Jitted(fun, static_argnums, cache_size, static_argnames)

@@ -107,6 +107,34 @@ def test_unhashable_static_argument_names_the_argument_and_the_fix():
         jf(np.arange(6.0), [2, 3])
 
 
+def test_static_argnames_and_static_arguments_passed_by_name_like_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    x = np.arange(1.0, 4.0)
+
+    def power(x, n=2, *, shift=0.0):
+        return sum(x for _ in range(n)) ** n + shift  # range(n): n must be static
+
+    expected = jax.jit(power, static_argnames="n")(x, n=3)
+    np.testing.assert_allclose(jit(power, static_argnames="n")(x, n=3), expected)
+    np.testing.assert_allclose(jit(power, static_argnames=("n",))(x, 3), expected)
+    # static by position is static by name too (once an "argnums out of range" error)
+    np.testing.assert_allclose(jit(power, static_argnums=1)(x, n=3), expected)
+    np.testing.assert_allclose(jit(power, static_argnums=1)(x), jax.jit(power)(x))
+    jp = jit(power, static_argnames="n")
+    jp(x, n=3), jp(x, n=3), jp(x, n=2)
+    assert jp.trace_count == 2  # one trace per static value
+    with pytest.raises(TypeError, match=r"static argument 'n' has unhashable type list.*"
+                                        "static_argnames"):
+        jp(x, n=[3])
+    with pytest.raises(ValueError, match=r"static_argnames contains 'm', which is not a "
+                                         "parameter"):
+        jit(power, static_argnames="m")
+    with pytest.raises(ValueError, match=r"static_argnums=\(3,\), but power takes 2 "
+                                         "positional"):
+        jit(power, static_argnums=3)
+
+
 def test_traced_static_argument_is_an_error():
     jf = jit(lambda x, n: x * n, static_argnums=1)
     with pytest.raises(TypeError, match="static argument 1 is a traced value"):
