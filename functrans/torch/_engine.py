@@ -178,7 +178,11 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
                 captured[k] = buf[nr]
         if node._is_accumulate:
             if accumulate and buf[0] is not None:
-                accumulate_grad(node.variable, buf[0], create_graph)
+                t = node.variable
+                accumulate_grad(t, buf[0], create_graph)
+                if t._meta.post_hooks:
+                    for hook in list(t._meta.post_hooks):
+                        hook(t)
             continue
         nexts = node._next
         if needed is not None and not any(e and e[0] in needed for e in nexts):

@@ -21,7 +21,7 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, composite, run
-from functrans.torch._tensor import Tensor, _shared_vc, wrap
+from functrans.torch._tensor import Tensor, _shared_vc, move_retained_grad, wrap
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -132,8 +132,7 @@ def _inplace_on_view(view, base, res):
 
 def _rebase(self, res, vc):
     node = res._grad_fn
-    m = self._meta
-    retained = m is not None and m.retains_grad
+    old_fn, old_nr = self._grad_fn, self._output_nr
     self._grad_fn = node
     self._output_nr = res._output_nr
     self._requires_grad = True
@@ -141,9 +140,7 @@ def _rebase(self, res, vc):
         prog = node._prog
         node._saved_out = [(self._value, vc, vc[0]) if k == res._output_nr else so
                            for so, k in zip(node._saved_out, prog.used_outputs)]
-    if retained:
-        m.retains_grad = False
-        self.retain_grad()
+    move_retained_grad(self, old_fn, old_nr)
 
 
 def _any_requires_grad(args):
@@ -269,10 +266,11 @@ def _view_inplace(self, op, params, out_of_place):
             if m.no_grad_view:
                 raise RuntimeError(NO_GRAD_VIEW_ERROR)
             self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
-        src = wrap(self._value, True, self._grad_fn, self._output_nr)
+        old_fn, old_nr = self._grad_fn, self._output_nr
+        src = wrap(self._value, True, old_fn, old_nr)
         out = run(op, (src,), (self._value,), params, tuple(params.values()))
         self._grad_fn, self._output_nr = out._grad_fn, 0
-        self._value = out._value
+        self._value = out._value  # retain_grad stays on the old node, as in PyTorch
     else:
         self._value = op.impl(self._value, **params)
     if m is not None and m.base is not None:

@@ -110,7 +110,7 @@ class _Meta:
     """Rarely used per-tensor autograd state."""
 
     __slots__ = ("grad", "retains_grad", "acc", "base", "replay", "no_grad_view", "view_rebases",
-                 "hooks", "name")
+                 "hooks", "post_hooks", "name")
 
     def __init__(self):
         self.view_rebases = 0
@@ -121,6 +121,7 @@ class _Meta:
         self.acc = None
         self.base = None
         self.hooks = None
+        self.post_hooks = None
         self.name = None
 
 
@@ -360,6 +361,20 @@ class Tensor(Tracer):
         node._pre_hooks.append(entry)
         return _RemovableHandle(node._pre_hooks, entry)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call `hook(self)` after a backward pass accumulated into this leaf's `.grad`."""
+        from functrans.torch._graph import _RemovableHandle
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        m = self._get_meta()
+        if m.post_hooks is None:
+            m.post_hooks = []
+        m.post_hooks.append(hook)
+        return _RemovableHandle(m.post_hooks, hook)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into the `.grad` of every leaf that requires grad."""
         from functrans.torch.autograd import backward
@@ -597,6 +612,23 @@ def edge(t):
     return (accumulator(t), 0)
 
 
+def move_retained_grad(t, old_fn, old_nr):
+    """After t's grad_fn changed (an in-place op, a regenerated view), retain_grad follows it
+    to the new node, as PyTorch moves its retains_grad hook: the old node no longer fills
+    t.grad."""
+    m = t._meta
+    if m is None or not m.retains_grad:
+        return
+    kept = getattr(old_fn, "_retains", None)
+    if kept is not None:
+        ref = kept.get(old_nr)
+        if ref is not None and ref() is t:
+            del kept[old_nr]
+    m.retains_grad = False
+    if t._grad_fn is not None:
+        t.retain_grad()
+
+
 def regenerate_view(t):
     """A view whose base's history an in-place operation rewrote after the view was taken
     gets a new grad_fn: the view taken again from the base, as one AsStridedBackward0 node
@@ -612,9 +644,11 @@ def regenerate_view(t):
         fresh = run(AS_STRIDED, (base, None), (base._value, pos))
     finally:
         MODE.enabled = prev
+    old_fn, old_nr = t._grad_fn, t._output_nr
     t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
     t._requires_grad = fresh._requires_grad
     m.view_rebases = t._vc[1]
+    move_retained_grad(t, old_fn, old_nr)
 
 
 def grad_mode_on() -> bool:

@@ -1537,7 +1537,7 @@ def scatter_gather_index_add(torch, rec):
                              lambda: x.index_add(0, torch.tensor([0]), src[:2])]):
         try:
             bad()
-        except Exception as e:
+        except (RuntimeError, IndexError) as e:
             rec(f"err{k}", [type(e).__name__, str(e)])
     torch.scatter(x, 0, torch.tensor([[0, 1, 2, 0]]), src)
 
@@ -1652,6 +1652,80 @@ def inplace_view_ops(torch, rec):
     plain.squeeze_().t_()
     rec("plain", plain)
     x.squeeze_()
+
+
+@program
+def retain_grad_follows_inplace(torch, rec):
+    seen = []
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: seen.append(("before", g)))
+    y.retain_grad()
+    y.mul_(3)
+    y.register_hook(lambda g: seen.append(("after", g)))
+    (y * torch.tensor([1., 10.])).sum().backward()
+    rec("y.grad", y.grad), rec("x.grad", x.grad), rec("retains", y.retains_grad)
+    x.grad = None
+    b = x * 1
+    b.retain_grad()
+    b[0].mul_(2)
+    (b * torch.tensor([3., 4.])).sum().backward()
+    rec("b.grad", b.grad), rec("x.grad2", x.grad)
+    x.grad = None
+    b = x * 1
+    v = b.view(2, 1)
+    v.retain_grad()
+    b.add_(1)
+    rec("v.grad_fn", v.grad_fn)
+    (v * 2).sum().backward()
+    rec("v.grad", v.grad), rec("x.grad3", x.grad)
+    x.grad = None
+    b = x * 1
+    c = b[:1]
+    c.retain_grad()
+    c.mul_(5)
+    b.sum().backward()
+    rec("c.grad", c.grad), rec("x.grad4", x.grad)
+    s = (x * 1).unsqueeze(0)
+    s.retain_grad()
+    s.squeeze_(0)
+    (s * torch.tensor([1., 2.])).sum().backward()
+    rec("s.grad", s.grad)
+    rec("seen", [[k, g] for k, g in seen])
+
+
+@program
+def post_accumulate_grad_hook(torch, rec):
+    seen = []
+    x = torch.tensor([1., 2.], requires_grad=True)
+    h = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.clone()))
+    (x * 2).sum().backward()
+    (x * 3).sum().backward()
+    h.remove()
+    (x * 4).sum().backward()
+    rec("seen", seen), rec("grad", x.grad)
+    (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+
+
+@program
+def autograd_functional_jvp_vhp_hvp(torch, rec):
+    F = torch.autograd.functional
+    x = torch.tensor([1., 2.])
+    v = torch.tensor([1., 0.5])
+
+    def g(t):
+        return t ** 2 * t[0]
+
+    def f(t):
+        return (t ** 3).sum() * t[1]
+
+    rec("jvp", F.jvp(g, x, v)), rec("vhp", F.vhp(f, x, v)), rec("hvp", F.hvp(f, x, v))
+    rec("jvp2", F.jvp(lambda p, q: (p * q, p.sin()), (x, x + 1), (v, v * 2)))
+    rec("vhp2", F.vhp(lambda p, q: (p * q * q).sum(), (x, x + 1), (v, v)))
+    rec("jvp_cg", F.jvp(g, x, v, create_graph=True))
+    rec("jvp_none", F.jvp(lambda t: t * 3, torch.tensor([2.])))
+    rec("hvp_unused", F.hvp(lambda p, q: (p * p).sum(), (x, x), (v, v)))
+    F.vhp(g, x, v)
 
 
 def main(names=()):
