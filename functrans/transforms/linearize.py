@@ -65,21 +65,46 @@ def linearize_flat(fun_flat, primals, *, name="linearize", num_aux=0):
     return primals_out, LinearFunction(dce(closed), in_avals, in_mask, out_avals, out_mask)
 
 
-def linearize(f, *primals):
-    """(f(*primals), f_jvp) where f_jvp(*tangents) evaluates the linearized program.
+def linearize(f, *primals, has_aux=False):
+    """(f(*primals), f_jvp) where f_jvp(*tangents) evaluates the linearized program; with
+    has_aux, f returns (output, aux) and linearize returns (output, f_jvp, aux), as in JAX.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> y, f_jvp = ft.linearize(fnp.sin, 0.0)
     >>> float(f_jvp(3.0))
     3.0
     """
+    import numpy as np
+
     from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
+    from functrans.core.trace import Tracer
+    from functrans.errors import ShapeError
     from functrans.tree_util import tree_flatten, tree_unflatten
     check_callable(f, "linearize")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "linearize") for x in flat]
-    f_flat, out_tree = flatten_fun(f, in_tree)
-    out, lin = linearize_flat(f_flat, flat)
+    f_flat, out_store = flatten_fun(f, in_tree)
+    aux_box = []
+    if has_aux:
+        def f_main(*xs):
+            out_flat = f_flat(*xs)  # sets out_store
+            pair = tree_unflatten(out_store.val, out_flat)
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise TypeError("linearize: has_aux=True: f must return a pair (output, aux), "
+                                f"got {out_store.val}.")
+            out_leaves, tree = tree_flatten(pair[0])
+            aux_leaves, aux_tree = tree_flatten(pair[1])
+            aux_box.append((tree, aux_tree, len(aux_leaves)))
+            return [*out_leaves, *aux_leaves]
+    else:
+        f_main = f_flat
+    out, lin = linearize_flat(f_main, flat,
+                              num_aux=(lambda: aux_box[0][2]) if has_aux else 0)
+    if has_aux:
+        out_tree, aux_tree, n_aux = aux_box[0]
+        out, aux = out[:len(out) - n_aux], tree_unflatten(aux_tree, out[len(out) - n_aux:])
+    else:
+        out_tree = out_store.val
 
     def f_jvp(*tangents):
         t_flat, t_tree = tree_flatten((tangents, {}))
@@ -87,6 +112,15 @@ def linearize(f, *primals):
             raise TypeError(f"linearize: the tangents' structure {t_tree} differs from the "
                             f"primals' {in_tree}.")
         t_flat = [as_value(t, "linearize tangents") for t in t_flat]
-        return tree_unflatten(out_tree.val, [instantiate(t) for t in lin(t_flat)])
+        for i, (t, a, m) in enumerate(zip(t_flat, lin.in_avals, lin.in_mask)):
+            shape = tuple(np.shape(t))
+            if shape != a.shape:  # numpy broadcasting would hide the mismatch
+                raise ShapeError(f"linearize: tangent {i} has shape {shape} but its primal has "
+                                 f"shape {a.shape}; each tangent must match its primal's "
+                                 "shape.")
+            if m and not isinstance(t, Tracer) and np.result_type(t) != a.dtype:
+                t_flat[i] = np.asarray(t, a.dtype)
+        return tree_unflatten(out_tree, [instantiate(t) for t in lin(t_flat)])
 
-    return tree_unflatten(out_tree.val, out), f_jvp
+    out = tree_unflatten(out_tree, out)
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)

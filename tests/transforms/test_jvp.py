@@ -95,3 +95,35 @@ def test_jvp_jaxpr_is_the_jvp_program_of_a_program():
     assert out_nz == [False] and [e.primitive.name for e in jclosed.eqns] == ["sin", "mul"]
     jclosed, out_nz = jvp_jaxpr(closed, [False, False], instantiate=True)
     assert out_nz == [True] and float(jclosed(0.7, 2.0)[1]) == 0.0
+
+
+def test_linearize_refuses_tangents_that_would_broadcast():
+    # a (1,) or scalar tangent for a (3,) primal was broadcast into a wrong answer
+    _, f_jvp = ft.linearize(fnp.sin, X)
+    for bad in (np.ones(1), 1.0, np.ones((2, 3))):
+        with pytest.raises(ShapeError, match=r"tangent 0 has shape .* but its primal has shape "
+                                             r"\(3,\)"):
+            f_jvp(bad)
+    _, f_jvp = ft.linearize(lambda x, s: x * s, X, 2.0)
+    with pytest.raises(ShapeError, match=r"tangent 1 has shape \(3,\) but its primal has "
+                                         r"shape \(\)"):
+        f_jvp(V, V)
+    np.testing.assert_allclose(f_jvp(V, 1.0), 2.0 * V + X)
+
+
+def test_linearize_has_aux_like_jax():
+    def f(x):
+        return fnp.sin(x) * x, {"total": fnp.sum(x), "count": 3}
+
+    y, f_jvp, aux = ft.linearize(f, X, has_aux=True)
+    np.testing.assert_allclose(y, np.sin(X) * X)
+    np.testing.assert_allclose(f_jvp(V), (np.cos(X) * X + np.sin(X)) * V)
+    assert float(aux["total"]) == X.sum() and aux["count"] == 3
+    with pytest.raises(TypeError, match="has_aux=True: f must return a pair"):
+        ft.linearize(fnp.sin, X, has_aux=True)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jy, jf_jvp, jaux = jax.linearize(lambda x: (jax.numpy.sin(x) * x, jax.numpy.sum(x)), X,
+                                     has_aux=True)
+    np.testing.assert_allclose(f_jvp(V), jf_jvp(V))
+    np.testing.assert_allclose(aux["total"], jaux)
