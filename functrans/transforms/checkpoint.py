@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from functrans.core.avals import get_aval
-from functrans.core.pytree_fun import as_value, flatten_fun, split_static
+from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, split_static
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import current_level
 from functrans.primitives.registry import define
@@ -113,6 +113,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     >>> round(float(ft.grad(layer)(0.5)), 6)
     0.778644
     """
+    check_callable(fun, "checkpoint")
     if policy is not None:
         raise NotImplementedError("checkpoint: policies are not supported; checkpoint saves "
                                   "only the inputs of the function. Split the function into "

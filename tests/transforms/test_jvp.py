@@ -123,7 +123,7 @@ def test_linearize_has_aux_like_jax():
         ft.linearize(fnp.sin, X, has_aux=True)
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
-    jy, jf_jvp, jaux = jax.linearize(lambda x: (jax.numpy.sin(x) * x, jax.numpy.sum(x)), X,
-                                     has_aux=True)
+    _, jf_jvp, jaux = jax.linearize(lambda x: (jax.numpy.sin(x) * x, jax.numpy.sum(x)), X,
+                                    has_aux=True)
     np.testing.assert_allclose(f_jvp(V), jf_jvp(V))
     np.testing.assert_allclose(aux["total"], jaux)

@@ -206,6 +206,8 @@ def test_transforming_a_non_function_fails_at_once_naming_it(transform):
         ft.vjp(3.0, 1.0)
     with pytest.raises(TypeError, match="expected a function"):
         ft.linearize(3.0, 1.0)
+    with pytest.raises(TypeError, match="expected a function"):
+        ft.checkpoint(3.0)
 
 
 def test_grad_of_an_integer_or_complex_output_is_refused():
