@@ -39,9 +39,22 @@ def _base(self):
     return m.base if m is not None else None
 
 
+MULTI_VIEW_ERROR = (
+    "Output {k} of {name} is a view and is being modified inplace. This view is the output of "
+    "a function that returns multiple views. Such functions do not allow the output views to "
+    "be modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
 def _check(self, recording):
     if not recording:
         return
+    m = self._meta
+    if m is not None and m.base is not None and self._requires_grad:
+        if m.no_grad_view:
+            raise RuntimeError(NO_GRAD_VIEW_ERROR)
+        if m.multi_view is not None:
+            name, k = m.multi_view
+            raise RuntimeError(MULTI_VIEW_ERROR.format(k=k, name=name))
     if self._requires_grad and self._grad_fn is None:
         raise RuntimeError(LEAF_ERROR)
     base = _base(self)

@@ -38,6 +38,8 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
             m.base, m.replay = x, (replay,)
             m.no_grad_view = not MODE.enabled
         m.view_rebases = vc[1]
+        if not MODE.enabled and x._requires_grad:
+            out._requires_grad = True  # as PyTorch's: a view with no history that requires grad
     return out
 
 
@@ -398,8 +400,14 @@ def _narrow(x, dim, start, length):
                                   strides=(1,) * x.ndim)
 
 
-def _views(x, outs, again):
-    return tuple(as_view(x, o, lambda t, k=k: again(t)[k]) for k, o in enumerate(outs))
+def _views(x, outs, again, name):
+    """The views of a function returning several (unbind, split): PyTorch refuses in-place
+    changes to them (`name` names the function in its message)."""
+    views = tuple(as_view(x, o, lambda t, k=k: again(t)[k]) for k, o in enumerate(outs))
+    for k, v in enumerate(views):
+        if v._meta is not None and v._meta.base is not None:
+            v._meta.multi_view = (name, k)
+    return views
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -427,7 +435,8 @@ def split(tensor, split_size_or_sections, dim=0):
         op = _SPLIT_WITH_SIZES
     params, pkey = {"dim": d, "bounds": bounds}, (d, bounds)
     return _views(x, run(op, (x,), (x._value,), params, pkey),
-                  lambda t: run(op, (t,), (t._value,), params, pkey))
+                  lambda t: run(op, (t,), (t._value,), params, pkey),
+                  "Split" if op is _split else "SplitWithSizes")
 
 
 def chunk(input, chunks, dim=0):
@@ -445,7 +454,7 @@ def unbind(input, dim=0):
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim)
     return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}, (d,)),
-                  lambda t: run(_unbind, (t,), (t._value,), {"dim": d}, (d,)))
+                  lambda t: run(_unbind, (t,), (t._value,), {"dim": d}, (d,)), "Unbind")
 
 
 NARROW = prim_op(REGISTRY["slice"], "SliceBackward0")
@@ -526,11 +535,26 @@ def _diagonal(x, *, offset, dim1, dim2):
     return fnp.diagonal(x, offset, dim1, dim2)
 
 
+def _diagonal_view(x, *, offset, dim1, dim2):
+    out = np.diagonal(x, offset, dim1, dim2)
+    if out.size and x.flags.writeable:  # numpy's view is read-only; PyTorch's is writable
+        start = [slice(None)] * x.ndim
+        if offset >= 0:
+            start[dim2] = slice(offset, None)
+        else:
+            start[dim1] = slice(-offset, None)
+        out = np.lib.stride_tricks.as_strided(x[tuple(start)], out.shape, out.strides)
+    return out
+
+
+_DIAGONAL = Op("DiagonalBackward0", _diagonal_view, _diagonal.traced)
+
+
 def diagonal(input, offset=0, dim1=0, dim2=1):
     x = as_tensor(input)
     nd = x._value.ndim
     params = {"offset": int(offset), "dim1": _dim(dim1, nd), "dim2": _dim(dim2, nd)}
-    return run(_diagonal, (x,), (x._value,), params, tuple(params.values()))
+    return _view_op(_DIAGONAL, x, params, tuple(params.values()))
 
 
 @composite("TraceBackward0")

@@ -110,7 +110,7 @@ class _Meta:
     """Rarely used per-tensor autograd state."""
 
     __slots__ = ("grad", "retains_grad", "acc", "base", "replay", "no_grad_view", "view_rebases",
-                 "hooks", "post_hooks", "name")
+                 "hooks", "post_hooks", "name", "multi_view")
 
     def __init__(self):
         self.view_rebases = 0
@@ -123,6 +123,7 @@ class _Meta:
         self.hooks = None
         self.post_hooks = None
         self.name = None
+        self.multi_view = None
 
 
 class TapeTrace(Trace):
@@ -609,6 +610,8 @@ def edge(t):
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
+    if m is not None and m.base is not None and m.no_grad_view and m.base._requires_grad:
+        return None  # a view taken in no_grad mode: PyTorch gives it no grad accumulator
     return (accumulator(t), 0)
 
 

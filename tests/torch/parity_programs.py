@@ -1728,6 +1728,39 @@ def autograd_functional_jvp_vhp_hvp(torch, rec):
     F.vhp(g, x, v)
 
 
+@program
+def inplace_on_diagonal_and_multi_output_views(torch, rec):
+    x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    b = x * 1
+    d = b.diagonal()
+    rec("d", d), rec("is_view", d._base is b)
+    d.zero_()
+    rec("b", b)
+    b.sum().backward()
+    rec("gx", x.grad)
+    x.grad = None
+    b = x * 1
+    b.diagonal(1).mul_(3)
+    b.diagonal(-1).add_(1)
+    (b * b).sum().backward()
+    rec("b2", b), rec("gx2", x.grad)
+    for k, make in enumerate([lambda t: t.unbind(0)[1], lambda t: t.split(1, dim=1)[2],
+                              lambda t: t.chunk(3, 1)[0], lambda t: t.split([1, 2], 1)[1]]):
+        try:
+            make(x * 1).mul_(2)
+        except RuntimeError as e:
+            rec(f"err{k}", str(e))
+    with torch.no_grad():
+        n = x[0]
+        u = (x * 1).unbind(0)[0]
+    rec("no_grad_view", [n.requires_grad, n.is_leaf, n.grad_fn])
+    (n * 2).sum().backward()
+    rec("n.grad", n.grad), rec("x.grad_untouched", x.grad)
+    u.mul_(2)
+    rec("u", u)
+    n.mul_(2)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
