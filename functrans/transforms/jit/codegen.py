@@ -231,10 +231,14 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
                 free[specs[slot_of[a]]].append(slot_of.pop(a))
         if dead:
             lines.append(f"    del {', '.join(names[a] for a in dead)}")
-    # a constant returned as an output is copied: callers own (and may mutate) what they get
-    consts = set(jaxpr.constvars)
-    outs = [f"{g.bind('f', xp.array)}({atom(a)})" if a in consts else atom(a)
-            for a in jaxpr.outvars]
+    # a constant returned as an output is copied, and so is a value returned again (CSE merges
+    # equal results: (a + 1, a + 1) is one value): callers own, and may mutate, each output
+    consts, returned, outs = set(jaxpr.constvars), set(), []
+    for a in jaxpr.outvars:
+        copy = a in consts or (type(a) is not Literal and a in returned)
+        outs.append(f"{g.bind('f', xp.array)}({atom(a)})" if copy else atom(a))
+        if type(a) is not Literal:
+            returned.add(a)
     header = f"def program({', '.join(names[v] for v in jaxpr.invars)}):"
     if not specs:
         lines = [header, *lines, f"    return [{', '.join(outs)}]"]

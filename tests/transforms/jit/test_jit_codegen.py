@@ -100,6 +100,20 @@ def test_buffers_are_reused_only_when_nothing_else_can_see_them():
     assert np.array_equal(x, np.linspace(-1.0, 1.0, 4096))   # inputs are never written
 
 
+def test_each_output_is_an_array_of_its_own():
+    """Equal results merged by CSE, a value returned twice and a returned constant come back
+    as separate arrays, as in eager mode: changing one in place leaves the others alone."""
+    c = np.arange(3.0)
+    x = np.ones(3)
+    outs = jit(lambda a: (a + 1.0, a + 1.0, fnp.sin(a), fnp.sin(a), c))(x)
+    assert len({id(o) for o in outs}) == 5
+    for o in outs:
+        o += 10.0
+    np.testing.assert_array_equal(outs[1], np.full(3, 12.0))
+    np.testing.assert_array_equal(outs[3], np.sin(x) + 10.0)
+    np.testing.assert_array_equal(c, np.arange(3.0))
+
+
 def _mlp_layer(x, w):
     # large intermediates consumed by ufuncs, a matmul and a reduction: workspace candidates
     h = fnp.tanh(x @ w)
