@@ -392,6 +392,18 @@ def dot_general(draw, prim):
                    f"dot_general(lhs: {lshape}, rhs: {rshape}, dimension_numbers={dn})")
 
 
+# --- sorting ---------------------------------------------------------------------------------
+
+@st.composite
+def sort(draw, prim):
+    from functrans.primitives import sorting as P
+    shape = draw(shapes(min_dims=1), label="shape")
+    axis = draw(st.integers(-len(shape), len(shape) - 1), label="axis")
+    [x] = _sample(draw, [real], [shape])
+    assume(len(np.unique(x)) == x.size)   # distinct values: sort is smooth there
+    return Example(lambda x: P.sort(x, axis), [x], f"sort(x: {shape}, axis={axis})")
+
+
 # --- the table of properties, and the tests --------------------------------------------------
 
 PROPERTIES = {
@@ -402,7 +414,7 @@ PROPERTIES = {
     "squeeze": squeeze, "expand_dims": expand_dims, "concatenate": concatenate, "rev": rev,
     "pad": pad, "iota": iota,
     "slice": slice_, "gather": gather, "scatter_add": scatter_add,
-    "dot_general": dot_general,
+    "dot_general": dot_general, "sort": sort,
 }
 
 # examples per primitive where the profile's count would be slow (None: the profile's)
