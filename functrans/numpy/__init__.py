@@ -14,8 +14,10 @@ from functrans.numpy._dtypes import *  # noqa: F401,F403
 from functrans.numpy._elementwise import *  # noqa: F401,F403
 from functrans.numpy._indexing import *  # noqa: F401,F403
 from functrans.numpy._linalg import *  # noqa: F401,F403
+from functrans.numpy._padding import *  # noqa: F401,F403
 from functrans.numpy._reductions import *  # noqa: F401,F403
 from functrans.numpy._shape import *  # noqa: F401,F403
+from functrans.numpy._sorting import *  # noqa: F401,F403
 
 from functrans.core.trace import set_numpy_api as _set_numpy_api  # noqa: E402
 

@@ -15,10 +15,13 @@ import numpy as np
 from functrans.core.trace import Tracer
 from functrans.errors import ConcretizationTypeError
 from functrans.numpy._core import asarray
+from functrans.primitives import elementwise as E
+from functrans.primitives import shape_ops as S
 from functrans.primitives.shape_ops import broadcast_to
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
-           "full_like", "empty_like", "arange", "linspace", "eye", "identity"]
+           "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril",
+           "triu", "diag", "diagflat", "meshgrid"]
 
 
 def array(object, dtype=None, *, copy=True, ndmin=0):
@@ -162,3 +165,93 @@ def eye(N, M=None, k=0, dtype=float):
 
 def identity(n, dtype=None):
     return np.identity(n, dtype)
+
+
+def tri(N, M=None, k=0, dtype=float):
+    return np.tri(N, M, k=k, dtype=dtype)
+
+
+def _triangle(m, k, name, lower):
+    m = asarray(m)
+    if m.ndim == 0:
+        raise ValueError(f"{name}: input must be at least 1-d, got a 0-d array.")
+    if m.ndim == 1:  # numpy repeats a vector as the rows of a square matrix
+        m = broadcast_to(m, (m.shape[0], m.shape[0]))
+    n, cols = m.shape[-2:]
+    k = operator.index(k)
+    keep = np.tri(n, cols, k, dtype=bool) if lower else ~np.tri(n, cols, k - 1, dtype=bool)
+    return E.select(keep, m, np.zeros((), m.dtype))
+
+
+def tril(m, k=0):
+    """numpy.tril: entries above the k-th diagonal set to zero (last two axes)."""
+    return _triangle(m, k, "tril", lower=True)
+
+
+def triu(m, k=0):
+    """numpy.triu: entries below the k-th diagonal set to zero (last two axes)."""
+    return _triangle(m, k, "triu", lower=False)
+
+
+def diag(v, k=0):
+    """numpy.diag: a 1-d `v` placed on the k-th diagonal of a square matrix, or the k-th
+    diagonal of a 2-d `v`.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.diag(fnp.array([1, 2]), 1).tolist()
+    [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
+    """
+    v = asarray(v)
+    k = operator.index(k)
+    if v.ndim == 2:
+        from functrans.numpy._shape import diagonal
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError(f"diag: input must be 1-d or 2-d, got shape {v.shape}. For the "
+                         "diagonals of a stack of matrices use diagonal(a, axis1=-2, axis2=-1).")
+    n = v.shape[0]
+    m = n + abs(k)
+    # in the raveled (m, m) matrix the diagonal is a run with stride m + 1: one pad spaces v
+    # out with interior zeros (linear in v, so no multiply by an identity: inf stays inf)
+    if n == 0:
+        flat = S.pad(v, np.zeros((), v.dtype), ((0, m * m, 0),))
+    else:
+        start = k if k >= 0 else -k * m
+        used = start + (n - 1) * (m + 1) + 1
+        flat = S.pad(v, np.zeros((), v.dtype), ((start, m * m - used, m),))
+    return S.reshape(flat, (m, m))
+
+
+def diagflat(v, k=0):
+    """numpy.diagflat: `v` raveled onto the k-th diagonal."""
+    v = asarray(v)
+    return diag(S.reshape(v, (v.size,)), k)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """numpy.meshgrid: coordinate arrays from 1-d coordinate vectors (each input is raveled).
+    indexing='xy' (Cartesian, numpy's default) swaps the first two output axes; 'ij' does not.
+
+    >>> import functrans.numpy as fnp
+    >>> [g.shape for g in fnp.meshgrid(fnp.zeros(2), fnp.zeros(3))]
+    [(3, 2), (3, 2)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
+    xs = [asarray(x) for x in xi]
+    xs = [S.reshape(x, (x.size,)) if x.ndim != 1 else x for x in xs]
+    nd = len(xs)
+    sizes = [x.shape[0] for x in xs]
+    axes = list(range(nd))
+    if indexing == "xy" and nd > 1:
+        axes[0], axes[1] = 1, 0   # x varies along axis 1, y along axis 0
+    shape = [0] * nd
+    for size, ax in zip(sizes, axes):
+        shape[ax] = size
+    out = []
+    for x, ax in zip(xs, axes):
+        if sparse:
+            out.append(S.reshape(x, tuple(s if i == ax else 1 for i, s in enumerate(shape))))
+        else:
+            out.append(S.broadcast_in_dim(x, tuple(shape), (ax,)))
+    return tuple(out)

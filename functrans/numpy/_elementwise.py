@@ -20,7 +20,7 @@ import numpy as np
 from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
-from functrans.numpy._core import asarray, result_dtype
+from functrans.numpy._core import asarray, result_dtype, to_float
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -40,7 +40,7 @@ __all__ = [
     "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
     "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_not", "bitwise_invert", "invert", "isnan", "isinf", "isfinite", "where",
-    "logaddexp", "isclose", "allclose", "nan_to_num",
+    "logaddexp", "isclose", "allclose", "nan_to_num", "signbit", "copysign", "sinc", "select",
 ]
 
 _ndarray = np.ndarray
@@ -430,12 +430,87 @@ def isfinite(x):
     return E.is_finite(x)
 
 
+def signbit(x):
+    """numpy.signbit: the sign bit, so True for -0.0 and a negative NaN (no derivative)."""
+    x = asarray(x)
+    if x.dtype.kind == "b":
+        return E.ne(x, x)  # all False
+    return E.signbit(x)
+
+
+def copysign(x1, x2):
+    """numpy.copysign: |x1| with the sign bit of x2. As in JAX, the derivative in x1 is
+    +-1 (the one of abs, +1 at 0, times the sign taken) and zero in x2.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.copysign(2.0, -0.0).item()
+    -2.0
+    """
+    x1, x2 = _converted(np.copysign, (x1, x2))
+    mag = E.abs(x1)
+    return E.select(E.signbit(x2), E.neg(mag), mag)
+
+
+# Maclaurin coefficients of sin(y)/y in y = pi x: at x == 0 sinc evaluates this polynomial, so
+# its derivatives there are exact to order 11 (JAX's sinc gives every order at 0; the
+# quotient's own rule would give nan)
+_SINC_COEFFS = [(-1.0) ** k / float(np.prod(np.arange(1, 2 * k + 2))) for k in range(6)]
+
+
+def sinc(x):
+    """numpy.sinc: sin(pi x) / (pi x), 1 at x = 0, with finite derivatives there as in JAX
+    (the first is 0, the second -pi^2/3).
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.grad(fnp.sinc)(0.0).item()
+    0.0
+    """
+    x = to_float(x)
+    dtype = x.dtype
+    zero = E.eq(x, np.zeros((), dtype))
+    pi_x = E.mul(np.asarray(np.pi, dtype), x)
+    safe = E.select(zero, np.ones((), dtype), pi_x)
+    y2 = E.mul(pi_x, pi_x)
+    series = np.asarray(_SINC_COEFFS[-1], dtype)
+    for c in reversed(_SINC_COEFFS[:-1]):
+        series = E.add(E.mul(series, y2), np.asarray(c, dtype))
+    return E.select(zero, series, E.div(E.sin(safe), safe))
+
+
+def select(condlist, choicelist, default=0):
+    """numpy.select: the choice of the first condition that holds, else `default`.
+
+    >>> import functrans.numpy as fnp
+    >>> x = fnp.arange(4)
+    >>> fnp.select([x < 1, x > 2], [x, x ** 2], -1).tolist()
+    [0, -1, -1, 9]
+    """
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"select: condlist has {len(condlist)} entries and choicelist "
+                         f"{len(choicelist)}; pass one choice per condition.")
+    if not condlist:
+        raise ValueError("select: condlist must hold at least one condition.")
+    conds = [asarray(c) for c in condlist]
+    for i, c in enumerate(conds):
+        if c.dtype != _BOOL:
+            raise TypeError(f"select: condlist[{i}] has dtype {c.dtype.name}, but conditions "
+                            "must be boolean (as in numpy); compare first, e.g. x != 0.")
+    choices = _arrays(choicelist)
+    default = asarray(default)
+    dtype = result_dtype(*choices, default)
+    out = _cast(default, dtype)
+    for c, v in zip(reversed(conds), reversed(choices)):  # the first true condition wins
+        out = E.select_p.bind(c, _cast(v, dtype), out)
+    return out
+
+
 def where(condition, x=None, y=None):
     """numpy.where(condition, x, y): x where condition holds (nonzero), else y, broadcast."""
+    if x is None and y is None:
+        from functrans.numpy._sorting import nonzero
+        return nonzero(condition)  # concrete conditions only (numpy.nonzero names the fix)
     if x is None or y is None:
-        raise TypeError("where: pass both x and y; the one-argument form where(condition) "
-                        "(numpy.nonzero) has a data-dependent shape and is not supported on "
-                        "traced values. Use fnp.where(condition, x, y) instead.")
+        raise TypeError("where: pass both x and y (or neither, for numpy.nonzero(condition)).")
     if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
             condition.dtype is _BOOL:
         if type(x) is _ndarray:

@@ -26,6 +26,8 @@ from functrans.core.trace import Tracer, install_array_methods
 from functrans.errors import ConcretizationTypeError, ShapeError
 from functrans.numpy._core import asarray
 from functrans.primitives import elementwise as E
+from functrans.primitives import reductions as R
+from functrans.primitives import shape_ops as S
 from functrans.primitives.indexing import clamp_index, gather, scatter_add, slice_
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
                                             reshape, rev, transpose)
@@ -413,6 +415,82 @@ class _IndexRef:
         safe = E.select(hit, convert_element_type(counts, work), np.ones((), work))
         mean = convert_element_type(E.div(total, safe), x.dtype)
         return reshape(E.select(hit, mean, flat), x.shape)
+
+
+    def multiply(self, values):
+        """x[idx] *= values; a repeated index multiplies by each of its updates."""
+        return self._combine(values, R.reduce_prod, "multiply")
+
+    mul = multiply
+
+    def divide(self, values):
+        """x / (ones.at[idx].multiply(values)), as JAX defines it."""
+        from functrans.numpy._elementwise import true_divide
+        x = asarray(self.x)
+        return true_divide(x, _IndexRef(np.ones(x.shape, x.dtype), self.idx).multiply(values))
+
+    def power(self, values):
+        """x ** (ones.at[idx].multiply(values)), as JAX defines it (repeated indices multiply
+        their exponents)."""
+        from functrans.numpy._elementwise import power
+        x = asarray(self.x)
+        return power(x, _IndexRef(np.ones(x.shape, x.dtype), self.idx).multiply(values))
+
+    def min(self, values):
+        """x[idx] = minimum(x[idx], values) over every update of each position; at ties the
+        derivative is shared evenly by all the tied entries (as reduce_min shares it)."""
+        return self._combine(values, R.reduce_min, "min")
+
+    def max(self, values):
+        """x[idx] = maximum(x[idx], values) over every update of each position; ties as min."""
+        return self._combine(values, R.reduce_max, "max")
+
+    def _combine(self, values, reduce, name):
+        """Each selected position of x reduced with all its updates: a table with one row per
+        position, x's entry first and then its updates (padded with the reduction's identity),
+        reduced along the row by `reduce`, so derivatives come from reduce's rule."""
+        x = asarray(self.x)
+        pos = _positions(x, self.idx)
+        m = int(np.size(pos))
+        v = reshape(_updates(x, values, np.shape(pos)), (m,))
+        n = x.size
+        flat = reshape(x, (n,))
+        if m == 0:
+            return x
+        fill = np.asarray(_identity(name, x.dtype), x.dtype)
+        if isinstance(pos, Tracer):
+            # traced positions: a dense (n, m) table of which update hits which entry
+            hits = E.eq(reshape(pos, (1, m)), np.arange(n, dtype=pos.dtype)[:, None])
+            table = E.select(hits, broadcast_to(reshape(v, (1, m)), (n, m)), fill)
+            rows = S.concatenate([reshape(flat, (n, 1)), table], 1)
+            return reshape(reduce(rows, (1,)), x.shape)
+        p = np.asarray(pos).reshape(-1)
+        uniq, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
+        k, width = uniq.size, int(counts.max())
+        order = np.argsort(inverse, kind="stable")         # updates grouped by position
+        slot = np.arange(m) - np.repeat(np.cumsum(counts) - counts, counts)
+        index = np.zeros((k, width), np.intp)
+        valid = np.zeros((k, width), np.bool_)
+        index[inverse[order], slot] = order
+        valid[inverse[order], slot] = True
+        table = E.select(valid, gather(v, index, axis=0), fill)
+        rows = S.concatenate([reshape(gather(flat, uniq, axis=0), (k, 1)), table], 1)
+        new = scatter_add(np.zeros(n, x.dtype), uniq, reduce(rows, (1,)), axis=0)
+        hit = np.zeros(n, np.bool_)
+        hit[uniq] = True
+        return reshape(E.select(hit, new, flat), x.shape)
+
+
+def _identity(name, dtype):
+    """The identity element of the reduction `name` in `dtype`."""
+    if name == "multiply":
+        return 1
+    if dtype == np.bool_:
+        return name == "min"
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return info.max if name == "min" else info.min
+    return np.inf if name == "min" else -np.inf
 
 
 class _IndexHelper:

@@ -20,7 +20,8 @@ from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import reshape, squeeze, transpose
 
-__all__ = ['matmul', 'dot', 'vdot', 'inner', 'outer', 'tensordot', 'einsum', 'trace', 'linalg']
+__all__ = ['matmul', 'dot', 'vdot', 'inner', 'outer', 'tensordot', 'einsum', 'trace', 'kron',
+           'cross', 'linalg']
 
 
 def _operands(name, *xs):
@@ -391,5 +392,65 @@ install_array_methods({
     "dot": dot,
     "trace": trace,
 })
+
+def kron(a, b):
+    """numpy.kron: the Kronecker product, the block array a[i, j] * b (the operand with fewer
+    axes gets leading ones).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.kron(fnp.array([1, 2]), fnp.array([1, 10])).tolist()
+    [1, 10, 2, 20]
+    """
+    a, b = promote(asarray(a), asarray(b))
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + a.shape
+    sb = (1,) * (nd - b.ndim) + b.shape
+    # (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...) interleaves the axes, then merge each pair
+    a2 = reshape(a, tuple(d for s in sa for d in (s, 1)))
+    b2 = reshape(b, tuple(d for s in sb for d in (1, s)))
+    return reshape(E.mul(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def _component(x, i):
+    return squeeze(slice_(x, (0,) * (x.ndim - 1) + (i,), x.shape[:-1] + (i + 1,)),
+                   (x.ndim - 1,))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """numpy.cross of 3-vectors (and of 2-vectors: the z component, a scalar per pair; a
+    2-vector with a 3-vector has z = 0), broadcast over the other axes.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.cross(fnp.array([1.0, 0.0, 0.0]), fnp.array([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    from functrans.numpy._shape import broadcast_arrays, moveaxis
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _operands("cross", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("cross: inputs must be arrays of vectors (at least 1-d).")
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError(f"cross: incompatible dimensions for cross product (dimension must be "
+                         f"2 or 3), got vectors of {a.shape[-1]} and {b.shape[-1]} components.")
+    ca = [_component(a, i) for i in range(a.shape[-1])]
+    cb = [_component(b, i) for i in range(b.shape[-1])]
+    z = E.sub(E.mul(ca[0], cb[1]), E.mul(ca[1], cb[0]))
+    if len(ca) == 2 and len(cb) == 2:
+        return z
+    if len(ca) == 3 and len(cb) == 3:
+        x = E.sub(E.mul(ca[1], cb[2]), E.mul(ca[2], cb[1]))
+        y = E.sub(E.mul(ca[2], cb[0]), E.mul(ca[0], cb[2]))
+    elif len(ca) == 3:   # b = (b0, b1, 0)
+        x = E.neg(E.mul(ca[2], cb[1]))
+        y = E.mul(ca[2], cb[0])
+    else:                # a = (a0, a1, 0)
+        x = E.mul(ca[1], cb[2])
+        y = E.neg(E.mul(ca[0], cb[2]))
+    from functrans.numpy._shape import stack
+    out = stack(broadcast_arrays(x, y, z), axis=-1)
+    return moveaxis(out, -1, axisc)
+
 
 from functrans.numpy import linalg  # noqa: E402  (the submodule reads names defined above)

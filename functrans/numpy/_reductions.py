@@ -12,6 +12,7 @@ count_nonzero, average, ptp.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -21,11 +22,12 @@ from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
+from functrans.primitives.indexing import slice_
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
                                             pad, reshape)
 
 __all__ = ['sum', 'mean', 'var', 'std', 'prod', 'max', 'min', 'amax', 'amin', 'ptp', 'argmax',
-           'argmin', 'cumsum', 'cumprod', 'all', 'any', 'count_nonzero', 'average']
+           'argmin', 'cumsum', 'cumprod', 'all', 'any', 'count_nonzero', 'average', 'diff']
 
 
 # --- axes and dtypes -------------------------------------------------------------------------
@@ -105,12 +107,32 @@ def _eager_float(a, dtype, out) -> bool:
             and a.dtype.kind == "f" and _trace_state.dynamic.level == 0)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False):
-    """numpy.sum: ints and bools accumulate in numpy's default integer."""
-    if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL:
+def _masked(a, where, fill):
+    """a with the entries where `where` is False replaced by `fill` (broadcast as numpy does:
+    the mask may not change a's shape)."""
+    a = asarray(a)
+    where = asarray(where)
+    if where.dtype != np.bool_:
+        raise TypeError(f"where= must be a boolean mask, got dtype {where.dtype.name}.")
+    if np.broadcast_shapes(where.shape, a.shape) != a.shape:
+        raise ShapeError(f"where= mask of shape {where.shape} does not broadcast to the "
+                         f"array's shape {a.shape}.")
+    return E.select(where, a, np.asarray(fill, a.dtype)), broadcast_to(where, a.shape)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """numpy.sum: ints and bools accumulate in numpy's default integer; `where=` masks
+    entries out (they count as zero), `initial` is added."""
+    if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
+            and initial is None and where is None:
         return R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim])
     _no_out(out, "sum")
     a = _prepare(a, dtype, _accumulator)
+    if where is not None:
+        a, _ = _masked(a, where, 0)
+    if initial is not None:
+        res = sum(a, axis, keepdims=keepdims)
+        return E.add(res, convert_element_type(asarray(initial), res.dtype))
     axes = normalize_axes(axis, a.ndim, "sum")
     return _keep(R.reduce_sum(a, axes), a.shape, axes, keepdims)
 
@@ -127,8 +149,17 @@ def _mean_dtype(dtype):
     return np.dtype(np.float64) if not np.issubdtype(dtype, np.inexact) else np.dtype(dtype)
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """numpy.mean: ints and bools give float64; float16 accumulates in float32."""
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """numpy.mean: ints and bools give float64; float16 accumulates in float32. With `where=`,
+    the mean of the entries the mask selects (nan where it selects none, as numpy)."""
+    if where is not None:
+        _no_out(out, "mean")
+        a = asarray(a)
+        out_dtype = _mean_dtype(a.dtype) if dtype is None else np.dtype(dtype)
+        a, mask = _masked(convert_element_type(a, out_dtype), where, 0)
+        axes = normalize_axes(axis, a.ndim, "mean")
+        count = R.reduce_sum(convert_element_type(mask, out_dtype), axes)
+        return _keep(E.div(R.reduce_sum(a, axes), count), a.shape, axes, keepdims)
     if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
             and a.dtype != np.float16 and a.size:
         return E.div_p.impl(R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim]),
@@ -298,6 +329,50 @@ def _scan(scan, name):
 
 cumsum = _scan(R.cumsum, "cumsum")
 cumprod = _scan(R.cumprod, "cumprod")
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """numpy.diff: the n-th forward difference a[1:] - a[:-1] along `axis` (not_equal for
+    booleans), after joining `prepend` / `append` (scalars broadcast to one slice).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.diff(fnp.array([1, 4, 9, 16]), n=2).tolist()
+    [2, 2]
+    """
+    from functrans.numpy._shape import concatenate
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff: order n={n} must be non-negative.")
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional.")
+    ax = single_axis(axis, a.ndim, "diff")
+    if n == 0:
+        return a
+    parts = []
+    for extra in (prepend, a, append):
+        if extra is None:
+            continue
+        extra = asarray(extra)
+        if extra.ndim == 0:
+            shape = list(a.shape)
+            shape[ax] = 1
+            extra = broadcast_to(extra, tuple(shape))
+        parts.append(extra)
+    if len(parts) > 1:
+        a = concatenate(parts, axis=ax)
+    for _ in range(n):
+        m = a.shape[ax]
+        if m == 0:
+            break
+        lo = [0] * a.ndim
+        hi = list(a.shape)
+        hi[ax] = m - 1
+        head = slice_(a, lo, hi)
+        lo[ax], hi[ax] = 1, m
+        tail = slice_(a, lo, hi)
+        a = E.ne(tail, head) if a.dtype == np.bool_ else E.sub(tail, head)
+    return a
 
 
 # --- boolean reductions ----------------------------------------------------------------------

@@ -304,6 +304,8 @@ trunc_p = unary("trunc", lambda x: xp.trunc(x), kinds=REAL_FLOAT, differentiable
                 torch_name="TruncBackward0")
 is_finite_p = unary("is_finite", lambda x: xp.isfinite(x), kinds=REAL_FLOAT,
                     out_dtype=np.dtype(bool), differentiable=False)
+signbit_p = unary("signbit", lambda x: xp.signbit(x), kinds=REAL, out_dtype=np.dtype(bool),
+                  differentiable=False)  # the sign bit itself: true for -0.0 and -nan
 
 
 def _abs_jvp(primals, tangents):
@@ -723,6 +725,7 @@ ceil = _wrapper(ceil_p, "ceil")
 round = _wrapper(round_p, "round")
 trunc = _wrapper(trunc_p, "trunc")
 is_finite = _wrapper(is_finite_p, "is_finite")
+signbit = _wrapper(signbit_p, "signbit")
 abs = _wrapper(abs_p, "abs")
 add = _wrapper(add_p, "add")
 sub = _wrapper(sub_p, "sub")

@@ -74,6 +74,7 @@ CASES = [
          domain=lambda rng, s: rng.integers(-4, 4, s) + 0.5, name="round-half-even"),
     Case("trunc", fnp.trunc, [(4,)], domain=off_grid, differentiable=False),
     Case("is_finite", fnp.isfinite, [(6,)], domain=with_specials, differentiable=False),
+    Case("signbit", fnp.signbit, [(6,)], domain=with_specials, differentiable=False),
     Case("not", fnp.logical_not, [(4,)], domain=bools, differentiable=False),
     Case("not", fnp.invert, [(4,)], domain=ints, differentiable=False, name="not-int"),
     # binary, differentiable
