@@ -1761,6 +1761,86 @@ def inplace_on_diagonal_and_multi_output_views(torch, rec):
     n.mul_(2)
 
 
+
+@program
+def autograd_functional_jacobian_hessian_options(torch, rec):
+    AF = torch.autograd.functional
+    W = torch.tensor([[0.5, -0.3, 0.2], [0.1, 0.4, -0.6]], dtype=torch.float64)
+    v = torch.tensor([[0.3], [-0.2], [0.7]], dtype=torch.float64)
+
+    def net(x):
+        return torch.tanh(x @ W) @ v
+
+    def attempt(name, fn):
+        try:
+            rec(name, fn())
+        except Exception as e:
+            rec(name, [type(e).__name__, str(e)])
+
+    x = torch.tensor([[0.1, 0.2], [0.3, -0.4]], dtype=torch.float64)
+    attempt("J", lambda: AF.jacobian(net, x))
+    attempt("J_vec", lambda: AF.jacobian(net, x, vectorize=True))
+    attempt("J_fwd", lambda: AF.jacobian(net, x, vectorize=True, strategy="forward-mode"))
+    attempt("J_fwd_unvectorized", lambda: AF.jacobian(net, x, strategy="forward-mode"))
+    attempt("J_fwd_create_graph", lambda: AF.jacobian(net, x, vectorize=True,
+                                                      strategy="forward-mode",
+                                                      create_graph=True))
+    attempt("J_fwd_strict", lambda: AF.jacobian(net, x, vectorize=True,
+                                                strategy="forward-mode", strict=True))
+    attempt("J_bad_strategy", lambda: AF.jacobian(net, x, strategy="backward"))
+    attempt("J_create_graph_of_constant", lambda: AF.jacobian(net, x, create_graph=True))
+    x2 = x.clone().requires_grad_()
+    J = AF.jacobian(net, x2, create_graph=True)
+    rec("J_create_graph", J)
+    J.sum().backward()
+    rec("x2.grad", x2.grad)
+    attempt("J_of_requires_grad_input", lambda: AF.jacobian(net, x2))
+    attempt("J_fwd_of_requires_grad_input",
+            lambda: AF.jacobian(net, x2, vectorize=True, strategy="forward-mode"))
+    rec("x_untouched", x)
+
+    a = torch.tensor([1., 2.], dtype=torch.float64)
+    b = torch.tensor([0.5, -1., 3.], dtype=torch.float64)
+    attempt("J_tuples", lambda: AF.jacobian(lambda a, b: (a.sum() * b, torch.sin(a) * b[:2]),
+                                            (a, b)))
+    attempt("J_scalar_of_tuple", lambda: AF.jacobian(lambda a, b: (a ** 2).sum() + b.sum(),
+                                                     (a, b)))
+    attempt("J_input_returned", lambda: AF.jacobian(lambda a: (a, a.sum()), a))
+    attempt("J_constant", lambda: AF.jacobian(lambda a: torch.zeros(2), a))
+    attempt("J_constant_strict", lambda: AF.jacobian(lambda a: torch.zeros(2), a, strict=True))
+    attempt("J_vec_strict", lambda: AF.jacobian(lambda a: a * 2, a, strict=True,
+                                                vectorize=True))
+    attempt("J_unused_strict", lambda: AF.jacobian(lambda a, b: a * 2, (a, b), strict=True))
+    attempt("J_linear_strict_create_graph",
+            lambda: AF.jacobian(lambda a: a * 2, a, strict=True, create_graph=True))
+    attempt("J_int_output", lambda: AF.jacobian(lambda a: 3, a))
+    attempt("J_list_inputs", lambda: AF.jacobian(lambda a, b: a, [a, b]))
+    attempt("J_float_input", lambda: AF.jacobian(lambda a: a, 1.5))
+
+    f = lambda x: (torch.tanh(x) ** 3).sum() + x[0] * x[1]  # noqa: E731
+    p = torch.tensor([0.1, 0.2, -0.3], dtype=torch.float64)
+    attempt("H", lambda: AF.hessian(f, p))
+    attempt("H_vec", lambda: AF.hessian(f, p, vectorize=True))
+    attempt("H_fwd", lambda: AF.hessian(f, p, vectorize=True,
+                                        outer_jacobian_strategy="forward-mode"))
+    attempt("H_fwd_unvectorized", lambda: AF.hessian(f, p,
+                                                     outer_jacobian_strategy="forward-mode"))
+    attempt("H_bad_strategy", lambda: AF.hessian(f, p, outer_jacobian_strategy="x"))
+    attempt("H_create_graph", lambda: AF.hessian(f, p, create_graph=True))
+    attempt("H_tuples", lambda: AF.hessian(lambda a, b: (a * b).sum() + (a ** 2).sum(),
+                                           (p, p * 2)))
+    attempt("H_of_vector_function", lambda: AF.hessian(torch.sin, p))
+    attempt("H_of_tuple_function", lambda: AF.hessian(lambda x: (x.sum(),), p))
+    attempt("H_linear", lambda: AF.hessian(lambda x: x.sum(), p))
+    attempt("H_linear_strict", lambda: AF.hessian(lambda x: x.sum(), p, strict=True))
+    attempt("H_constant_strict", lambda: AF.hessian(lambda x: torch.ones(()), p, strict=True))
+    attempt("H_float32", lambda: AF.hessian(lambda x: (x ** 3).sum(), torch.tensor([1., 2.])))
+    p2 = p.clone().requires_grad_()
+    H = AF.hessian(f, p2, create_graph=True)
+    rec("H_create_graph_leaf", H)
+    torch.autograd.grad(H.trace(), p2)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

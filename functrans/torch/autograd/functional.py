@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.torch._tensor import wrap
+from functrans.torch._tensor import Tensor, wrap
 
 
 def _tuple(x):
@@ -38,55 +38,178 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return out_ret, (gs if is_tuple else gs[0])
 
 
+_STRATEGY_HINT = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
+                  'your function has more outputs than inputs, "forward-mode" tends to be more '
+                  'performant. Otherwise, prefer to use "reverse-mode".')
+
+
+def _as_tuple(x, arg_name, fn_name):
+    """PyTorch's check that `x` is a Tensor or a tuple of Tensors; (was_tuple, tuple)."""
+    is_tuple = isinstance(x, tuple)
+    xs = x if is_tuple else (x,)
+    for i, el in enumerate(xs):
+        if not isinstance(el, Tensor):
+            where = f"value at index {i}" if is_tuple else f"given {arg_name}"
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a "
+                            f"tuple of Tensors but the {where} has type {type(el)}.")
+    return is_tuple, xs
+
+
+def _grad_preprocess(inputs, create_graph):
+    """New tensor objects for the inputs: views that keep their history under create_graph,
+    detached leaves requiring grad otherwise."""
+    return tuple(x.view_as(x) if create_graph and x.requires_grad
+                 else x.detach().requires_grad_(True) for x in inputs)
+
+
+def _check_outputs_require_grad(outputs, strict):
+    if strict:
+        for i, o in enumerate(outputs):
+            if not o.requires_grad:
+                raise RuntimeError(f"Output {i} of the user-provided function does not require "
+                                   "gradients. The outputs must be computed in a differentiable "
+                                   "manner from the input when running in strict mode.")
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
+    """autograd.grad of the outputs that require grad (None for every input if none does)."""
+    from functrans.torch.autograd import grad
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    live = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not live:
+        return (None,) * len(inputs)
+    return grad([o for o, _ in live], inputs, [g for _, g in live], retain_graph=True,
+                create_graph=create_graph, allow_unused=True)
+
+
+def _unpack(res, is_outputs_tuple, is_inputs_tuple):
+    if not is_inputs_tuple:
+        res = tuple(r[0] for r in res)
+    return res if is_outputs_tuple else res[0]
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
-    """d func(inputs) / d inputs, shaped output.shape + input.shape."""
-    from functrans.torch.autograd import grad
-    ins, is_tuple = _tuple(inputs)
-    ins = _prepare(ins, create_graph)
-    out = func(*ins)
-    outs, out_tuple = _tuple(out)
-    result = []
-    for o in outs:
-        rows = [np.zeros((o._value.size,) + i._value.shape, i._value.dtype) for i in ins]
-        row_tensors = [[] for _ in ins]
-        for m in range(o._value.size):
-            onehot = np.zeros(o._value.size, o._value.dtype)
-            onehot[m] = 1
-            gs = grad(o, ins, wrap(onehot.reshape(o._value.shape)), retain_graph=True,
-                      create_graph=create_graph, allow_unused=True)
-            for k, g in enumerate(gs):
-                if g is not None:
-                    rows[k][m] = g._value
-                row_tensors[k].append(g)
-        per_in = []
-        for k, i in enumerate(ins):
-            shape = o._value.shape + i._value.shape
-            if create_graph:
-                from functrans.torch._shape import stack
-                gs = [g if g is not None else wrap(np.zeros(i._value.shape, i._value.dtype))
-                      for g in row_tensors[k]]
-                per_in.append(stack(gs).reshape(shape) if gs else wrap(rows[k].reshape(shape)))
-            else:
-                per_in.append(wrap(rows[k].reshape(shape)))
-        result.append(tuple(per_in) if is_tuple else per_in[0])
-    return tuple(result) if out_tuple else result[0]
+    """d func(inputs) / d inputs, shaped output.shape + input.shape, one reverse pass per output
+    element (`vectorize` and forward-mode give the same values the same way)."""
+    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    jac, is_outputs_tuple = _jacobian(func, ins, create_graph, strict, vectorize, strategy)
+    return _unpack(jac, is_outputs_tuple, is_inputs_tuple)
+
+
+def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_graph=False):
+    """jacobian of a tuple of inputs: (one tuple per output, whether func returned a tuple).
+    `tangent_graph`: the function makes its inputs require grad (hessian's outer Jacobian)."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(_STRATEGY_HINT)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`strict=False` or `strategy="reverse-mode"`.')
+        if not vectorize:
+            # sic: PyTorch's message lacks the space
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                      "Hessian isonly implemented for `vectorize=True`.")
+        # PyTorch's forward tangents have history when the primal computation has: keep the
+        # graph then, laid out as PyTorch's transposed batch of tangents is
+        keep = tangent_graph or any(x.requires_grad for x in ins)
+        jac, is_outputs_tuple = _jacobian(func, ins, keep, False, False, "reverse-mode")
+        if keep:
+            jac = tuple(tuple(_forward_layout(j, x) for j, x in zip(row, ins)) for row in jac)
+        return jac, is_outputs_tuple
+    from functrans.torch._creation import zeros_like
+    from functrans.torch._grad_mode import enable_grad
+    from functrans.torch._shape import stack
+    with enable_grad():
+        ins = _grad_preprocess(ins, create_graph)
+        outputs = func(*ins)
+        is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
+                                           "jacobian")
+        _check_outputs_require_grad(outs, strict)
+        if vectorize and strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                               "`vectorized=True` are not supported together. Please either set "
+                               "`strict=False` or `vectorize=False`.")
+        jac = []
+        for i, out in enumerate(outs):
+            flat = out.reshape(-1)
+            rows = tuple([] for _ in ins)
+            for j in range(out.numel()):
+                vj = _autograd_grad((flat[j],), ins, create_graph=create_graph)
+                for k, (g, x) in enumerate(zip(vj, ins)):
+                    if g is None:
+                        if strict:
+                            raise RuntimeError(f"Output {i} of the user-provided function is "
+                                               f"independent of input {k}. This is not allowed "
+                                               "in strict mode.")
+                        g = zeros_like(x)
+                    elif strict and create_graph and not g.requires_grad:
+                        raise RuntimeError("The jacobian of the user-provided function is "
+                                           f"independent of input {i}. This is not allowed in "
+                                           "strict mode when create_graph=True.")
+                    rows[k].append(g)
+            jac.append(tuple(
+                stack(r, 0).view(tuple(out.shape) + tuple(x.shape)) if r
+                else zeros_like(x).reshape(tuple(out.shape) + tuple(x.shape))
+                for r, x in zip(rows, ins)))
+    if not create_graph:
+        jac = [tuple(t.detach() for t in row) for row in jac]
+    return tuple(jac), is_outputs_tuple
+
+
+def _forward_layout(j, x):
+    """J (out.shape + x.shape) recomposed as PyTorch's forward mode builds it: one tangent per
+    input element, then permute and reshape."""
+    n_out = j.ndim - x.ndim
+    out_shape = tuple(j.shape[:n_out])
+    tangents = j.reshape(-1, x.numel()).t().contiguous().view((x.numel(),) + out_shape)
+    return tangents.permute(*range(1, tangents.ndim), 0).reshape(out_shape + tuple(x.shape))
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of a scalar function: the Jacobian of its gradient."""
-    from functrans.torch.autograd import grad
-    ins, is_tuple = _tuple(inputs)
+    """The Hessian of a scalar function: the Jacobian of its Jacobian."""
+    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
-    def grad_fn(*xs):
+    def single_output(*xs):
         out = func(*xs)
-        gs = grad(out, xs, create_graph=True, allow_unused=True)
-        gs = tuple(g if g is not None else wrap(np.zeros(x._value.shape, x._value.dtype))
-                   for g, x in zip(gs, xs))
-        return gs if is_tuple else gs[0]
+        is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_outputs_require_grad(outs, strict)
+        if is_out_tuple:
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
+        return out.squeeze()
 
-    return jacobian(grad_fn, inputs, create_graph=create_graph)
+    def jac_func(*xs):
+        if outer_jacobian_strategy == "forward-mode":
+            xs = tuple(x.requires_grad_(True) for x in xs)
+        jac = jacobian(single_output, xs, create_graph=True)
+        if strict:
+            for i, j in enumerate(jac):
+                if not j.requires_grad:
+                    raise RuntimeError(
+                        "While computing the hessian, found that the jacobian of the "
+                        f"user-provided function with respect to input {i} is independent of "
+                        "the input. This is not allowed in strict mode. You should ensure that "
+                        "your function is twice differentiable and that the jacobian depends on "
+                        "the inputs (this would be violated by a linear function for example).")
+        return jac
+
+    res, _ = _jacobian(jac_func, ins, create_graph, strict, vectorize, outer_jacobian_strategy,
+                       tangent_graph=True)
+    return _unpack(res, is_inputs_tuple, is_inputs_tuple)
 
 
 def _zeros_for_none(gs, like):
