@@ -30,7 +30,9 @@ from functrans.torch import (
     nn,  # noqa: F401,E402
 )
 from functrans.torch._activations import (  # noqa: F401
+    celu,
     log_softmax,
+    selu,
     softmax,
 )
 from functrans.torch._creation import (  # noqa

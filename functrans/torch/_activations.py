@@ -14,6 +14,21 @@ from functrans.torch._ops import _float_value, as_tensor, unary_float
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import _dim
 
+def _c(value, x):
+    return np.asarray(value, x.dtype)
+
+
+def _floats(input, kernel):
+    """The tensor of `input`, refused as PyTorch's float-only kernels refuse integers."""
+    x = as_tensor(input)
+    if x._value.dtype.kind not in "fc":
+        from functrans.torch._reductions import _SCALAR_TYPE
+        name = x._value.dtype.name
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_SCALAR_TYPE.get(name, name)}'")
+    return x
+
+
 # --- activation functions --------------------------------------------------------------------
 
 @composite("SoftmaxBackward0")
@@ -65,14 +80,16 @@ def _softmax_scalar(x):
 
 @composite("SoftplusBackward0")
 def _softplus(x, *, beta, threshold):
-    bx = E.mul(x, np.asarray(beta, x.dtype))
-    soft = E.div(E.log1p(E.exp(E.neg(E.abs(bx)))), np.asarray(beta, x.dtype))
-    soft = E.add(soft, E.div(E.max(bx, np.zeros((), x.dtype)), np.asarray(beta, x.dtype)))
-    return E.select(E.gt(bx, np.asarray(threshold, x.dtype)), x, soft)
+    # PyTorch's: x above the threshold, else log1p(exp(beta x)) / beta, whose exp sees 0 there
+    # (no overflow, and no inf * 0 in its derivative)
+    bx = E.mul(x, _c(beta, x))
+    over = E.gt(bx, _c(threshold, x))
+    soft = E.div(E.log1p(E.exp(E.select(over, _c(0, x), bx))), _c(beta, x))
+    return E.select(over, x, soft)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    x = as_tensor(input)
+    x = _floats(input, "softplus_cpu")
     return run(_softplus, (x,), (_float_value(x),), {"beta": float(beta),
                                                       "threshold": float(threshold)},
                (float(beta), float(threshold)))
@@ -83,8 +100,8 @@ def _silu(x):
     return E.mul(x, E.logistic(x))
 
 
-def silu(input):
-    return unary_float(_silu, input)
+def silu(input, inplace=False):
+    return unary_float(_silu, _floats(input, "silu_cpu"))
 
 
 @composite("GeluBackward0")
@@ -102,7 +119,8 @@ def _gelu_tanh(x):
 
 
 def gelu(input, approximate="none"):
-    return unary_float(_gelu_tanh if approximate == "tanh" else _gelu, input)
+    return unary_float(_gelu_tanh if approximate == "tanh" else _gelu,
+                       _floats(input, "GeluKernelImpl"))
 
 
 @composite("LeakyReluBackward0")
@@ -110,20 +128,127 @@ def _leaky_relu(x, *, slope):
     return E.select(E.gt(x, np.zeros((), x.dtype)), x, E.mul(x, np.asarray(slope, x.dtype)))
 
 
-def leaky_relu(input, negative_slope=0.01):
-    x = as_tensor(input)
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    x = _floats(input, "leaky_relu_cpu")
     return run(_leaky_relu, (x,), (x._value,), {"slope": float(negative_slope)},
                (float(negative_slope),))
 
 
+def _elu_family(x, alpha, scale, input_scale):
+    """PyTorch's elu kernels: scale * x above 0, scale * alpha * expm1(input_scale * x) below;
+    at 0 the first derivative is the lower branch's and the second is 0 (elu_backward tests
+    x <= 0, elu_double_backward x < 0)."""
+    neg = E.lt(x, _c(0, x))
+    safe = E.select(neg, x, _c(0, x))  # expm1 of large x would overflow, of NaN leak a NaN
+    lower = E.mul(_c(scale * alpha, x), E.expm1(E.mul(safe, _c(input_scale, x))))
+    at_zero = E.mul(_c(scale * alpha * input_scale, x), x)
+    return E.select(neg, lower, E.select(E.eq(x, _c(0, x)), at_zero, E.mul(_c(scale, x), x)))
+
+
 @composite("EluBackward0")
 def _elu(x, *, alpha):
-    zero = np.zeros((), x.dtype)
-    return E.select(E.gt(x, zero), x, E.mul(np.asarray(alpha, x.dtype), E.expm1(x)))
+    return _elu_family(x, alpha, 1.0, 1.0)
 
 
-def elu(input, alpha=1.0):
-    x = as_tensor(input)
+def elu(input, alpha=1.0, inplace=False):
+    x = _floats(input, "elu_cpu")
     return run(_elu, (x,), (x._value,), {"alpha": float(alpha)}, (float(alpha),))
 
 
+
+
+@composite("MishBackward0")
+def _mish(x):
+    return E.mul(x, E.tanh(_softplus.traced(x, beta=1.0, threshold=20.0)))
+
+
+def mish(input, inplace=False):
+    return unary_float(_mish, _floats(input, "mish_cpu"))
+
+
+@composite("LogSigmoidBackward0")
+def _logsigmoid(x):
+    # log(sigmoid(x)) = -softplus(-x)
+    return E.neg(_softplus.traced(E.neg(x), beta=1.0, threshold=20.0))
+
+
+def logsigmoid(input):
+    return unary_float(_logsigmoid, _floats(input, "log_sigmoid_cpu"))
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@composite("EluBackward0")
+def _selu(x):
+    return _elu_family(x, SELU_ALPHA, SELU_SCALE, 1.0)
+
+
+def selu(input, inplace=False):
+    return unary_float(_selu, _floats(input, "elu_cpu"))
+
+
+@composite("CeluBackward0")
+def _celu(x, *, alpha):
+    return _elu_family(x, alpha, 1.0, 1.0 / alpha)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    x = _floats(input, "elu_cpu")
+    return run(_celu, (x,), (_float_value(x),), {"alpha": float(alpha)}, (float(alpha),))
+
+
+@composite("HardtanhBackward0")
+def _hardtanh(x, *, lo, hi):
+    # the bounds themselves get no gradient, NaN passes it through (PyTorch's comparisons)
+    return E.select(E.le(x, _c(lo, x)), _c(lo, x),
+                    E.select(E.ge(x, _c(hi, x)), _c(hi, x), x))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    x = as_tensor(input)
+    params = {"lo": float(min_val), "hi": float(max_val)}
+    return run(_hardtanh, (x,), (x._value,), params, (params["lo"], params["hi"]))
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0)
+
+
+@composite("HardswishBackward0")
+def _hardswish(x):
+    # x (x + 3) / 6 between -3 and 3; 0 at and below -3; x from 3 up (and at NaN)
+    inside = E.and_(E.gt(x, _c(-3, x)), E.lt(x, _c(3, x)))
+    xs = E.select(inside, x, _c(0, x))  # no NaN leaking from the branch not taken
+    inner = E.div(E.mul(xs, E.add(xs, _c(3, x))), _c(6, x))
+    return E.select(E.le(x, _c(-3, x)), _c(0, x), E.select(E.lt(x, _c(3, x)), inner, x))
+
+
+def hardswish(input, inplace=False):
+    return unary_float(_hardswish, _floats(input, "hardswish_cpu"))
+
+
+@composite("HardsigmoidBackward0")
+def _hardsigmoid(x):
+    # x / 6 + 1/2 strictly between -3 and 3; a NaN stays NaN with no gradient (x * 0)
+    inner = E.add(E.div(x, _c(6, x)), _c(0.5, x))
+    outside = E.select(E.le(x, _c(-3, x)), _c(0, x),
+                       E.select(E.ge(x, _c(3, x)), _c(1, x), E.mul(x, _c(0, x))))
+    return E.select(E.and_(E.gt(x, _c(-3, x)), E.lt(x, _c(3, x))), inner, outside)
+
+
+def hardsigmoid(input, inplace=False):
+    return unary_float(_hardsigmoid, _floats(input, "hardsigmoid_cpu"))
+
+
+def softsign(input):
+    x = as_tensor(input)
+    return x / (x.abs() + 1)
+
+
+def tanhshrink(input):
+    x = as_tensor(input)
+    return x - x.tanh()

@@ -1841,6 +1841,54 @@ def autograd_functional_jacobian_hessian_options(torch, rec):
     torch.autograd.grad(H.trace(), p2)
 
 
+
+@program
+def activations_for_pinns_nan_zero_and_integers(torch, rec):
+    F = torch.nn.functional
+    acts = [("mish", F.mish), ("selu", F.selu), ("celu", F.celu),
+            ("celu2", lambda x: F.celu(x, alpha=2.)), ("logsigmoid", F.logsigmoid),
+            ("softsign", F.softsign), ("tanhshrink", F.tanhshrink), ("hardtanh", F.hardtanh),
+            ("hardtanh2", lambda x: F.hardtanh(x, -2., 3.)), ("relu6", F.relu6),
+            ("hardswish", F.hardswish), ("hardsigmoid", F.hardsigmoid),
+            ("torch.selu", torch.selu), ("torch.celu", torch.celu), ("elu", F.elu),
+            ("elu2", lambda x: F.elu(x, 0.5)), ("softplus", F.softplus),
+            ("softplus2", lambda x: F.softplus(x, beta=2., threshold=5.)), ("silu", F.silu),
+            ("gelu", F.gelu), ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh")),
+            ("leaky_relu", F.leaky_relu)]
+    smooth = {"mish", "selu", "celu", "logsigmoid", "softsign", "tanhshrink", "elu", "elu2",
+              "softplus", "softplus2", "silu", "gelu", "gelu_tanh"}
+    # float32 rounds differently through erf (gelu) and expm1's derivative (the elu family:
+    # functrans takes exp(x) as expm1(x) + 1), so those and the second derivatives are
+    # compared in float64
+    expm1_or_erf = {"selu", "celu", "celu2", "torch.selu", "torch.celu", "elu", "elu2", "gelu",
+                    "gelu_tanh"}
+    for dt in (torch.float32, torch.float64):
+        x = torch.tensor([-800., -30., -7., -3., -1., -0.5, 0., 0.5, 1., 3., 6., 7., 30., 800.,
+                          float("nan")], dtype=dt, requires_grad=True)
+        for n, fn in acts:
+            if dt == torch.float32 and n in expm1_or_erf:
+                continue
+            y = fn(x)
+            g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+            rec(f"{n} {dt}", y), rec(f"{n}' {dt}", g.detach())
+            if n in smooth and dt == torch.float64:
+                # second derivatives, without +-800 (where PyTorch's mish overflows to NaN)
+                xs = x.detach()[1:-2].requires_grad_()
+                g, = torch.autograd.grad(fn(xs).sum(), xs, create_graph=True)
+                rec(f"{n}'' {dt}", torch.autograd.grad(g.sum(), xs)[0])
+    for n in ["mish", "selu", "celu", "logsigmoid", "softsign", "tanhshrink", "hardtanh", "relu6",
+              "hardswish", "hardsigmoid", "silu", "gelu", "elu", "softplus", "leaky_relu"]:
+        try:
+            rec(f"{n} of int64", getattr(F, n)(torch.tensor([1, 2])))
+        except Exception as e:
+            rec(f"{n} of int64", [type(e).__name__, str(e)])
+    try:
+        rec("silu of bool", F.silu(torch.tensor([True])))
+    except Exception as e:
+        rec("silu of bool", [type(e).__name__, str(e)])
+    F.hardtanh(x, 2., 1.)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

@@ -15,7 +15,23 @@ from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
-from functrans.torch._activations import elu, gelu, leaky_relu, silu, softplus  # noqa: F401
+from functrans.torch._activations import (  # noqa: F401
+    celu,
+    elu,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    relu6,
+    selu,
+    silu,
+    softplus,
+    softsign,
+    tanhshrink,
+)
 from functrans.torch._dtype import result_type
 from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
