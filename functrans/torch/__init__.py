@@ -22,6 +22,8 @@ torch.nn.Module, only `nn.Parameter` and `nn.functional`; forward-mode AD (`torc
 
 from __future__ import annotations
 
+import math
+
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators first)
 from functrans.torch import (
     _dtype,
@@ -64,6 +66,7 @@ from functrans.torch._creation import (  # noqa
     zeros,
     zeros_like,
 )
+from functrans.torch._differences import diff, trapezoid, trapz  # noqa: F401
 from functrans.torch._dtype import bool_ as bool  # noqa
 from functrans.torch._dtype import (  # noqa: F401
     complex64,
@@ -86,6 +89,8 @@ from functrans.torch._elementwise import (  # noqa: F401
     acos,
     acosh,
     add,
+    addcdiv,
+    addcmul,
     allclose,
     arctan2,
     asin,
@@ -94,8 +99,6 @@ from functrans.torch._elementwise import (  # noqa: F401
     atan2,
     atanh,
     ceil,
-    addcdiv,
-    addcmul,
     clamp,
     clamp_max,
     clamp_min,
@@ -280,6 +283,12 @@ strided = "torch.strided"
 contiguous_format = preserve_format = "torch.contiguous_format"
 
 __version__ = "2.13.0+functrans"
+
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
 
 
 def is_tensor(obj) -> bool:

@@ -1889,6 +1889,106 @@ def activations_for_pinns_nan_zero_and_integers(torch, rec):
     F.hardtanh(x, 2., 1.)
 
 
+
+def _pinn_mlp(torch, dtype, act, sizes=(2, 6, 6, 1)):
+    """Weights as leaf tensors (fixed values) and the network x -> u."""
+    ws = []
+    for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        W = torch.sin(torch.arange(a * b, dtype=dtype) * 0.7 + k).reshape(a, b) * 0.8
+        c = torch.cos(torch.arange(b, dtype=dtype) + k) * 0.1
+        ws.append((W.requires_grad_(), c.requires_grad_()))
+
+    def net(x):
+        h = x
+        for i, (W, c) in enumerate(ws):
+            h = h @ W + c
+            if i < len(ws) - 1:
+                h = act(h)
+        return h
+    return ws, net
+
+
+@program
+def pinn_derivatives_and_manual_training(torch, rec):
+    F = torch.nn.functional
+    rec("constants", [torch.pi, torch.e, torch.inf, torch.newaxis])
+    for dt, act in [(torch.float64, torch.tanh), (torch.float64, torch.sin),
+                    (torch.float64, F.softplus), (torch.float64, F.silu),
+                    (torch.float64, F.gelu), (torch.float64, F.mish), (None, torch.tanh)]:
+        tag = f"{act.__name__} {dt}"
+        ws, net = _pinn_mlp(torch, dt or torch.get_default_dtype(), act)
+        t = torch.linspace(0, 1, 4, dtype=dt)
+        x = torch.linspace(-1, 1, 3, dtype=dt)
+        T, X = torch.meshgrid(t, x, indexing="ij")
+        tx = torch.stack([T.reshape(-1), X.reshape(-1)], dim=1).requires_grad_()
+        u = net(tx)
+        du, = torch.autograd.grad(u, tx, grad_outputs=torch.ones_like(u), create_graph=True)
+        u_t, u_x = du[:, 0:1], du[:, 1]
+        u_xx = torch.autograd.grad(u_x, tx, torch.ones_like(u_x), create_graph=True)[0][:, 1]
+        u_xxx = torch.autograd.grad(u_xx.sum(), tx, create_graph=True)[0][:, 1]
+        u_tx = torch.autograd.grad(u_t, tx, torch.ones_like(u_t), create_graph=True)[0][:, 1:2]
+        lap = 0
+        for i in range(2):
+            lap = lap + torch.autograd.grad(du[:, i], tx, torch.ones_like(du[:, i]),
+                                            create_graph=True)[0][:, i]
+        f = u_t.squeeze(1) + u.squeeze(1) * u_x - 0.01 / torch.pi * u_xx
+        loss = f.pow(2).mean() + lap.pow(2).mean() + (u_xxx * u_tx.squeeze()).mean()
+        loss = loss + torch.trapezoid(u.reshape(4, 3) ** 2, x, dim=1).sum()
+        loss.backward()
+        if dt is None:  # float32: PyTorch sums in another order; compare 4 digits and flags
+            r4 = lambda t: [round(v, 4) for v in t.detach().reshape(-1).tolist()]  # noqa: E731
+            rec(tag, [r4(u), r4(du), r4(u_xx), r4(lap), r4(ws[0][0].grad), str(loss.dtype),
+                      str(ws[0][0].grad.dtype), du.requires_grad, u_xx.requires_grad])
+            continue
+        rec(f"{tag} u", u), rec(f"{tag} du", du), rec(f"{tag} u_t", u_t), rec(f"{tag} u_x", u_x)
+        rec(f"{tag} u_xx", u_xx), rec(f"{tag} u_xxx", u_xxx), rec(f"{tag} u_tx", u_tx)
+        rec(f"{tag} lap", lap), rec(f"{tag} loss", loss), rec(f"{tag} tx.grad", tx.grad)
+        for i, (W, c) in enumerate(ws):
+            rec(f"{tag} W{i}.grad", W.grad), rec(f"{tag} c{i}.grad", c.grad)
+
+    ws, net = _pinn_mlp(torch, torch.float64, torch.tanh)
+    x = torch.linspace(0, 1, 5, dtype=torch.float64).reshape(-1, 1)
+    x = torch.cat([x, x * 2], 1).requires_grad_(True)
+    for step in range(4):
+        u = net(x)
+        ux, = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)
+        loss = ((ux[:, 0:1] - torch.cos(x[:, 0:1])) ** 2).mean() + torch.diff(u, dim=0).abs().sum()
+        loss.backward()
+        rec(f"step {step} loss", loss)
+        with torch.no_grad():
+            for W, c in ws:
+                W -= 0.05 * W.grad
+                c.sub_(0.05 * c.grad)
+                if step % 2:
+                    W.grad.zero_(), c.grad.zero_()
+                else:
+                    W.grad, c.grad = None, None
+        rec(f"step {step} W0", ws[0][0])
+        rec(f"step {step} flags", [ws[0][0].is_leaf, ws[0][0].requires_grad, ws[0][0].grad_fn,
+                                   ws[0][0].grad])
+    rec("x.grad", x.grad)
+    y = torch.tensor([[1., 2., 4.], [0., 1., 3.]], requires_grad=True)
+    s = torch.tensor([0., 0.5, 2.], requires_grad=True)
+    for k, r in enumerate([torch.trapezoid(y), torch.trapezoid(y, dx=0.5), torch.trapezoid(y, s),
+                           torch.trapezoid(y, dim=0), torch.trapz(y, s), torch.trapz(y, dx=2.),
+                           torch.diff(y), torch.diff(y, n=2),
+                           torch.diff(y, dim=0), torch.diff(y, prepend=y[:, :1], append=2 * y[:, -1:]),
+                           torch.trapezoid(y[:, :1]), torch.trapezoid(y[:, :0])]):
+        rec(f"r{k}", r)
+        rec(f"r{k} next", None if r.grad_fn is None else r.grad_fn.next_functions)
+    (torch.trapezoid(y, s).sum() + torch.diff(y, n=2).pow(2).sum()).backward()
+    rec("y.grad", y.grad), rec("s.grad", s.grad)
+    for k, bad in enumerate((lambda: torch.trapezoid(y, torch.tensor([0., 1.])),
+                             lambda: torch.trapezoid(y, s, dx=1.),
+                             lambda: torch.trapezoid(y, 0.25),
+                             lambda: torch.diff(torch.tensor(1.)))):
+        try:
+            bad()
+        except (RuntimeError, TypeError) as e:
+            rec(f"error{k}", [type(e).__name__, str(e)])
+    ws[0][0].add_(1.0)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

@@ -226,8 +226,8 @@ def _v_or_ones(v, like, name):
     if v is not None:
         return _tuple(v)[0]
     if any(x._value.size != 1 for x in like):
-        raise RuntimeError(f"The vector v can only be None if the input to the user-provided "
-                           f"function is a single Tensor with a single element.")
+        raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                           "function is a single Tensor with a single element.")
     return tuple(wrap(np.ones(x._value.shape, x._value.dtype)) for x in like)
 
 
