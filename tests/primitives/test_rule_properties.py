@@ -404,6 +404,28 @@ def sort(draw, prim):
     return Example(lambda x: P.sort(x, axis), [x], f"sort(x: {shape}, axis={axis})")
 
 
+# --- square matrices -------------------------------------------------------------------------
+
+def _square_operand(prim):
+    """The sampler of the first operand of `prim`'s rows (well-conditioned matrices)."""
+    return next(c.domain[0] if isinstance(c.domain, list) else c.domain for c in _rows(prim))
+
+
+@st.composite
+def square_matrices(draw, prim):
+    from functrans.primitives import square_matrices as P
+    batch = draw(shapes(min_dims=0, max_dims=2, max_side=3), label="stack shape")
+    n = draw(st.integers(1, 3), label="n")
+    shape = (*batch, n, n)
+    assume(_size(shape) <= MAX_SIZE)
+    if prim == "solve":
+        k = draw(st.integers(1, 3), label="k")
+        a, b = _sample(draw, [_square_operand(prim), real], [shape, (*batch, n, k)])
+        return Example(P.solve, [a, b], f"solve(a: {shape}, b: {b.shape})")
+    [a] = _sample(draw, [_square_operand(prim)], [shape])
+    return Example(getattr(P, prim), [a], f"{prim}(a: {shape})")
+
+
 # --- the table of properties, and the tests --------------------------------------------------
 
 PROPERTIES = {
@@ -415,6 +437,7 @@ PROPERTIES = {
     "pad": pad, "iota": iota,
     "slice": slice_, "gather": gather, "scatter_add": scatter_add,
     "dot_general": dot_general, "sort": sort,
+    **{p: square_matrices for p in ("solve", "inv", "det", "slogdet", "cofactor")},
 }
 
 # examples per primitive where the profile's count would be slow (None: the profile's)

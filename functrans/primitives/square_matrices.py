@@ -1,0 +1,262 @@
+"""Square-matrix primitives: solve, inv, det, slogdet and the cofactor matrix det's rule needs.
+
+Every operand is a stack of matrices (..., n, n) (solve's right side (..., n, k), with the same
+leading axes: functrans.numpy.linalg broadcasts them first). The impls are numpy.linalg's, so a
+singular matrix raises numpy's LinAlgError in solve and inv. The rules, with A^-1 never formed
+where a solve does:
+  solve   x = A^-1 b:        dx = A^-1 (db - dA x);  linear in b, ct_b = A^-T ct
+  inv     Y = A^-1:          dY = -Y dA Y
+  det     d det = tr(adj(A) dA) = sum(cofactor(A) * dA), exact at singular A as well
+  slogdet d logabsdet = tr(A^-1 dA); the sign is piecewise constant (zero tangent)
+  cofactor C = adj(A)^T = det(A) A^-T:  dC = C tr(A^-1 dA) - (A^-1 dA C^T)^T
+The cofactor impl goes through the SVD, A = U diag(s) V^T, C = det(U) det(V) U diag(p) V^T with
+p_i the product of the other singular values (no division), so det's gradient at a singular
+matrix is the cofactor matrix, as in JAX; its own derivative (det's second) needs A invertible.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.backend import xp
+from functrans.core.avals import ShapedArray, ndim_of, shape_of
+from functrans.core.symbolic import Zero, is_undefined
+from functrans.errors import DTypeError, ShapeError
+from functrans.primitives.elementwise import mul, neg, sub
+from functrans.primitives.linalg import dot_general
+from functrans.primitives.reductions import reduce_sum
+from functrans.primitives.registry import define
+from functrans.primitives.shape_ops import broadcast_to, moveaxis, reshape, transpose
+
+M = "square_matrices"
+
+
+# --- helpers: stacked matrix products, in primitives --------------------------------------
+
+def _mT(x):
+    nd = ndim_of(x)
+    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def _matmul(x, y):
+    """(..., n, m) @ (..., m, k) with equal leading axes."""
+    nb = ndim_of(x) - 2
+    batch = tuple(range(nb))
+    return dot_general(x, y, (((nb + 1,), (nb,)), (batch, batch)))
+
+
+def _trace_of_product(x, y):
+    """tr(x^T y) per matrix: sum over the last two axes of x * y."""
+    nd = ndim_of(x)
+    return reduce_sum(mul(x, y), (nd - 2, nd - 1))
+
+
+def _check_square(name, a):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"{name}: needs a stack of square matrices (..., n, n), got shape "
+                         f"{a.shape}.")
+    if a.dtype.kind != "f":
+        raise DTypeError(f"{name}: needs float matrices, got {a.dtype.name}. Convert first "
+                         "(functrans.numpy.linalg converts integers to float64); complex "
+                         "matrices are not supported.")
+
+
+def _batch_first(vals, dims):
+    """Every operand with its batch axis first (unbatched ones broadcast to the batch size)."""
+    size = next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
+    return [moveaxis(v, d, 0) if d is not None else
+            broadcast_to(v, (size, *shape_of(v))) for v, d in zip(vals, dims)]
+
+
+def _one_operand_batch(prim):
+    def rule(vals, dims, **params):
+        a, = _batch_first(vals, dims)
+        out = prim.bind(a, **params)
+        return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+    return rule
+
+
+# --- solve ------------------------------------------------------------------------------------
+
+def solve(a, b):
+    return solve_p.bind(a, b)
+
+
+def _solve_abstract(a, b):
+    _check_square("solve", a)
+    if b.ndim != a.ndim or b.shape[:-1] != a.shape[:-1] or b.dtype != a.dtype:
+        raise ShapeError(f"solve: the right-hand side must be (..., n, k) with the matrix's "
+                         f"leading axes and dtype; got a: {a.dtype.name}{list(a.shape)}, b: "
+                         f"{b.dtype.name}{list(b.shape)} (functrans.numpy.linalg.solve "
+                         "broadcasts them first).")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _solve_jvp(primals, tangents):
+    a, b = primals
+    ta, tb = tangents
+    x = solve(a, b)
+    # dx = A^-1 (db - dA x)
+    rhs = tb if type(ta) is Zero else (neg(_matmul(ta, x)) if type(tb) is Zero
+                                       else sub(tb, _matmul(ta, x)))
+    if type(rhs) is Zero:
+        return x, Zero(ShapedArray(shape_of(x), x.dtype))
+    return x, solve(a, rhs)
+
+
+def _solve_transpose(ct, a, b):
+    if is_undefined(a):
+        raise TypeError("solve: the matrix is a linear input; A^-1 b is linear in b only.")
+    if type(ct) is Zero:
+        return [None, Zero(b.aval)]
+    return [None, solve(_mT(a), ct)]
+
+
+def _solve_batch(vals, dims):
+    a, b = vals
+    da, db = dims
+    if da is None:
+        # one matrix, many right sides: the batch joins b's columns, one factorization
+        nb = ndim_of(b) - 1          # b's rank without the batch axis
+        b = moveaxis(b, db, nb - 1)  # (..., n, B, k)
+        shape = shape_of(b)
+        x = solve(a, reshape(b, (*shape[:-2], shape[-2] * shape[-1])))
+        return reshape(x, shape), nb - 1
+    a, b = _batch_first(vals, dims)
+    return solve(a, b), 0
+
+
+solve_p = define("solve", module=M, impl=lambda a, b: xp.linalg.solve(a, b),
+                 abstract=_solve_abstract, jvp=_solve_jvp, transpose=_solve_transpose,
+                 batch=_solve_batch, props=("linear",), facts={"linear_operands": (1,)},
+                 torch_name="LinalgSolveExBackward0")
+
+
+# --- inv --------------------------------------------------------------------------------------
+
+def inv(a):
+    return inv_p.bind(a)
+
+
+def _square_abstract(name):
+    def abstract(a):
+        _check_square(name, a)
+        return ShapedArray(a.shape, a.dtype)
+    return abstract
+
+
+def _inv_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    y = inv(a)
+    if type(ta) is Zero:
+        return y, Zero(ShapedArray(shape_of(y), y.dtype))
+    return y, neg(_matmul(_matmul(y, ta), y))   # dY = -Y dA Y
+
+
+inv_p = define("inv", module=M, impl=lambda a: xp.linalg.inv(a), abstract=_square_abstract("inv"),
+               jvp=_inv_jvp, torch_name="LinalgInvExBackward0")
+inv_p.rules["batch"] = _one_operand_batch(inv_p)
+
+
+# --- cofactor ---------------------------------------------------------------------------------
+
+def cofactor(a):
+    return cofactor_p.bind(a)
+
+
+def _products_of_others(s):
+    """p[..., i] = prod_{j != i} s[..., j], from prefix and suffix products (no division)."""
+    ones = xp.ones(s.shape[:-1] + (1,), s.dtype)
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def _cofactor_impl(a):
+    a = xp.asarray(a)
+    if a.shape[-1] == 0:
+        return xp.zeros(a.shape, a.dtype)
+    u, s, vh = xp.linalg.svd(a)
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)         # each +-1
+    p = _products_of_others(s) * sign[..., None]
+    return xp.matmul(u * p[..., None, :], vh)
+
+
+def _cofactor_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    c = cofactor(a)
+    if type(ta) is Zero:
+        return c, Zero(ShapedArray(shape_of(c), c.dtype))
+    # C = det(A) A^-T: dC = C tr(A^-1 dA) - (A^-1 dA C^T)^T
+    z = solve(a, ta)
+    tr = reshape(_trace_of_eye(z), (*shape_of(a)[:-2], 1, 1))
+    return c, sub(mul(c, tr), _mT(_matmul(z, _mT(c))))
+
+
+def _trace_of_eye(z):
+    n = shape_of(z)[-1]
+    return _trace_of_product(z, np.eye(n, dtype=z.dtype))
+
+
+cofactor_p = define("cofactor", module=M, impl=_cofactor_impl,
+                    abstract=_square_abstract("cofactor"), jvp=_cofactor_jvp)
+cofactor_p.rules["batch"] = _one_operand_batch(cofactor_p)
+
+
+# --- det --------------------------------------------------------------------------------------
+
+def det(a):
+    return det_p.bind(a)
+
+
+def _det_abstract(a):
+    _check_square("det", a)
+    return ShapedArray(a.shape[:-2], a.dtype)
+
+
+def _det_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    d = det(a)
+    if type(ta) is Zero:
+        return d, Zero(ShapedArray(shape_of(d), d.dtype))
+    return d, _trace_of_product(cofactor(a), ta)   # d det = sum(C * dA)
+
+
+det_p = define("det", module=M, impl=lambda a: xp.asarray(xp.linalg.det(a)),
+               abstract=_det_abstract, jvp=_det_jvp, torch_name="LinalgDetBackward0")
+det_p.rules["batch"] = _one_operand_batch(det_p)
+
+
+# --- slogdet ----------------------------------------------------------------------------------
+
+def slogdet(a):
+    return slogdet_p.bind(a)
+
+
+def _slogdet_abstract(a):
+    _check_square("slogdet", a)
+    return [ShapedArray(a.shape[:-2], a.dtype)] * 2
+
+
+def _slogdet_impl(a):
+    sign, logabsdet = xp.linalg.slogdet(a)
+    return [xp.asarray(sign), xp.asarray(logabsdet)]
+
+
+def _slogdet_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    sign, logabsdet = slogdet(a)
+    zero = Zero(ShapedArray(shape_of(sign), sign.dtype))
+    if type(ta) is Zero:
+        return [sign, logabsdet], [zero, zero]
+    return [sign, logabsdet], [zero, _trace_of_eye(solve(a, ta))]   # tr(A^-1 dA)
+
+
+slogdet_p = define("slogdet", module=M, impl=_slogdet_impl, abstract=_slogdet_abstract,
+                   jvp=_slogdet_jvp, multiple_results=True,
+                   torch_name="LinalgSlogdetBackward0")
+slogdet_p.rules["batch"] = _one_operand_batch(slogdet_p)

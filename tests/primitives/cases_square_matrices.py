@@ -1,0 +1,40 @@
+"""Cases for solve, inv, det, slogdet and cofactor (functrans/primitives/square_matrices.py),
+directly and through functrans.numpy.linalg. Matrices are diagonally dominant, so well
+conditioned and finite differences are accurate; singular ones are checked against JAX in
+tests/numpy/test_square_matrices.py."""
+
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans.primitives import square_matrices as P
+from primitives.cases import Case, real
+
+
+def well_conditioned(rng, shape):
+    """Stacks of square matrices: uniform in (-1, 1) plus 3 on the diagonal (some negative
+    determinants, as the sign of a diagonal entry is flipped at random)."""
+    n = shape[-1]
+    flip = rng.choice([-1.0, 1.0], shape[:-1])[..., None]
+    return (rng.uniform(-1.0, 1.0, shape) + 3.0 * np.eye(n)) * flip
+
+
+W = well_conditioned
+
+CASES = [
+    Case("solve", P.solve, [(3, 3), (3, 2)], domain=[W, real]),
+    Case("solve", P.solve, [(2, 3, 3), (2, 3, 1)], domain=[W, real], name="solve-stack"),
+    Case("solve", fnp.linalg.solve, [(3, 3), (3,)], domain=[W, real], name="solve-vector"),
+    Case("solve", fnp.linalg.solve, [(2, 2), (4, 2, 3)], domain=[W, real],
+         name="solve-broadcast"),
+    Case("solve", P.solve, [(0, 0), (0, 2)], domain=[W, real], name="solve-empty"),
+    Case("inv", P.inv, [(3, 3)], domain=W),
+    Case("inv", fnp.linalg.inv, [(2, 2, 2)], domain=W, name="inv-stack"),
+    Case("det", P.det, [(3, 3)], domain=W),
+    Case("det", fnp.linalg.det, [(2, 2, 2)], domain=W, name="det-stack"),
+    Case("det", P.det, [(1, 1)], domain=W, name="det-1x1"),
+    Case("slogdet", P.slogdet, [(3, 3)], domain=W),
+    Case("slogdet", lambda a: fnp.linalg.slogdet(a).logabsdet, [(2, 3, 3)], domain=W,
+         name="slogdet-stack"),
+    Case("cofactor", P.cofactor, [(3, 3)], domain=W),
+    Case("cofactor", P.cofactor, [(2, 2, 2)], domain=W, name="cofactor-stack"),
+]
