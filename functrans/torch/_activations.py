@@ -14,6 +14,7 @@ from functrans.torch._ops import _float_value, as_tensor, unary_float
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import _dim
 
+
 def _c(value, x):
     return np.asarray(value, x.dtype)
 

@@ -1989,6 +1989,50 @@ def pinn_derivatives_and_manual_training(torch, rec):
     ws[0][0].add_(1.0)
 
 
+
+@program
+def autograd_grad_is_grads_batched(torch, rec):
+    x = torch.tensor([[0.1, 0.2], [0.3, 0.4], [0.5, -0.6]], dtype=torch.float64,
+                     requires_grad=True)
+    W = torch.tensor([[0.5, -0.3], [0.1, 0.4]], dtype=torch.float64, requires_grad=True)
+    u = torch.tanh(x @ W)
+    I = torch.eye(2, dtype=torch.float64)
+    eye = I.reshape(2, 1, 2).expand(2, 3, 2)
+    g, gw = torch.autograd.grad(u, (x, W), eye, is_grads_batched=True, retain_graph=True)
+    rec("g", g), rec("gw", gw)
+    g, = torch.autograd.grad(u, x, eye, is_grads_batched=True, create_graph=True)
+    rec("gc", [g.detach(), g.requires_grad])  # PyTorch names the node after its vmap
+    d2, = torch.autograd.grad(g[0, :, 0].sum(), x)
+    rec("d2", d2)
+    u = torch.tanh(x @ W)
+    t = torch.tensor(1., requires_grad=True)
+    r = torch.autograd.grad(u, (x, t), eye, is_grads_batched=True, allow_unused=True,
+                            retain_graph=True)
+    rec("r", r)
+    r = torch.autograd.grad(u, (x, t), eye, is_grads_batched=True, materialize_grads=True,
+                            retain_graph=True)
+    rec("rm", r)
+    try:
+        torch.autograd.grad(u, (x, t), eye, is_grads_batched=True, materialize_grads=True,
+                            allow_unused=False, retain_graph=True)
+    except ValueError as e:
+        rec("materialize_without_allow_unused", str(e))
+    r = torch.autograd.grad([u.sum(), u[0, 0]], x, [torch.ones(3, dtype=torch.float64),
+                                                   torch.arange(3., dtype=torch.float64)],
+                            is_grads_batched=True, retain_graph=True)
+    rec("multi", r)
+    try:
+        torch.autograd.grad(u, x, torch.ones(3, 3), is_grads_batched=True, retain_graph=True)
+    except RuntimeError as e:
+        rec("err", str(e))
+    try:
+        torch.autograd.grad(u, x, torch.ones(4, 3, 3), is_grads_batched=True, retain_graph=True)
+    except RuntimeError as e:
+        rec("err2", str(e))
+    torch.autograd.grad(u, x, eye, is_grads_batched=True)
+    torch.autograd.grad(u, x, eye, is_grads_batched=True)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

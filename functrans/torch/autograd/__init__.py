@@ -72,8 +72,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     tensor([18.])
     """
     if is_grads_batched:
-        raise NotImplementedError("functrans.torch.autograd.grad: is_grads_batched=True is not "
-                                  "supported; loop over the batch of grad_outputs instead.")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     outputs = _tensors(outputs, "outputs")
     inputs = _tensors(inputs, "inputs")
     if not inputs:
@@ -102,6 +102,53 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             g = np.asarray(g)
             result.append(wrap(g if g.flags.writeable and g.base is None else g.copy()))
+    return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """grad with is_grads_batched=True: one backward per entry of the grad_outputs' first
+    dimension (PyTorch vmaps the backward), results stacked along a new first dimension."""
+    from functrans.torch._shape import stack
+    outs = _tensors(outputs, "outputs")
+    gos = _grads(grad_outputs, len(outs), "grad_outputs")
+    batch = None
+    for i, (o, g) in enumerate(zip(outs, gos)):
+        if g is None:
+            continue
+        if g.ndim == 0 or tuple(g.shape[1:]) != tuple(o.shape):
+            first = g[0] if g.ndim else g  # PyTorch reports the first entry's trailing shape
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of torch.Size({list(first.shape[1:])}) "
+                f"and output[{i}] has a shape of torch.Size({list(o.shape)}). If you only want "
+                "some tensors in `grad_output` to be considered batched, consider using vmap.")
+        batch = g.shape[0] if batch is None else batch
+    if batch is None:  # nothing batched: an ordinary grad
+        return grad(outs, inputs, gos, retain_graph, create_graph,
+                    allow_unused=allow_unused, materialize_grads=materialize_grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    rows = [grad(outs, inputs, [None if g is None else g[b] for g in gos],
+                 retain_graph=retain_graph or b < batch - 1, create_graph=create_graph,
+                 allow_unused=allow_unused)
+            for b in range(batch)]
+    result = []
+    for k, x in enumerate(_tensors(inputs, "inputs")):
+        col = [r[k] for r in rows]
+        if col[0] is None:  # unused: materialized unbatched, as PyTorch does after its vmap
+            result.append(wrap(np.zeros(x._value.shape, x._value.dtype))
+                          if materialize_grads else None)
+            continue
+        st = stack(col)
+        result.append(st.view(tuple(st.shape)) if create_graph else st.detach())
     return tuple(result)
 
 
