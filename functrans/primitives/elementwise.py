@@ -312,6 +312,15 @@ def _abs_jvp(primals, tangents):
     # as JAX: the derivative is +1 at 0 (PyTorch uses sign(x), 0 there)
     x, = primals
     t, = tangents
+    if np.dtype(x.dtype).kind == "c":
+        # d|z| = Re(conj(z) dz) / |z| needs conj and real, which the table lacks; the real
+        # rule below would be silently wrong (grad(abs)(1+2j) gave 1.0)
+        raise DTypeError(
+            f"abs: cannot differentiate |z| of a complex value ({np.dtype(x.dtype).name}): "
+            "functrans differentiates real floating-point values only (float16, float32, "
+            "float64; complex numbers may appear where no derivative flows). Differentiate "
+            "with respect to the real and imaginary parts as two float arrays instead, e.g. "
+            "|z| = fnp.sqrt(x**2 + y**2).")
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
