@@ -14,13 +14,21 @@ _SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64", 
 
 
 class ShapedArray:
-    """Shape and dtype of an array: the type of a `Var` in the IR."""
+    """Shape and dtype of an array: the type of a `Var` in the IR.
 
-    __slots__ = ("shape", "dtype")
+    `weak_type` marks a value standing for a Python int, float or complex (an argument of jit
+    or make_jaxpr, or a result computed from such values only): as in JAX and numpy's NEP 50,
+    it takes the dtype of the array it meets instead of promoting it (see `weak_scalar_type`).
+    It is a promotion hint, not part of the type: avals are equal without it, as the carries
+    of loops and the outputs of branches are compared.
+    """
 
-    def __init__(self, shape, dtype):
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
         self.shape = tuple(map(int, shape))
         self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.weak_type = weak_type
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -41,8 +49,13 @@ class ShapedArray:
         return f"ShapedArray({self.str_short()})"
 
     def update(self, shape=None, dtype=None) -> "ShapedArray":
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype)
+        """A new shape or dtype; a weak type stays weak while its dtype is kept."""
+        new_dtype = self.dtype if dtype is None else np.dtype(dtype)
+        return ShapedArray(self.shape if shape is None else shape, new_dtype,
+                           self.weak_type and new_dtype == self.dtype)
+
+    def weakened(self) -> "ShapedArray":
+        return ShapedArray(self.shape, self.dtype, True)
 
 
 def is_float(dtype) -> bool:
@@ -60,6 +73,7 @@ def _array_aval(x) -> ShapedArray:
     aval = _new_aval(ShapedArray)
     aval.shape = x.shape
     aval.dtype = x.dtype
+    aval.weak_type = False
     return aval
 
 
@@ -75,14 +89,31 @@ def get_aval(x) -> ShapedArray:
         return aval
     if isinstance(x, np.ndarray | np.generic):
         return _array_aval(x)
-    if isinstance(x, _PY_SCALARS):
-        return ShapedArray((), np.result_type(x))
+    if isinstance(x, _PY_SCALARS):  # int, float, complex are weak; bool is the lowest dtype
+        return ShapedArray((), np.result_type(x), type(x) is not bool)
     if isinstance(x, numbers.Number):
         return ShapedArray((), np.asarray(x).dtype)
     raise DTypeError(
         f"functrans cannot use a value of type {type(x).__module__}.{type(x).__qualname__} as an "
         "array. Pass numpy arrays, Python scalars, or pytrees (tuples, lists, dicts) of them; "
         "convert other array types with numpy.asarray first.")
+
+
+_WEAK_PY_TYPE = {"i": int, "u": int, "f": float, "c": complex}
+
+
+def weak_scalar_type(x):
+    """The Python type numpy's promotion should see for `x` (NEP 50: Python scalars are weak and
+    take the other operand's dtype), or None for an array of a fixed dtype. A traced stand-in
+    for a Python scalar (weak aval) answers like the scalar, so `jit(lambda a, b: a + b)` of a
+    float32 array and 1.0 stays float32 as in eager mode."""
+    t = type(x)
+    if t is float or t is int or t is complex:  # a bool promotes as numpy's bool dtype
+        return t
+    aval = getattr(x, "aval", None)
+    if aval is not None and not isinstance(x, np.ndarray) and aval.weak_type:
+        return _WEAK_PY_TYPE.get(aval.dtype.kind)
+    return None
 
 
 def shape_of(x) -> tuple:

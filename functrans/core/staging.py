@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.core.avals import get_aval
+from functrans.core.avals import get_aval, weak_scalar_type
 from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from functrans.core.trace import Trace, Tracer, new_main
 
@@ -89,6 +89,15 @@ def abstract_eval(prim, avals, params):
     return out
 
 
+def _weak_results(dtype, avals_out):
+    """Results of an operation on weak values only stay weak where the dtype is kept (JAX's
+    rule: `2 * b` of a Python scalar b still takes the dtype of the array it meets later).
+    A conversion (a `new_dtype` param) makes its result strong."""
+    if isinstance(avals_out, list | tuple):
+        return [a.weakened() if a.dtype == dtype else a for a in avals_out]
+    return avals_out.weakened() if avals_out.dtype == dtype else avals_out
+
+
 class JaxprTrace(Trace):
     """Records every primitive into the builder held as the main trace's global data."""
 
@@ -103,7 +112,10 @@ class JaxprTrace(Trace):
     lift = pure
 
     def process_primitive(self, prim, tracers, params):
-        avals_out = abstract_eval(prim, [t._aval for t in tracers], params)
+        avals_in = [t._aval for t in tracers]
+        avals_out = abstract_eval(prim, avals_in, params)
+        if avals_in and all(a.weak_type for a in avals_in) and "new_dtype" not in params:
+            avals_out = _weak_results(avals_in[0].dtype, avals_out)
         invars = [t.atom for t in tracers]
         if prim.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]
@@ -143,9 +155,12 @@ def make_jaxpr(f, static_argnums=()):
     def wrapped(*args, **kwargs):
         dyn, merge, _ = split_static(args, static_argnums, "make_jaxpr")
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
-        leaves = [as_value(x, "make_jaxpr") for x in leaves]
+        # Python scalars stay weak: they take the dtype of the arrays they meet
+        avals = [get_aval(as_value(x, "make_jaxpr")) for x in leaves]
+        avals = [a.weakened() if weak_scalar_type(x) is not None else a
+                 for a, x in zip(avals, leaves)]
         f_flat, out_tree = flatten_fun(lambda *d, **kw: f(*merge(d), **kw), in_tree)
-        closed = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves], name="make_jaxpr")
+        closed = trace_to_jaxpr(f_flat, avals, name="make_jaxpr")
         closed.out_tree = out_tree.val
         return closed
 

@@ -227,10 +227,19 @@ def _static_int(x):
         x = x.concrete_value()
         if x is None:
             return None
-    if isinstance(x, bool) or not np.issubdtype(np.asarray(x).dtype, np.integer) or \
-            np.ndim(x) != 0:
-        raise DTypeError(f"fori_loop: bounds must be integer scalars, got {x!r}.")
-    return int(x)
+    kind = np.asarray(x).dtype.kind
+    if isinstance(x, bool) or kind not in "iuf" or np.ndim(x) != 0:
+        raise DTypeError(f"fori_loop: bounds must be integer scalars, got {x!r}. Pass Python "
+                         "or numpy ints (e.g. fori_loop(0, n, ...)).")
+    if kind == "f" and not float(x).is_integer():
+        raise DTypeError(f"fori_loop: bound {x!r} is not a whole number; the loop counts in "
+                         "integer steps. Pass int bounds (e.g. int(math.ceil(upper))), or "
+                         "use while_loop for a fractional counter.")
+    return int(x)  # a whole float counts as that int (JAX converts concrete bounds to int)
+
+
+def _dtype(x):
+    return x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -245,11 +254,19 @@ def fori_loop(lower, upper, body_fun, init_val):
     12.0
     """
     lo, hi = _static_int(lower), _static_int(upper)
+    kinds = {"f" if _dtype(b).kind == "f" else "i" for b in (lower, upper)}
+    if len(kinds) > 1:
+        raise DTypeError(f"fori_loop: bounds {lower!r} and {upper!r} mix a float and an int; "
+                         "bounds must be integer scalars of one kind (as in JAX). Pass ints, "
+                         "e.g. fori_loop(0, 3, ...).")
     dtype = np.result_type(np.asarray(lower).dtype if not isinstance(lower, Tracer)
                            else lower.dtype,
                            np.asarray(upper).dtype if not isinstance(upper, Tracer)
                            else upper.dtype)
     if lo is not None and hi is not None:
+        if dtype.kind == "f":  # whole float bounds: an integer counter, as in JAX
+            dtype = np.dtype(np.int64)
+
         def step(carry, _):
             i, val = carry
             return (i + np.ones((), dtype), body_fun(i, val)), None

@@ -13,7 +13,7 @@ import inspect
 
 import numpy as np
 
-from functrans.core.avals import get_aval
+from functrans.core.avals import ShapedArray, get_aval, weak_scalar_type
 from functrans.core.ir import ClosedJaxpr, Jaxpr
 from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
@@ -195,8 +195,12 @@ class Jitted:
         else:
             static_idx, static, dyn = (), (), args
         leaves, in_tree = tree_flatten((dyn, kwargs))
+        # a Python scalar is weakly typed (it takes the dtype of the arrays it meets): its
+        # program differs from a 0-d array's of the same dtype, so the key tells them apart
+        weak = [weak_scalar_type(x) is not None for x in leaves]
         leaves = [as_value(x, "jit") for x in leaves]
-        sig = tuple((x.shape, x.dtype) for x in leaves)
+        sig = tuple((x.shape, x.dtype, True) if w else (x.shape, x.dtype)
+                    for x, w in zip(leaves, weak))
         if not static and in_tree == _flat_tree(len(args)):
             key = ("flat", *sig)  # the same key as the fast path above
         else:
@@ -209,12 +213,12 @@ class Jitted:
         if entry is None:
             if in_tree is None:
                 in_tree = tree_flatten((args, {}))[1]
-            entry = self._trace(args, leaves, in_tree, static_idx, static_kwargs)
+            entry = self._trace(key, args, leaves, in_tree, static_idx, static_kwargs)
             if not entry.closure:  # programs closing over outer tracers are per call
                 self._cache.put(key, entry)
         return entry, leaves
 
-    def _trace(self, args, leaves, in_tree, static_idx, static_kwargs) -> _Entry:
+    def _trace(self, key, args, leaves, in_tree, static_idx, static_kwargs) -> _Entry:
         self.trace_count += 1
         fun = self._fun
 
@@ -224,8 +228,11 @@ class Jitted:
             return fun(*full, **kwargs, **static_kwargs)
 
         f_flat, out_store = flatten_fun(with_static, in_tree)
-        traced = trace_to_jaxpr(f_flat, [get_aval(x) for x in leaves],
-                                name=f"jit({self._name})")
+        # the signature marks Python scalars (see _signature); their avals are weak
+        sig = key[1:] if isinstance(key[0], str) else key[1]
+        avals = [ShapedArray(s[0], s[1], True) if len(s) == 3 else get_aval(x)
+                 for x, s in zip(leaves, sig)]
+        traced = trace_to_jaxpr(f_flat, avals, name=f"jit({self._name})")
         traced.out_tree = out_store.val
         traced, closure = _closure_to_args(traced)
         optimized, stats = optimize_with_stats(traced)
@@ -265,7 +272,7 @@ class Jitted:
         return f"jit({self._name})"
 
 
-_FLOAT_KEY = ((), np.dtype(np.float64))
+_FLOAT_KEY = ((), np.dtype(np.float64), True)  # weak: a Python float, not a float64 array
 
 
 def _flat_key(args):

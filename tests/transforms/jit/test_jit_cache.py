@@ -43,15 +43,19 @@ def test_new_shape_or_dtype_retraces():
     assert f.calls == 4
 
 
-def test_python_scalars_key_like_their_numpy_types():
+def test_python_scalars_key_apart_from_arrays_of_their_dtype():
+    # a Python float is weakly typed (it takes the dtype of the arrays it meets), a float64
+    # array is not: their programs can differ, as in JAX
     f = Counted()
     jf = jit(f)
     jf(1.5)
-    jf(np.float64(2.5))
-    jf(np.asarray(3.5))
+    jf(2.5)
     assert f.calls == 1
-    jf(2)                        # int64: a new dtype
+    jf(np.float64(2.5))
+    jf(np.asarray(3.5))          # numpy scalars and 0-d arrays share a program
     assert f.calls == 2
+    jf(2)                        # a Python int: a new dtype
+    assert f.calls == 3
 
 
 def test_pytree_structure_and_kwargs_are_part_of_the_signature():
