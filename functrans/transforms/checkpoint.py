@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import functools
 
-from functrans.core.avals import get_aval
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, split_static
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import current_level
 from functrans.primitives.registry import define
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, any_tracer, batch_jaxpr,
                                                         batch_size, hoist, instantiate_zeros,
-                                                        keep_outputs, run, stage)
+                                                        keep_outputs, run, stage,
+                                                        weak_avals)
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
@@ -125,10 +125,11 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
             return fun(*args, **kwargs)
         dyn, merge, _ = split_static(args, static_argnums, "checkpoint")
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
+        avals = weak_avals(leaves, "checkpoint")  # Python scalars stay weak, as in eager mode
         leaves = [as_value(x, "checkpoint") for x in leaves]
         f_flat, out_store = flatten_fun(lambda *d, **kw: fun(*merge(d), **kw), in_tree)
         prog, consts = stage(lambda *xs: [as_value(o, "checkpoint") for o in f_flat(*xs)],
-                             [get_aval(x) for x in leaves], "checkpoint")
+                             avals, "checkpoint")
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=prog, prevent_cse=bool(prevent_cse))
         return tree_unflatten(out_store.val, outs)
 

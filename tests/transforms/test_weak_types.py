@@ -86,8 +86,8 @@ def test_python_scalar_arguments_are_weak_in_the_program():
         == [False, True]
     # an operation on weak values alone stays weak, as in JAX
     closed = ft.make_jaxpr(lambda b: -b)(1.0)
-    assert closed.out_avals[0].weak_type == jax.make_jaxpr(lambda b: -b)(1.0).out_avals[0] \
-        .weak_type == True  # noqa: E712
+    ref = jax.make_jaxpr(lambda b: -b)(1.0)
+    assert closed.out_avals[0].weak_type and ref.out_avals[0].weak_type
 
 
 def test_weak_scalar_type():
@@ -194,3 +194,28 @@ def test_fori_loop_fractional_bound_is_refused():
     # JAX truncates concrete float bounds (0.5 -> 0) silently; we name the fix instead
     with pytest.raises(TypeError, match="not a whole number.*int bounds"):
         ft.lax.fori_loop(0.5, 2.7, lambda i, c: c + i, 0.0)
+
+
+# --- cond operands and checkpoint arguments --------------------------------------------------
+
+@needs_fnp
+def test_cond_python_scalar_operand_is_weak():
+    def f(lax):
+        return lambda a: lax.cond(True, lambda u, s: u * s, lambda u, s: u, a, 2.0)
+    a = np.ones(3, np.float32)
+    _same(ft.jit(f(ft.lax))(a), jax.jit(f(jax.lax))(a))
+    _same(f(ft.lax)(a), f(jax.lax)(a))
+
+
+@needs_fnp
+def test_checkpoint_python_scalar_argument_is_weak():
+    def f(T):
+        return lambda a: T.checkpoint(lambda u, s: u * s)(a, 2.0)
+    a = np.ones(3, np.float32)
+    _same(ft.vmap(f(ft))(a), jax.vmap(f(jax))(a))
+    _same(ft.jit(f(ft))(a), jax.jit(f(jax))(a))
+
+
+def test_cond_of_python_scalars_alone():
+    out = ft.lax.cond(True, lambda s: s * 2, lambda s: s, 2.0)
+    _same(out, jax.lax.cond(True, lambda s: s * 2, lambda s: s, 2.0))

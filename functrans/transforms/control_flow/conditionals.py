@@ -266,7 +266,7 @@ def _weak_literals_promoted(staged):
 
 
 def _bind_branches(index, funs, operands, name):
-    staged = _weak_literals_promoted([stage_tree(f, operands, name) for f in funs])
+    staged = _weak_literals_promoted([stage_tree(f, operands, name, weak=True) for f in funs])
     leaves = staged[0][2]
     labels = ["false_fun", "true_fun"] if name == "cond" else [f"branch {k}"
                                                                for k in range(len(funs))]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray, get_aval
+from functrans.core.avals import ShapedArray, get_aval, weak_scalar_type
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
 from functrans.core.pytree_fun import as_value, flatten_fun
@@ -44,15 +44,25 @@ def stage(fun_flat, in_avals, name: str) -> tuple[ClosedJaxpr, list]:
     return hoist(trace_to_jaxpr(fun_flat, list(in_avals), name=name))
 
 
-def stage_tree(fun, args, name: str):
-    """Stage `fun(*args)` (pytrees of arrays) on the avals of `args`.
+def stage_tree(fun, args, name: str, weak: bool = False):
+    """Stage `fun(*args)` (pytrees of arrays) on the avals of `args`; with `weak`, Python
+    scalars among them stay weakly typed (see `weak_avals`).
     Returns (program, consts, leaves of args, output tree)."""
     leaves, in_tree = tree_flatten((tuple(args), {}))
+    avals = weak_avals(leaves, name) if weak else None
     leaves = [as_value(x, name) for x in leaves]
     f_flat, out_store = flatten_fun(fun, in_tree)
     closed, consts = stage(lambda *xs: [as_value(o, name) for o in f_flat(*xs)],
-                           [get_aval(x) for x in leaves], name)
+                           avals or [get_aval(x) for x in leaves], name)
     return closed, consts, leaves, out_store.val
+
+
+def weak_avals(leaves, name: str) -> list:
+    """The avals of argument leaves, weak for Python scalars, which then take the dtype of the
+    arrays they meet in the staged function, as in eager mode and JAX."""
+    avals = [get_aval(as_value(x, name)) for x in leaves]
+    return [a.weakened() if weak_scalar_type(x) is not None else a
+            for a, x in zip(avals, leaves)]
 
 
 def any_tracer(xs) -> bool:
