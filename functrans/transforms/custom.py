@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -217,12 +218,14 @@ def _custom_jvp_call_abstract(*avals, call_jaxpr, jvp, num_consts, num_rule_cons
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, num_rule_consts,
                          closes):
     consts, rule_consts, args = _split_ops(primals, num_consts, num_rule_consts)
-    t_args = instantiate_zeros(tangents[num_consts + num_rule_consts:])
+    # zero tangents stay symbolic (Zero): a rule defined with symbolic_zeros=True sees them
+    t_args = list(tangents[num_consts + num_rule_consts:])
     if closes and not rule_consts:  # a Python rule over closed-over tracers
         def flat(*xs):
             o, t = jvp([], xs[:len(args)], xs[len(args):])
             return [*o, *instantiate_zeros(t)]
 
+        t_args = instantiate_zeros(t_args)
         res = _closure_converted(flat, [*args, *t_args], consts, "custom_jvp rule")
         out, t_out = res[:len(res) // 2], res[len(res) // 2:]
     else:
@@ -264,6 +267,7 @@ def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, num_consts, num_rule_
 
     def batched_jvp(rule_consts, primals, tangents):
         n = len(primals)
+        tangents = instantiate_zeros(tangents)
 
         def flat(*xs):
             o, t = jvp(xs[:nr], xs[nr:nr + n], instantiate_zeros(xs[nr + n:]))
@@ -308,15 +312,20 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
+        self.symbolic_zeros = False
 
     @property
     def _name(self):
         return f"custom_jvp function {getattr(self.fun, '__name__', repr(self.fun))!r}"
 
-    def defjvp(self, jvp):
+    def defjvp(self, jvp, symbolic_zeros: bool = False):
         """Set the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`;
-        primals and tangents are tuples of the differentiable arguments."""
+        primals and tangents are tuples of the differentiable arguments. With
+        `symbolic_zeros=True` a tangent known to be zero arrives as a `SymbolicZero` (test
+        with isinstance; `.instantiate()` makes the array) and the rule may return one, as
+        in JAX; otherwise zero tangents arrive as arrays of zeros."""
         self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *jvps):
@@ -339,6 +348,7 @@ class custom_jvp:
             return out, acc
 
         self.jvp = jvp
+        self.symbolic_zeros = False
         return jvp
 
     def __call__(self, *args, **kwargs):
@@ -353,7 +363,8 @@ class custom_jvp:
         if current_level() == 0:  # no transform active: nothing to differentiate
             return self.fun(*args)
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
-        jvp_flat = _flat_jvp_rule(self.jvp, nondiff, in_tree, out_tree, prog.out_avals, name)
+        jvp_flat = _flat_jvp_rule(self.jvp, nondiff, in_tree, out_tree, prog.out_avals, name,
+                                  self.symbolic_zeros)
         rule_consts = []
         # the rule may close over the same tracers: stage it now, with them as operands (a
         # call of this function inside its own rule keeps the rule as it is)
@@ -382,23 +393,25 @@ def _staged_jvp_rule(jvp_flat, leaves, n_out):
     prog, rule_consts = stage(flat, avals + avals, "custom_jvp rule")
 
     def jvp(rc, primals, tangents):
-        outs = eval_jaxpr(prog.jaxpr, [], *rc, *primals, *tangents)
+        outs = eval_jaxpr(prog.jaxpr, [], *rc, *primals, *instantiate_zeros(tangents))
         return outs[:n_out], outs[n_out:]
 
     return jvp, rule_consts
 
 
-def _flat_jvp_rule(rule, nondiff, in_tree, out_tree, out_avals, name):
+def _flat_jvp_rule(rule, nondiff, in_tree, out_tree, out_avals, name, symbolic_zeros=False):
     def jvp_flat(rule_consts, primals, tangents):
         p = tree_unflatten(in_tree, list(primals))
-        t = tree_unflatten(in_tree, list(tangents))
+        tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents] \
+            if symbolic_zeros else instantiate_zeros(tangents)
+        t = tree_unflatten(in_tree, tangents)
         res = rule(*nondiff, tuple(p), tuple(t))
         if not isinstance(res, tuple | list) or len(res) != 2:
             raise TypeError(f"{name}: the JVP rule must return a pair (primal_out, "
                             f"tangent_out), got {type(res).__name__}.")
         out, t_out = res
         out_leaves, ot = tree_flatten(out)
-        t_leaves, tt = tree_flatten(t_out)
+        t_leaves, tt = tree_flatten(t_out, is_leaf=lambda x: isinstance(x, SymbolicZero))
         for what, tree in (("primal output", ot), ("tangent output", tt)):
             if tree != out_tree:
                 raise TypeError(f"{name}: the JVP rule's {what} has structure {tree}, but the "
@@ -406,11 +419,48 @@ def _flat_jvp_rule(rule, nondiff, in_tree, out_tree, out_avals, name):
         out_leaves = [_conform(o, a, f"primal output {i} of the JVP rule", name)
                       for i, (o, a) in enumerate(zip(out_leaves, out_avals))]
         t_leaves = [_conform(o, a, f"tangent output {i} of the JVP rule", name)
-                    if is_float(a.dtype) else Zero(a)
+                    if is_float(a.dtype) and not isinstance(o, SymbolicZero) else Zero(a)
                     for i, (o, a) in enumerate(zip(t_leaves, out_avals))]
         return out_leaves, t_leaves
 
     return jvp_flat
+
+
+class SymbolicZero:
+    """A tangent known to be zero, as a custom_jvp rule defined with symbolic_zeros=True sees
+    it (JAX's jax.custom_derivatives.SymbolicZero): shape and dtype of the zero, no array. A
+    rule may return one for an output whose tangent is zero."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def __bool__(self):
+        return False
+
+    def instantiate(self):
+        """The zero as an array."""
+        return instantiate_zeros([Zero(self.aval)])[0]
+
+    @staticmethod
+    def from_primal_value(val):
+        return SymbolicZero(get_aval(as_value(val, "SymbolicZero")))
+
+    def __repr__(self):
+        return f"SymbolicZero({self.aval})"
+
+
+class CustomVJPPrimal(NamedTuple):
+    """An argument of a custom_vjp fwd defined with symbolic_zeros=True (JAX's
+    jax.custom_derivatives.CustomVJPPrimal): its value, and whether it is perturbed (its
+    tangent may be nonzero; False when it is not being differentiated)."""
+
+    value: Any
+    perturbed: bool
 
 
 def _tree_add(a, b):
@@ -450,17 +500,17 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
             "function and return its cotangent from bwd.")
     consts, fwd_consts, bwd_consts, args = _split_ops(primals, num_consts, num_fwd_consts,
                                                       num_bwd_consts)
+    t_args = tangents[n_closed:]
+    mask = tuple(type(t) is not Zero for t in t_args)
     if closes and not fwd_consts and not bwd_consts:  # Python rules over closed-over tracers
         n_out = len(call_jaxpr.out_avals)
-        res = _closure_converted(lambda *xs: [*sum(map(list, fwd([], xs)), [])], args, consts,
-                                 "custom_vjp fwd")
+        res = _closure_converted(lambda *xs: [*sum(map(list, fwd([], xs, mask)), [])], args,
+                                 consts, "custom_vjp fwd")
         out, residuals = res[:n_out], res[n_out:]
         bwd = _converted_bwd(bwd, residuals, call_jaxpr.out_avals, consts)
     else:
-        out, residuals = fwd(fwd_consts, args)
+        out, residuals = fwd(fwd_consts, args, mask)
     _check_rule_outputs([*out, *residuals], [*fwd_consts, *args], "fwd", "custom_vjp")
-    t_args = tangents[n_closed:]
-    mask = tuple(type(t) is not Zero for t in t_args)
     nb = len(bwd_consts)
     # bwd's own closed-over values travel with the residuals
     t_out = custom_lin_p.bind(*bwd_consts, *residuals, *[t for t, m in zip(t_args, mask) if m],
@@ -479,7 +529,8 @@ def _converted_bwd(bwd, residuals, out_avals, const_primals):
         lambda *xs: instantiate_zeros(bwd([], xs[:n_res], xs[n_res:])),
         [get_aval(r) for r in residuals] + list(out_avals), name="custom_vjp bwd")
     consts = [_substitute(c, const_primals) for c in closed.consts]
-    return lambda bc, res, cts: eval_jaxpr(closed.jaxpr, consts, *res, *cts)
+    return lambda bc, res, cts: eval_jaxpr(closed.jaxpr, consts, *res,
+                                           *instantiate_zeros(cts, out_avals))
 
 
 def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_fwd_consts,
@@ -491,9 +542,9 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_
     n_out, nf, nb = len(call_jaxpr.out_avals), num_fwd_consts, num_bwd_consts
     n_res_box = []
 
-    def batched_fwd(fwd_consts, args):
+    def batched_fwd(fwd_consts, args, perturbed=None):
         def flat(*xs):
-            out, res = fwd(xs[:nf], xs[nf:])
+            out, res = fwd(xs[:nf], xs[nf:], perturbed)
             n_res_box.append(len(res))
             return [*out, *res]
 
@@ -524,7 +575,8 @@ custom_vjp_call_p = define(
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, mask):
     res = list(args[:num_res])
-    cts = instantiate_zeros(cts, out_avals)
+    # zero cotangents stay symbolic, typed (bwd defined with symbolic_zeros=True sees them)
+    cts = [Zero(a) if type(c) is Zero else c for c, a in zip(cts, out_avals)]
     cts_in = bwd(res, cts)
     _check_rule_outputs(cts_in, [*res, *cts], "bwd", "custom_vjp")
     return [None] * num_res + [ct for ct, m in zip(cts_in, mask) if m]
@@ -577,16 +629,21 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = None
         self.bwd = None
+        self.symbolic_zeros = False
 
     @property
     def _name(self):
         return f"custom_vjp function {getattr(self.fun, '__name__', repr(self.fun))!r}"
 
-    def defvjp(self, fwd, bwd):
+    def defvjp(self, fwd, bwd, symbolic_zeros: bool = False):
         """Set `fwd(*args) -> (out, residuals)` and `bwd(*nondiff_args, residuals, ct) ->
-        tuple of cotangents, one per differentiable argument` (None means zero)."""
+        tuple of cotangents, one per differentiable argument` (None means zero).
+        With `symbolic_zeros=True`, as in JAX, each array leaf of fwd's arguments comes as a
+        `CustomVJPPrimal(value, perturbed)` (perturbed: its tangent may be nonzero) and a zero
+        output cotangent reaches bwd as a `SymbolicZero`."""
         self.fwd = fwd
         self.bwd = bwd
+        self.symbolic_zeros = bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         name = self._name
@@ -603,7 +660,8 @@ class custom_vjp:
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
         fwd_flat, bwd_flat = _flat_vjp_rules(self.fwd, self.bwd, nondiff, rebuild, in_tree,
                                              out_tree, prog.out_avals,
-                                             [get_aval(x) for x in leaves], name)
+                                             [get_aval(x) for x in leaves], name,
+                                             self.symbolic_zeros)
         fwd_consts, bwd_consts = [], []
         # fwd and bwd may close over the same tracers: stage them now, with them as operands
         # (a call of this function inside fwd keeps the rules as they are)
@@ -625,7 +683,7 @@ class custom_vjp:
 def _staged_vjp_rules(fwd_flat, bwd_flat, leaves, out_avals):
     """fwd and bwd as programs whose closed-over values are leading operands."""
     n_out = len(out_avals)
-    fwd_prog, fwd_consts = stage(lambda *xs: [*sum(map(list, fwd_flat([], xs)), [])],
+    fwd_prog, fwd_consts = stage(lambda *xs: [*sum(map(list, fwd_flat([], xs, None)), [])],
                                  [get_aval(x) for x in leaves], "custom_vjp fwd")
     res_avals = fwd_prog.out_avals[n_out:]
     n_res = len(res_avals)
@@ -633,21 +691,26 @@ def _staged_vjp_rules(fwd_flat, bwd_flat, leaves, out_avals):
         lambda *xs: instantiate_zeros(bwd_flat([], xs[:n_res], xs[n_res:])),
         list(res_avals) + list(out_avals), "custom_vjp bwd")
 
-    def fwd(fc, args):
+    def fwd(fc, args, perturbed=None):  # staged with every argument perturbed
         outs = eval_jaxpr(fwd_prog.jaxpr, [], *fc, *args)
         return outs[:n_out], outs[n_out:]
 
     def bwd(bc, res, cts):
-        return eval_jaxpr(bwd_prog.jaxpr, [], *bc, *res, *cts)
+        return eval_jaxpr(bwd_prog.jaxpr, [], *bc, *res, *instantiate_zeros(cts, out_avals))
 
     return fwd, bwd, fwd_consts, bwd_consts
 
 
-def _flat_vjp_rules(fwd, bwd, nondiff, rebuild, in_tree, out_tree, out_avals, in_avals, name):
+def _flat_vjp_rules(fwd, bwd, nondiff, rebuild, in_tree, out_tree, out_avals, in_avals, name,
+                    symbolic_zeros=False):
     res_tree_box = []
     diff_args_tree = in_tree.children if hasattr(in_tree, "children") else None
 
-    def fwd_flat(fwd_consts, xs):
+    def fwd_flat(fwd_consts, xs, perturbed=None):
+        """`perturbed` flags the arguments with a nonzero tangent (None: all of them)."""
+        if symbolic_zeros:
+            flags = perturbed if perturbed is not None else (True,) * len(xs)
+            xs = [CustomVJPPrimal(x, bool(p)) for x, p in zip(xs, flags)]
         res = fwd(*rebuild(tree_unflatten(in_tree, list(xs))))
         if not isinstance(res, tuple | list) or len(res) != 2:
             raise TypeError(f"{name}: fwd must return a pair (output, residuals), got "
@@ -665,6 +728,8 @@ def _flat_vjp_rules(fwd, bwd, nondiff, rebuild, in_tree, out_tree, out_avals, in
 
     def bwd_flat(bwd_consts, res, cts):
         residuals = tree_unflatten(res_tree_box[-1], list(res))
+        cts = [SymbolicZero(c.aval) if type(c) is Zero else c for c in cts] \
+            if symbolic_zeros else instantiate_zeros(cts, out_avals)
         ct = tree_unflatten(out_tree, list(cts))
         out = bwd(*nondiff, residuals, ct)
         n_args = len(diff_args_tree)
@@ -678,12 +743,13 @@ def _flat_vjp_rules(fwd, bwd, nondiff, rebuild, in_tree, out_tree, out_avals, in
         for i, (o, sub) in enumerate(zip(out, diff_args_tree)):
             dummy = tree_unflatten(sub, [0] * sub.num_leaves)
             try:
-                flat += broadcast_prefix(o, dummy, is_leaf=lambda x: x is None)
+                flat += broadcast_prefix(o, dummy, is_leaf=lambda x: x is None
+                                         or isinstance(x, SymbolicZero))
             except ValueError:
                 raise TypeError(f"{name}: bwd's cotangent {i} has structure "
                                 f"{tree_flatten(o)[1]} but argument {i} has structure {sub}."
                                 ) from None
-        return [Zero(a) if c is None or not is_float(a.dtype)
+        return [Zero(a) if c is None or isinstance(c, SymbolicZero) or not is_float(a.dtype)
                 else _conform(c, a, f"bwd cotangent for input leaf {k}", name)
                 for k, (c, a) in enumerate(zip(flat, in_avals))]
 
