@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.core.avals import weak_scalar_type
 from functrans.core.trace import Tracer
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -32,7 +33,9 @@ def _leaves(a):
 
 def _dtype_arg(x):
     """What np.result_type should see for x: its dtype, or the Python scalar itself (weak)."""
-    if isinstance(x, Tracer | np.ndarray | np.generic):
+    if isinstance(x, Tracer):
+        return weak_scalar_type(x) or x.dtype  # a traced Python scalar promotes like one
+    if isinstance(x, np.ndarray | np.generic):
         return x.dtype
     if isinstance(x, bool | int | float | complex):
         return x

@@ -17,6 +17,7 @@ import builtins
 
 import numpy as np
 
+from functrans.core.avals import weak_scalar_type
 from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
@@ -55,7 +56,9 @@ _RESOLVED: dict = {}
 def _dtype_key(a):
     """What numpy's dtype resolution sees for `a`: a dtype, or the type of a weak Python
     scalar."""
-    if isinstance(a, Tracer | np.ndarray | np.generic):
+    if isinstance(a, Tracer):
+        return weak_scalar_type(a) or a.dtype  # a traced Python scalar promotes like one
+    if isinstance(a, np.ndarray | np.generic):
         return a.dtype
     t = type(a)
     if t is float or t is int or t is complex:

@@ -18,18 +18,6 @@ jax.config.update("jax_enable_x64", True)
 jnp = jax.numpy
 
 
-def _fnp_reads_weak_types() -> bool:
-    """functrans.numpy's promotion reads weak traced values (weak_scalar_type) like Python
-    scalars; until it does, staged Python scalars promote as 0-d arrays of their dtype."""
-    out = ft.make_jaxpr(lambda a, b: fnp.add(a, b))(np.ones(1, np.float32), 1.0)
-    return out.out_avals[0].dtype == np.float32
-
-
-needs_fnp = pytest.mark.xfail(
-    not _fnp_reads_weak_types(), strict=False,
-    reason="functrans.numpy's promotion (_dtype_arg, _dtype_key) does not yet ask "
-           "functrans.core.avals.weak_scalar_type about traced values")
-
 ARRAYS = [np.array([1.5, -2.0], np.float32), np.array([3, -4], np.int32),
           np.array([0.25, 2.0], np.float64)]
 SCALARS = [2, 1.5, True, 1 + 2j]
@@ -42,7 +30,6 @@ def _program(m):
 
 
 @pytest.mark.parametrize("a,s", PAIRS, ids=IDS)
-@needs_fnp
 def test_jit_keeps_eager_dtype_for_python_scalars(a, s):
     eager = _program(fnp)(a, s)
     out = ft.jit(_program(fnp))(a, s)
@@ -69,7 +56,6 @@ def test_grad_with_python_scalar_keeps_dtype(a, s):
 
 @pytest.mark.parametrize("a", [x for x in ARRAYS if x.dtype.kind == "f"], ids=str)
 @pytest.mark.parametrize("s", [2, 1.5, True])
-@needs_fnp
 def test_jit_of_grad_with_python_scalar_keeps_dtype(a, s):
     def loss(m):
         return lambda x, y: m.sum(x * y + x)
@@ -110,44 +96,13 @@ def test_jit_cache_tells_a_python_float_from_a_float64_array():
 
 
 # --- loop carries that start as Python scalars ----------------------------------------------
-# JAX promotes a weak carry to the dtype the body returns for it; functrans still refuses it
-# (docs/errors.md pins the refusal of while_loop(..., 0) with a float body), so these are
-# expected failures until that page and the loops change together.
+# JAX promotes a weak carry to the dtype the body returns for it; functrans refuses it with a
+# message naming the fix (docs/errors.md pins it), and keeps an array carry's dtype.
 
-carry_promotion = pytest.mark.xfail(strict=True, reason=(
-    "loop carries that start as Python scalars are not promoted to the body's dtype yet"))
 
 def _same(out, ref):
     assert np.asarray(out).dtype == np.asarray(ref).dtype
     np.testing.assert_allclose(np.asarray(out), np.asarray(ref), rtol=1e-6)
-
-
-@carry_promotion
-def test_fori_loop_int_carry_becomes_float():
-    out = ft.lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0)
-    _same(out, jax.lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0))
-
-
-@carry_promotion
-def test_while_loop_int_carry_becomes_float():
-    out = ft.lax.while_loop(lambda c: c < 3, lambda c: c + 0.5, 0)
-    _same(out, jax.lax.while_loop(lambda c: c < 3, lambda c: c + 0.5, 0))
-
-
-@carry_promotion
-def test_scan_int_carry_becomes_float():
-    out = ft.lax.scan(lambda c, x: (c + 0.5, c), 0, np.arange(3.0))
-    ref = jax.lax.scan(lambda c, x: (c + 0.5, c), 0, np.arange(3.0))
-    _same(out[0], ref[0])
-    _same(out[1], ref[1])
-
-
-@carry_promotion
-def test_weak_carry_under_jit_and_grad():
-    def f(lax):
-        return lambda x: lax.fori_loop(0, 3, lambda i, c: c + x * x, 0)
-    _same(ft.jit(f(ft.lax))(1.5), jax.jit(f(jax.lax))(1.5))
-    _same(ft.grad(f(ft.lax))(1.5), jax.grad(f(jax.lax))(1.5))
 
 
 def test_array_carry_keeps_its_dtype_and_is_refused():
@@ -155,16 +110,6 @@ def test_array_carry_keeps_its_dtype_and_is_refused():
         ft.lax.fori_loop(0, 3, lambda i, c: c + 0.5, np.int32(0))
     with pytest.raises(TypeError):
         jax.lax.fori_loop(0, 3, lambda i, c: c + 0.5, np.int32(0))
-
-
-@carry_promotion
-def test_weak_float_carry_takes_float32():
-    out = ft.lax.fori_loop(0, 3, lambda i, c: c + np.float32(0.5), 0.0)
-    _same(out, jax.lax.fori_loop(0, 3, lambda i, c: c + np.float32(0.5), 0.0))
-    out = ft.lax.scan(lambda c, x: (c + x, c), 0, np.arange(3, dtype=np.float32))
-    ref = jax.lax.scan(lambda c, x: (c + x, c), 0, np.arange(3, dtype=np.float32))
-    _same(out[0], ref[0])
-    _same(out[1], ref[1])
 
 
 # --- fori_loop bounds -----------------------------------------------------------------------
@@ -198,7 +143,6 @@ def test_fori_loop_fractional_bound_is_refused():
 
 # --- cond operands and checkpoint arguments --------------------------------------------------
 
-@needs_fnp
 def test_cond_python_scalar_operand_is_weak():
     def f(lax):
         return lambda a: lax.cond(True, lambda u, s: u * s, lambda u, s: u, a, 2.0)
@@ -207,7 +151,6 @@ def test_cond_python_scalar_operand_is_weak():
     _same(f(ft.lax)(a), f(jax.lax)(a))
 
 
-@needs_fnp
 def test_checkpoint_python_scalar_argument_is_weak():
     def f(T):
         return lambda a: T.checkpoint(lambda u, s: u * s)(a, 2.0)
