@@ -1,9 +1,10 @@
-"""numpy.linalg's solve, inv, det and slogdet on arrays and traced values.
+"""numpy.linalg's solve, inv, det, slogdet and cholesky on arrays and traced values.
 
 Values, dtypes and shapes follow numpy (integers become float64, leading axes are stacks and
 broadcast, a 1-d right-hand side of solve is one vector); a singular matrix raises numpy's
-LinAlgError in solve and inv, and det of a singular matrix is 0 with the cofactor matrix as its
-gradient, as in JAX. The derivatives are the rows of functrans/primitives/square_matrices.py.
+LinAlgError in solve and inv, as a matrix that is not positive definite does in cholesky; det of
+a singular matrix is 0 with the cofactor matrix as its gradient, as in JAX. The derivatives are
+the rows of functrans/primitives/square_matrices.py.
 
 >>> import numpy as np, functrans.numpy as fnp
 >>> fnp.linalg.solve(np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([2.0, 2.0]))
@@ -21,7 +22,7 @@ from functrans.numpy._core import asarray, promote
 from functrans.primitives import square_matrices as P
 from functrans.primitives.shape_ops import broadcast_to, expand_dims, reshape
 
-__all__ = ['solve', 'inv', 'det', 'slogdet', 'SlogdetResult']
+__all__ = ['solve', 'inv', 'det', 'slogdet', 'cholesky', 'SlogdetResult']
 
 
 class SlogdetResult(NamedTuple):
@@ -104,3 +105,22 @@ def slogdet(a):
     a, = _float_operands("slogdet", a)
     _square("slogdet", a)
     return SlogdetResult(*P.slogdet(a))
+
+
+def cholesky(a):
+    """numpy.linalg.cholesky: the lower factor L with a == L @ L.T, over the last two axes.
+
+    Only a's lower triangle is read, as in numpy; the derivative treats a tangent dA as its
+    symmetric part (dA + dA.T) / 2, as JAX does.
+
+    >>> import numpy as np, functrans as ft, functrans.numpy as fnp
+    >>> fnp.linalg.cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
+    array([[2., 0.],
+           [1., 1.]])
+    >>> ft.grad(lambda a: fnp.linalg.cholesky(a)[0, 0])(np.array([[4.0, 2.0], [2.0, 2.0]]))
+    array([[0.25, 0.  ],
+           [0.  , 0.  ]])
+    """
+    a, = _float_operands("cholesky", a)
+    _square("cholesky", a)
+    return P.cholesky(a)

@@ -1,5 +1,5 @@
 """functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives; solve,
-inv, det and slogdet come from functrans/numpy/_square_matrices.py.
+inv, det, slogdet and cholesky come from functrans/numpy/_square_matrices.py.
 
 Derivatives at zero follow JAX's formulas, which these are: the 2-norm and Frobenius norm are
 sqrt(sum(x * x)), so their gradient at an all-zero vector is nan (sqrt'(0) = inf times 0),
@@ -21,12 +21,13 @@ import numpy as np
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, to_float
 from functrans.numpy._reductions import _combine_initial, normalize_axes
-from functrans.numpy._square_matrices import SlogdetResult, det, inv, slogdet, solve  # noqa: F401
+from functrans.numpy._square_matrices import (  # noqa: F401
+    SlogdetResult, cholesky, det, inv, slogdet, solve)
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import convert_element_type, reshape
 
-__all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet']
+__all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky']
 
 
 def _abs(x):

@@ -1,4 +1,5 @@
-"""Square-matrix primitives: solve, inv, det, slogdet and the cofactor matrix det's rule needs.
+"""Square-matrix primitives: solve, inv, det, slogdet, the cofactor matrix det's rule needs, and
+cholesky.
 
 Every operand is a stack of matrices (..., n, n) (solve's right side (..., n, k), with the same
 leading axes: functrans.numpy.linalg broadcasts them first). The impls are numpy.linalg's, so a
@@ -9,6 +10,8 @@ where a solve does:
   det     d det = tr(adj(A) dA) = sum(cofactor(A) * dA), exact at singular A as well
   slogdet d logabsdet = tr(A^-1 dA); the sign is piecewise constant (zero tangent)
   cofactor C = adj(A)^T = det(A) A^-T:  dC = C tr(A^-1 dA) - (A^-1 dA C^T)^T
+  cholesky A = L L^T:        dL = L Phi(L^-1 S L^-T), S = (dA + dA^T) / 2, Phi the lower
+                             triangle with half the diagonal (JAX symmetrises dA so)
 The cofactor impl goes through the SVD, A = U diag(s) V^T, C = det(U) det(V) U diag(p) V^T with
 p_i the product of the other singular values (no division), so det's gradient at a singular
 matrix is the cofactor matrix, as in JAX; its own derivative (det's second) needs A invertible.
@@ -22,7 +25,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.elementwise import mul, neg, sub
+from functrans.primitives.elementwise import add, mul, neg, sub
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
@@ -260,3 +263,30 @@ slogdet_p = define("slogdet", module=M, impl=_slogdet_impl, abstract=_slogdet_ab
                    jvp=_slogdet_jvp, multiple_results=True,
                    torch_name="LinalgSlogdetBackward0")
 slogdet_p.rules["batch"] = _one_operand_batch(slogdet_p)
+
+
+# --- cholesky ---------------------------------------------------------------------------------
+
+def cholesky(a):
+    return cholesky_p.bind(a)
+
+
+def _cholesky_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    low = cholesky(a)
+    if type(ta) is Zero:
+        return low, Zero(ShapedArray(shape_of(low), low.dtype))
+    # A = L L^T with dA symmetrised (the impl reads only A's lower triangle; JAX's convention):
+    # L^-1 dA L^-T is symmetric, its half-diagonal lower triangle Phi gives dL = L Phi
+    half = mul(add(ta, _mT(ta)), np.asarray(0.5, ta.dtype))
+    x = solve(low, _mT(solve(low, half)))               # L^-1 (L^-1 S)^T = L^-1 S L^-T
+    n = shape_of(a)[-1]
+    phi = np.tril(np.ones((n, n), ta.dtype), -1) + 0.5 * np.eye(n, dtype=ta.dtype)
+    return low, _matmul(low, mul(x, phi))
+
+
+cholesky_p = define("cholesky", module=M, impl=lambda a: xp.linalg.cholesky(a),
+                    abstract=_square_abstract("cholesky"), jvp=_cholesky_jvp,
+                    torch_name="LinalgCholeskyExBackward0")
+cholesky_p.rules["batch"] = _one_operand_batch(cholesky_p)

@@ -1,5 +1,5 @@
-"""functrans.numpy.linalg solve, inv, det, slogdet: values, dtypes and shapes against numpy
-(stacks and broadcasting too), errors as numpy raises them, derivatives against JAX."""
+"""functrans.numpy.linalg solve, inv, det, slogdet, cholesky: values, dtypes and shapes against
+numpy (stacks and broadcasting too), errors as numpy raises them, derivatives against JAX."""
 
 import numpy as np
 import pytest
@@ -15,8 +15,15 @@ def _matrices(*shape):
     return RNG.uniform(-1.0, 1.0, shape) + 3.0 * np.eye(n)
 
 
+def _positive_definite(*shape):
+    b = RNG.uniform(-1.0, 1.0, shape)
+    return b @ np.swapaxes(b, -1, -2) / max(shape[-1], 1) + np.eye(shape[-1])
+
+
 A = _matrices(3, 3)
 AS = _matrices(2, 3, 3)
+SPD = _positive_definite(3, 3)
+SPDS = _positive_definite(2, 3, 3)
 SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])  # rank 2
 
 
@@ -93,6 +100,11 @@ def _programs(np_):
                     (-AS, 0.1 * RNG.standard_normal((3, 3)))),
         "det-over-inv": (lambda a, b: la.det(a) * np_.sum(la.inv(a) @ b),
                          (A, RNG.standard_normal(3))),
+        # a's tangents are not symmetric: both libraries take their symmetric part
+        "cholesky": (lambda a, b: np_.sum(np_.sin(la.cholesky(a)) * b),
+                     (SPD, RNG.standard_normal((3, 3)))),
+        "cholesky-stack": (lambda a, b: np_.sum(la.cholesky(a + b @ np_.swapaxes(b, -1, -2)) ** 3),
+                           (SPDS, 0.3 * RNG.standard_normal((2, 3, 2)))),
     }
 
 
@@ -128,3 +140,71 @@ def test_vmap_of_gradients_matches_a_loop():
     x = np.linalg.solve(AS, b[..., None])
     closed = -np.linalg.solve(np.swapaxes(AS, -1, -2), np.ones((2, 3, 1))) @ np.swapaxes(x, -1, -2)
     np.testing.assert_allclose(g(AS, b), closed, rtol=1e-12)
+
+
+# --- cholesky ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3, 3), (1, 1), (0, 2, 2), (2, 0, 0)])
+def test_cholesky_matches_numpy(shape):
+    a = _positive_definite(*shape)
+    expected = np.linalg.cholesky(a)
+    for f in (fnp.linalg.cholesky, ft.jit(fnp.linalg.cholesky)):
+        got = f(a)
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+    # numpy reads the lower triangle only
+    upper = np.triu(RNG.standard_normal(shape), 1)
+    np.testing.assert_allclose(fnp.linalg.cholesky(a + upper), expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64])
+def test_cholesky_dtypes_follow_numpy(dtype):
+    a = np.array([[4, 2], [2, 3]], dtype)
+    assert fnp.linalg.cholesky(a).dtype == np.linalg.cholesky(a).dtype
+
+
+def test_cholesky_of_a_matrix_not_positive_definite_raises_as_numpy_does():
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]])
+    for f in (fnp.linalg.cholesky, ft.jit(fnp.linalg.cholesky), ft.grad(
+            lambda a: fnp.sum(fnp.linalg.cholesky(a)))):
+        with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+            f(bad)
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        fnp.linalg.cholesky(np.ones((2, 3)))
+
+
+def test_cholesky_derivative_closed_forms():
+    # 1x1: L = sqrt(a), dL/da = 1 / (2 sqrt(a)); 2x2 diagonal: L = diag(sqrt(a_ii))
+    np.testing.assert_allclose(ft.grad(lambda a: fnp.linalg.cholesky(a)[0, 0])(np.array([[4.0]])),
+                               [[0.25]])
+    d = np.diag([4.0, 9.0])
+    jac = ft.jacfwd(fnp.linalg.cholesky)(d)
+    assert jac.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(jac[0, 0, 0, 0], 0.25)
+    np.testing.assert_allclose(jac[1, 1, 1, 1], 1 / 6)
+    # off-diagonal: L10 = a10 / sqrt(a00), with dA symmetrised: half from each of a10 and a01
+    np.testing.assert_allclose(jac[1, 0, 1, 0], 0.25)
+    np.testing.assert_allclose(jac[1, 0, 0, 1], 0.25)
+
+
+def test_cholesky_takes_the_symmetric_part_of_a_tangent_as_jax_does():
+    jax, jnp = _jax()
+    t = RNG.standard_normal((2, 3, 3))   # not symmetric
+    _, got = ft.jvp(fnp.linalg.cholesky, (SPDS,), (t,))
+    _, want = jax.jvp(jnp.linalg.cholesky, (SPDS,), (t,))
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-10, atol=1e-12)
+    _, sym = ft.jvp(fnp.linalg.cholesky, (SPDS,), ((t + np.swapaxes(t, -1, -2)) / 2,))
+    np.testing.assert_allclose(got, sym, rtol=1e-12, atol=1e-14)
+    # float64 central differences along the symmetric direction
+    s = (t + np.swapaxes(t, -1, -2)) / 2
+    eps = 1e-6
+    fd = (np.linalg.cholesky(SPDS + eps * s) - np.linalg.cholesky(SPDS - eps * s)) / (2 * eps)
+    np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_vmap_of_cholesky_gradients_matches_jax():
+    jax, jnp = _jax()
+    w = RNG.standard_normal((3, 3))
+    g = ft.vmap(ft.grad(lambda a: fnp.sum(fnp.linalg.cholesky(a) * w)))
+    want = jax.vmap(jax.grad(lambda a: jnp.sum(jnp.linalg.cholesky(a) * w)))(SPDS)
+    np.testing.assert_allclose(g(SPDS), np.asarray(want), rtol=1e-10, atol=1e-12)

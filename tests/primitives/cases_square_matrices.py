@@ -1,7 +1,10 @@
-"""Cases for solve, inv, det, slogdet and cofactor (functrans/primitives/square_matrices.py),
-directly and through functrans.numpy.linalg. Matrices are diagonally dominant, so well
-conditioned and finite differences are accurate; singular ones are checked against JAX in
-tests/numpy/test_square_matrices.py."""
+"""Cases for solve, inv, det, slogdet, cofactor and cholesky
+(functrans/primitives/square_matrices.py), directly and through functrans.numpy.linalg. Matrices
+are diagonally dominant (cholesky's: positive definite), so well conditioned and finite
+differences are accurate; singular ones are checked against JAX in
+tests/numpy/test_square_matrices.py. cholesky reads only the lower triangle but its rule
+symmetrises the tangent (as JAX), so its differentiable cases symmetrise their input first: finite
+differences along a random direction then see the same symmetric part."""
 
 import numpy as np
 
@@ -18,7 +21,19 @@ def well_conditioned(rng, shape):
     return (rng.uniform(-1.0, 1.0, shape) + 3.0 * np.eye(n)) * flip
 
 
+def positive_definite(rng, shape):
+    """Stacks of symmetric positive definite matrices: B B^T / n + I, B uniform in (-1, 1)."""
+    n = shape[-1]
+    b = rng.uniform(-1.0, 1.0, shape)
+    return b @ np.swapaxes(b, -1, -2) / max(n, 1) + np.eye(n)
+
+
+def symmetric_part(a):
+    return (a + fnp.swapaxes(a, -1, -2)) / 2
+
+
 W = well_conditioned
+SPD = positive_definite
 
 CASES = [
     Case("solve", P.solve, [(3, 3), (3, 2)], domain=[W, real]),
@@ -37,4 +52,9 @@ CASES = [
          name="slogdet-stack"),
     Case("cofactor", P.cofactor, [(3, 3)], domain=W),
     Case("cofactor", P.cofactor, [(2, 2, 2)], domain=W, name="cofactor-stack"),
+    Case("cholesky", lambda a: P.cholesky(symmetric_part(a)), [(3, 3)], domain=SPD),
+    Case("cholesky", lambda a: fnp.linalg.cholesky(symmetric_part(a)), [(2, 3, 3)], domain=SPD,
+         name="cholesky-stack"),
+    Case("cholesky", P.cholesky, [(2, 0, 0)], domain=SPD, differentiable=False,
+         name="cholesky-empty"),
 ]
