@@ -98,6 +98,20 @@ def _weak_results(dtype, avals_out):
     return avals_out.weakened() if avals_out.dtype == dtype else avals_out
 
 
+_weak_conversions = [False]  # set while functrans.numpy promotes weak values (see convert_weak)
+
+
+def convert_weak(convert, x, dtype):
+    """`convert(x, dtype)` of a weak value to its Python type's own dtype (numpy promotion of
+    a traced Python int meeting a float, say), keeping the result weak as JAX does; an explicit
+    conversion (`astype`) makes its result strong."""
+    _weak_conversions[0] = True
+    try:
+        return convert(x, dtype)
+    finally:
+        _weak_conversions[0] = False
+
+
 class JaxprTrace(Trace):
     """Records every primitive into the builder held as the main trace's global data."""
 
@@ -114,8 +128,11 @@ class JaxprTrace(Trace):
     def process_primitive(self, prim, tracers, params):
         avals_in = [t._aval for t in tracers]
         avals_out = abstract_eval(prim, avals_in, params)
-        if avals_in and all(a.weak_type for a in avals_in) and "new_dtype" not in params:
-            avals_out = _weak_results(avals_in[0].dtype, avals_out)
+        if avals_in and all(a.weak_type for a in avals_in):
+            if "new_dtype" not in params:
+                avals_out = _weak_results(avals_in[0].dtype, avals_out)
+            elif _weak_conversions[0]:
+                avals_out = _weak_results(avals_out.dtype, avals_out)
         invars = [t.atom for t in tracers]
         if prim.multiple_results:
             outs = [JaxprTracer(self, a, Var(a)) for a in avals_out]

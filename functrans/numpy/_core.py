@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.avals import weak_scalar_type
+from functrans.core.staging import convert_weak
 from functrans.core.trace import Tracer
+from functrans.core.trace import _state as _trace_state  # read only: is a program being staged
 from functrans.primitives.shape_ops import convert_element_type
 
 
@@ -34,7 +36,8 @@ def _leaves(a):
 def _dtype_arg(x):
     """What np.result_type should see for x: its dtype, or the Python scalar itself (weak)."""
     if isinstance(x, Tracer):
-        return weak_scalar_type(x) or x.dtype  # a traced Python scalar promotes like one
+        t = weak_scalar_type(x)  # a traced Python scalar promotes like one: pass a value,
+        return x.dtype if t is None else t(0)  # since np.result_type(float) is strong float64
     if isinstance(x, np.ndarray | np.generic):
         return x.dtype
     if isinstance(x, bool | int | float | complex):
@@ -45,6 +48,32 @@ def _dtype_arg(x):
 def result_dtype(*args) -> np.dtype:
     """numpy's promotion (NEP 50: Python scalars are weak and take the array's dtype)."""
     return np.result_type(*map(_dtype_arg, args))
+
+
+_PY_TYPE_OF = {np.dtype(np.int64): int, np.dtype(np.float64): float,
+               np.dtype(np.complex128): complex}
+
+
+def scalar_as(x, dtype):
+    """A Python int, float or complex `x` converted to `dtype`, as a Python scalar again when
+    `dtype` is its type's own (int64, float64, complex128) and a program is being staged: it
+    then stays weakly typed, so `2 * b` of a traced Python scalar b is weak as in JAX and
+    takes the dtype of the arrays it meets later. Eagerly (or to another dtype) a 0-d array."""
+    out = np.asarray(x, dtype=dtype)
+    if _trace_state.dynamic.level and type(x) in _WEAK_PY and dtype in _PY_TYPE_OF:
+        return _PY_TYPE_OF[dtype](out[()])
+    return out
+
+
+_WEAK_PY = (int, float, complex)  # bool promotes as numpy's bool dtype, never weakly
+
+
+def tracer_as(x, dtype):
+    """A tracer converted to `dtype` by numpy promotion: a traced Python scalar going to its
+    new Python type's own dtype (a weak int meeting a float) stays weak, as in JAX."""
+    if dtype in _PY_TYPE_OF and weak_scalar_type(x) is not None:
+        return convert_weak(convert_element_type, x, dtype)
+    return convert_element_type(x, dtype)
 
 
 def _shared_dtype(args):
@@ -69,11 +98,11 @@ def promote(*args, dtype=None):
     out = []
     for x in args:
         if isinstance(x, Tracer):
-            out.append(convert_element_type(x, dtype))
+            out.append(tracer_as(x, dtype))
         elif isinstance(x, np.ndarray) and x.dtype == dtype:
             out.append(x)
         else:
-            out.append(np.asarray(x, dtype=dtype))
+            out.append(scalar_as(x, dtype))
     return out
 
 

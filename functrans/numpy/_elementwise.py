@@ -21,7 +21,7 @@ from functrans.core.avals import weak_scalar_type
 from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
-from functrans.numpy._core import asarray, result_dtype, to_float
+from functrans.numpy._core import asarray, result_dtype, scalar_as, to_float, tracer_as
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -71,8 +71,11 @@ def _resolve(ufunc, args):
     key = (ufunc, *map(_dtype_key, args))
     dtypes = _RESOLVED.get(key)
     if dtypes is None:
+        operands = key[1:]
+        if not any(isinstance(k, np.dtype) for k in operands):  # weak only: numpy's defaults
+            operands = [np.dtype(k) for k in operands]  # (two Python ints would resolve to O)
         try:
-            dtypes = ufunc.resolve_dtypes((*key[1:], None))
+            dtypes = ufunc.resolve_dtypes((*operands, None))
         except TypeError as e:
             names = ", ".join(getattr(k, "name", getattr(k, "__name__", str(k)))
                               for k in key[1:])
@@ -86,10 +89,10 @@ def _resolve(ufunc, args):
 
 def _cast(a, dtype):
     if isinstance(a, Tracer):
-        return convert_element_type(a, dtype)
+        return tracer_as(a, dtype)
     if type(a) is _ndarray and a.dtype == dtype:
         return a
-    return np.asarray(a, dtype=dtype)
+    return scalar_as(a, dtype)
 
 
 def _arrays(args):

@@ -258,8 +258,11 @@ def test_while_loop_reverse_mode_error_names_fori_loop_and_scan():
 def test_while_loop_errors():
     with pytest.raises(DTypeError, match="boolean scalar"):
         lax.while_loop(lambda v: v, lambda v: v + 1.0, 1.0)
-    with pytest.raises(TypeError, match="0.0 instead of 0"):
-        lax.while_loop(lambda v: v < 3, lambda v: v + 0.5, 0)
+    with pytest.raises(TypeError, match=r"init_val.astype\(np.float64\)"):
+        lax.while_loop(lambda v: v < 3, lambda v: v + 0.5, np.int64(0))
+    with pytest.raises(TypeError, match="fix init_val's shape"):
+        lax.while_loop(lambda v: fnp.all(v < 3), lambda v: fnp.stack([v, v]), 0.0)
+    assert lax.while_loop(lambda v: v < 3, lambda v: v + 0.5, 0) == 3.0  # a weak carry
 
 
 # --- scan ------------------------------------------------------------------------------------

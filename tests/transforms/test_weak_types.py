@@ -95,9 +95,49 @@ def test_jit_cache_tells_a_python_float_from_a_float64_array():
         a, np.asarray(1.0)).dtype
 
 
+# --- results computed from weak values only stay weak ---------------------------------------
+
+WEAK_PROGRAMS = [lambda m: lambda a, b: a + 2 * b, lambda m: lambda a, b: a + b * 1.5,
+                 lambda m: lambda a, b: a - (b + 1) / 2,
+                 lambda m: lambda a, b: m.multiply(a, m.add(b, 2))]
+
+
+@pytest.mark.parametrize("prog", WEAK_PROGRAMS, ids=range(len(WEAK_PROGRAMS)))
+@pytest.mark.parametrize("a", [x for x in ARRAYS if x.dtype.kind == "f"], ids=str)
+@pytest.mark.parametrize("s", [2, 1.5])
+def test_python_scalars_with_weak_values_stay_weak(prog, a, s):
+    f = prog(fnp)
+    ref = a * (s + 2) if prog is WEAK_PROGRAMS[3] else f(a, s)  # eager, with operators
+    out = ft.jit(f)(a, s)
+    assert out.dtype == ref.dtype == jax.jit(prog(jnp))(a, s).dtype == a.dtype
+    np.testing.assert_array_equal(out, ref)
+    grad = ft.grad(lambda a, b: fnp.sum(f(a, b)))
+    assert ft.jit(grad)(a, s).dtype == grad(a, s).dtype == a.dtype
+
+
+def test_weak_intermediates_are_weak_in_the_program():
+    closed = ft.make_jaxpr(lambda a, b: a + 2 * b)(np.ones(2, np.float32), 1.5)
+    assert "f32[2] = add" in str(closed) and "f64[2]" not in str(closed)
+    closed = ft.make_jaxpr(lambda b: 2 * b)(1.5)
+    assert closed.out_avals[0].weak_type
+    # an explicit conversion makes a weak value strong, as in JAX
+    f = (lambda a, b: a + b.astype(np.float64))
+    assert ft.jit(f)(np.ones(2, np.float32), 2).dtype == np.float64 == \
+        jax.jit(f)(np.ones(2, np.float32), 2).dtype
+
+
+def test_eager_python_scalar_arithmetic_is_unchanged():
+    a = np.array([1.5, -2.0], np.float32)
+    for f in [lambda a: fnp.add(a, 2), lambda a: fnp.multiply(2, a), lambda a: a * 1.5 + 1]:
+        out = f(a)
+        assert type(out) is np.ndarray and out.dtype == np.float32
+    out = fnp.multiply(2, 1.5)  # numpy's float64, strong (NEP 50), as before
+    assert type(out) is type(np.multiply(2, 1.5)) and out.dtype == np.float64
+
+
 # --- loop carries that start as Python scalars ----------------------------------------------
-# JAX promotes a weak carry to the dtype the body returns for it; functrans refuses it with a
-# message naming the fix (docs/errors.md pins it), and keeps an array carry's dtype.
+# JAX promotes a weak carry to the dtype the body returns for it (numpy promotion of the
+# scalar with that dtype), and keeps an array carry's dtype, refusing a body that changes it.
 
 
 def _same(out, ref):
@@ -105,11 +145,75 @@ def _same(out, ref):
     np.testing.assert_allclose(np.asarray(out), np.asarray(ref), rtol=1e-6)
 
 
+def _eager_fori(lo, hi, body, c):
+    for i in range(lo, hi):
+        c = body(i, c)
+    return c
+
+
+CARRY_BODIES = [(lambda i, c: c + 0.5, 0), (lambda i, c: c + np.float32(0.5), 0.0),
+                (lambda i, c: c + np.float32(0.5), 0), (lambda i, c: c * (1 + 1j), 1),
+                (lambda i, c: c + 1, 0), (lambda i, c: (c[0] + 0.5, c[1] + 1), (0, 0))]
+
+
+@pytest.mark.parametrize("body,init", CARRY_BODIES, ids=range(len(CARRY_BODIES)))
+def test_fori_loop_weak_carry_takes_the_body_dtype(body, init):
+    out = ft.lax.fori_loop(0, 3, body, init)
+    ref = jax.lax.fori_loop(0, 3, body, init)
+    eager = _eager_fori(0, 3, body, init)
+    for o, r, e in zip(*(x if isinstance(x, tuple) else (x,) for x in (out, ref, eager))):
+        _same(o, r)
+        _same(o, np.asarray(e, np.asarray(o).dtype))  # eager: the same values
+    out_jit = ft.jit(lambda: ft.lax.fori_loop(0, 3, body, init))()
+    for o, r in zip(*(x if isinstance(x, tuple) else (x,) for x in (out_jit, ref))):
+        _same(o, r)
+
+
+def test_while_loop_weak_carry_takes_the_body_dtype():
+    for body, init in [(lambda c: c + 0.5, 0), (lambda c: c + np.float32(0.5), 0.0)]:
+        out = ft.lax.while_loop(lambda c: c < 3, body, init)
+        _same(out, jax.lax.while_loop(lambda c: c < 3, body, init))
+    # traced bounds run a while_loop with a weak carry too
+    f = (lambda lax: lambda n: lax.fori_loop(0, n, lambda i, c: c + 0.5, 0))
+    _same(ft.jit(f(ft.lax))(3), jax.jit(f(jax.lax))(3))
+
+
+def test_scan_weak_carry_takes_the_body_dtype():
+    for f, xs in [(lambda c, x: (c + 0.5, c), np.arange(3.0)),
+                  (lambda c, x: (c + x, c), np.arange(3, dtype=np.float32))]:
+        out, ref = ft.lax.scan(f, 0, xs), jax.lax.scan(f, 0, xs)
+        _same(out[0], ref[0])
+        _same(out[1], ref[1])
+
+
+def test_weak_carry_under_jit_and_grad():
+    def f(lax):
+        return lambda x: lax.fori_loop(0, 3, lambda i, c: c + x * x, 0)
+    for x in [1.5, np.float32(1.5)]:
+        _same(ft.jit(f(ft.lax))(x), jax.jit(f(jax.lax))(x))
+        _same(ft.grad(f(ft.lax))(x), jax.grad(f(jax.lax))(x))
+        _same(ft.jit(ft.grad(f(ft.lax)))(x), jax.jit(jax.grad(f(jax.lax)))(x))
+    # a traced Python scalar as the carry (jit's weak argument)
+    g = (lambda lax: lambda k: lax.fori_loop(0, 3, lambda i, c: c + 0.5, k))
+    _same(ft.jit(g(ft.lax))(2), jax.jit(g(jax.lax))(2))
+
+
+def test_weak_carry_of_another_shape_is_refused():
+    with pytest.raises(TypeError, match="fix init's shape"):
+        ft.lax.scan(lambda c, x: (fnp.stack([c, c]), x), 0.0, np.arange(3.0))
+
+
 def test_array_carry_keeps_its_dtype_and_is_refused():
     with pytest.raises(TypeError, match="fix init's dtype"):
         ft.lax.fori_loop(0, 3, lambda i, c: c + 0.5, np.int32(0))
     with pytest.raises(TypeError):
         jax.lax.fori_loop(0, 3, lambda i, c: c + 0.5, np.int32(0))
+    with pytest.raises(TypeError, match=r"init_val.astype\(np.float64\)"):
+        ft.lax.while_loop(lambda c: c < 3, lambda c: c + 0.5, np.int64(0))
+    with pytest.raises(TypeError):
+        jax.lax.while_loop(lambda c: c < 3, lambda c: c + 0.5, np.int64(0))
+    with pytest.raises(TypeError, match=r"\.astype\(np.float32\)"):  # float32 array + 1.5j
+        ft.lax.scan(lambda c, x: (c * 1.5j, x), np.float32(1), np.arange(3.0))
 
 
 # --- fori_loop bounds -----------------------------------------------------------------------

@@ -31,9 +31,10 @@ from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, convert_element_type, moveaxis, \
     reshape
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
-                                                        any_tracer, hoist, instantiate_zeros,
+                                                        any_tracer, carry_fix, hoist, instantiate_zeros,
                                                         permute, run, split_list, stage,
-                                                        stage_tree, with_extra_inputs)
+                                                        promote_weak_carry, stage_tree,
+                                                        with_extra_inputs)
 from functrans.transforms.control_flow.scans import scan
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
@@ -197,24 +198,30 @@ def while_loop(cond_fun, body_fun, init_val):
     12
     """
     c_leaves, c_tree = tree_flatten(init_val)
-    c_leaves = [as_value(c, "while_loop init_val") for c in c_leaves]
-    c_avals = [get_aval(c) for c in c_leaves]
-    cond_prog, cond_consts, _, pred_tree = stage_tree(cond_fun, (init_val,), "while_loop")
+    # a carry that starts as a Python scalar is weak: it takes the dtype body_fun gives it
+    body_prog, body_consts, _, out_tree = stage_tree(body_fun, (init_val,), "while_loop",
+                                                     weak=True)
+    if out_tree != c_tree:
+        raise TypeError(f"while_loop: body_fun returns structure {out_tree} for an init_val of "
+                        f"structure {c_tree}; the loop value must keep its structure.")
+    c_leaves, promoted = promote_weak_carry(c_leaves, body_prog.out_avals)
+    if promoted:
+        init_val = tree_unflatten(c_tree, c_leaves)
+        body_prog, body_consts, _, _ = stage_tree(body_fun, (init_val,), "while_loop",
+                                                  weak=True)
+    cond_prog, cond_consts, _, pred_tree = stage_tree(cond_fun, (init_val,), "while_loop",
+                                                      weak=True)
     pred_avals = cond_prog.out_avals
     if len(pred_avals) != 1 or pred_avals[0].shape != () or pred_avals[0].dtype != np.bool_:
         raise DTypeError(f"while_loop: cond_fun must return a boolean scalar, got "
                          f"{[str(a) for a in pred_avals]}. Compare (e.g. i < n), and reduce "
                          "arrays with fnp.any / fnp.all.")
-    body_prog, body_consts, _, out_tree = stage_tree(body_fun, (init_val,), "while_loop")
-    if out_tree != c_tree:
-        raise TypeError(f"while_loop: body_fun returns structure {out_tree} for an init_val of "
-                        f"structure {c_tree}; the loop value must keep its structure.")
-    for k, (a, b) in enumerate(zip(c_avals, body_prog.out_avals)):
+    c_leaves = [as_value(c, "while_loop init_val") for c in c_leaves]
+    for k, (a, b) in enumerate(zip(map(get_aval, c_leaves), body_prog.out_avals)):
         if a != b:
             raise TypeError(
                 f"while_loop: loop value leaf {k} is {a} in init_val but {b} as returned by "
-                "body_fun. It must keep its shape and dtype; fix init_val's dtype (e.g. 0.0 "
-                "instead of 0) or convert with .astype.")
+                f"body_fun. {carry_fix('init_val', 'body_fun', a, b)}")
     outs = while_p.bind(*cond_consts, *body_consts, *c_leaves, cond_jaxpr=cond_prog,
                         body_jaxpr=body_prog, cond_nconsts=len(cond_consts),
                         body_nconsts=len(body_consts))

@@ -18,6 +18,7 @@ from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
 from functrans.core.pytree_fun import as_value, flatten_fun
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Tracer, new_main
+from functrans.primitives.shape_ops import convert_element_type
 from functrans.transforms.jit.dce import dce, dce_jaxpr
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.transforms.partial_eval import partial_eval_jaxpr
@@ -63,6 +64,35 @@ def weak_avals(leaves, name: str) -> list:
     avals = [get_aval(as_value(x, name)) for x in leaves]
     return [a.weakened() if weak_scalar_type(x) is not None else a
             for a, x in zip(avals, leaves)]
+
+
+def promote_weak_carry(leaves, out_avals) -> tuple[list, bool]:
+    """Loop carries that start weak (Python scalars) converted to the dtype numpy promotion
+    gives them with what the body returns for them, as JAX does: `fori_loop(0, 3, lambda i, c:
+    c + 0.5, 0)` carries a float64. Returns (leaves, whether any changed); the caller stages the
+    body again on the new leaves. Strong carries are left for the caller to check."""
+    out, changed = list(leaves), False
+    for k, (x, b) in enumerate(zip(leaves, out_avals)):
+        py_type = weak_scalar_type(x)
+        a = get_aval(x)
+        if py_type is None or a.shape != b.shape or a.dtype == b.dtype:
+            continue
+        dtype = np.result_type(py_type(0), b.dtype)  # NEP 50: the scalar's kind, b's width
+        if dtype != a.dtype:
+            out[k] = convert_element_type(x, dtype) if isinstance(x, Tracer) else \
+                np.asarray(x, dtype)
+            changed = True
+    return out, changed
+
+
+def carry_fix(init: str, body: str, a, b) -> str:
+    """How to fix a strong loop carry whose aval `a` in `init` differs from `b` as returned."""
+    if a.shape != b.shape:
+        return (f"The carry must keep its shape and dtype; fix {init}'s shape, or reshape or "
+                f"reduce what {body} returns to {list(a.shape)}.")
+    return (f"The carry must keep its shape and dtype (only a Python scalar takes the dtype "
+            f"{body} gives it); fix {init}'s dtype (e.g. {init}.astype(np.{b.dtype.name})) or "
+            f"convert what {body} returns with .astype(np.{a.dtype.name}).")
 
 
 def any_tracer(xs) -> bool:

@@ -26,8 +26,9 @@ from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
-                                                        hoist, instantiate_zeros, jvp_split,
-                                                        pruned, run, split_list, stage,
+                                                        carry_fix, hoist, instantiate_zeros,
+                                                        jvp_split, promote_weak_carry, pruned,
+                                                        run, split_list, stage, weak_avals,
                                                         zeros_like_aval)
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
@@ -262,8 +263,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         raise ValueError("scan: with no xs to scan over, pass length= (the number of steps).")
     length = lengths.pop()
     c_leaves, c_tree = tree_flatten(init)
-    c_leaves = [as_value(c, "scan init") for c in c_leaves]
-    c_avals = [get_aval(c) for c in c_leaves]
     x_avals = [get_aval(x).update(shape=np.shape(x)[1:]) for x in x_leaves]
     in_tree = tree_flatten(((init, xs), {}))[1]
     y_tree_box = []
@@ -279,18 +278,21 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         if nc_tree != c_tree:
             raise TypeError(f"scan: f returns a carry of structure {nc_tree} for an init of "
                             f"structure {c_tree}; the carry must keep its structure.")
-        nc_leaves = [as_value(c, "scan carry") for c in nc_leaves]
-        for k, (c, a) in enumerate(zip(nc_leaves, c_avals)):
-            if get_aval(c) != a:
-                raise TypeError(
-                    f"scan: carry leaf {k} is {a} in init but {get_aval(c)} as returned by f. "
-                    "The carry must keep its shape and dtype; fix init's dtype (e.g. 0.0 "
-                    "instead of 0) or convert with .astype.")
         y_leaves, y_tree = tree_flatten(y)
-        y_tree_box.append(y_tree)
-        return [*nc_leaves, *[as_value(v, "scan y") for v in y_leaves]]
+        y_tree_box[:] = [y_tree]
+        return [*[as_value(c, "scan carry") for c in nc_leaves],
+                *[as_value(v, "scan y") for v in y_leaves]]
 
-    prog, consts = stage(body, c_avals + x_avals, "scan")
+    # a carry that starts as a Python scalar is weak: it takes the dtype f gives it
+    prog, consts = stage(body, weak_avals(c_leaves, "scan init") + x_avals, "scan")
+    c_leaves, promoted = promote_weak_carry(c_leaves, prog.out_avals[:len(c_leaves)])
+    if promoted:
+        prog, consts = stage(body, weak_avals(c_leaves, "scan init") + x_avals, "scan")
+    c_leaves = [as_value(c, "scan init") for c in c_leaves]
+    for k, (a, b) in enumerate(zip(map(get_aval, c_leaves), prog.out_avals)):
+        if a != b:
+            raise TypeError(f"scan: carry leaf {k} is {a} in init but {b} as returned by f. "
+                            f"{carry_fix('init', 'f', a, b)}")
     outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=prog, num_consts=len(consts),
                        num_carry=len(c_leaves), length=length, reverse=bool(reverse))
     carry, ys = outs[:len(c_leaves)], outs[len(c_leaves):]
