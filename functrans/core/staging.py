@@ -8,6 +8,8 @@ an outer transform's tracers.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from functrans.core.avals import get_aval, weak_scalar_type
@@ -98,18 +100,18 @@ def _weak_results(dtype, avals_out):
     return avals_out.weakened() if avals_out.dtype == dtype else avals_out
 
 
-_weak_conversions = [False]  # set while functrans.numpy promotes weak values (see convert_weak)
+_weak_conversions = threading.local()  # .on while functrans.numpy promotes weak values
 
 
 def convert_weak(convert, x, dtype):
     """`convert(x, dtype)` of a weak value to its Python type's own dtype (numpy promotion of
     a traced Python int meeting a float, say), keeping the result weak as JAX does; an explicit
     conversion (`astype`) makes its result strong."""
-    _weak_conversions[0] = True
+    _weak_conversions.on = True
     try:
         return convert(x, dtype)
     finally:
-        _weak_conversions[0] = False
+        _weak_conversions.on = False
 
 
 class JaxprTrace(Trace):
@@ -131,7 +133,7 @@ class JaxprTrace(Trace):
         if avals_in and all(a.weak_type for a in avals_in):
             if "new_dtype" not in params:
                 avals_out = _weak_results(avals_in[0].dtype, avals_out)
-            elif _weak_conversions[0]:
+            elif getattr(_weak_conversions, "on", False):
                 avals_out = _weak_results(avals_out.dtype, avals_out)
         invars = [t.atom for t in tracers]
         if prim.multiple_results:
