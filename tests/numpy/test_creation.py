@@ -3,6 +3,7 @@ staged (make_jaxpr + check_jaxpr + eval_jaxpr)."""
 
 import numpy as np
 import pytest
+from numpy_checks import derivatives_like_jax, jax_x64, same_as_numpy
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -174,72 +175,30 @@ def test_array_of_a_list_of_tracers_stacks_them():
          np.ones((2, 2), np.float32))
 
 
-# --- helpers for the functions added from the jax.numpy probe --------------------------------
-
-def _jax():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
-
-
-def _same_as_numpy(f, f_np, *args, vmap=True):
-    """f eager, under jit and under vmap (over a stack of two argument sets) gives numpy's
-    values, shape and dtype."""
-    want = f_np(*args)
-    for g in (f, ft.jit(f)):
-        got = g(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), ft.tree_util.tree_leaves(want)):
-            a, b = np.asarray(a), np.asarray(b)
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
-    if vmap:
-        twice = [np.stack([a, a[::-1] if np.ndim(a) else a]) for a in args]
-        got = ft.tree_util.tree_leaves(ft.vmap(f)(*twice))
-        each = [ft.tree_util.tree_leaves(f_np(*[t[k] for t in twice])) for k in range(2)]
-        for i, a in enumerate(got):
-            b = np.stack([np.asarray(e[i]) for e in each])
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-
-
-def _derivatives_like_jax(f, f_jax, *args, argnums=0):
-    """jacfwd, jacrev and a second derivative (jacfwd of jacrev) of f equal JAX's."""
-    jax = _jax()
-    for ft_t, jax_t in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
-        got = ft_t(f, argnums)(*args)
-        want = jax_t(f_jax, argnums)(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-    got = ft.jacfwd(ft.jacrev(f, argnums), argnums)(*args)
-    want = jax.jacfwd(jax.jacrev(f_jax, argnums), argnums)(*args)
-    for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-
-
 @pytest.mark.parametrize("k", [-4, -1, 0, 2, 5])
 def test_triu_tril_diag_match_numpy(k):
     a = np.arange(1.0, 13.0).reshape(3, 4)
-    _same_as_numpy(lambda x: fnp.triu(x, k), lambda x: np.triu(x, k), a)
-    _same_as_numpy(lambda x: fnp.tril(x, k), lambda x: np.tril(x, k), a)
-    _same_as_numpy(lambda x: fnp.tril(x, k), lambda x: np.tril(x, k), np.arange(3))  # 1-d
-    _same_as_numpy(lambda x: fnp.triu(x, k), lambda x: np.triu(x, k), np.ones((2, 3, 2)))
-    _same_as_numpy(lambda x: fnp.diag(x, k), lambda x: np.diag(x, k), a)
+    same_as_numpy(lambda x: fnp.triu(x, k), lambda x: np.triu(x, k), a)
+    same_as_numpy(lambda x: fnp.tril(x, k), lambda x: np.tril(x, k), a)
+    same_as_numpy(lambda x: fnp.tril(x, k), lambda x: np.tril(x, k), np.arange(3))  # 1-d
+    same_as_numpy(lambda x: fnp.triu(x, k), lambda x: np.triu(x, k), np.ones((2, 3, 2)))
+    same_as_numpy(lambda x: fnp.diag(x, k), lambda x: np.diag(x, k), a)
     for v in (np.arange(3), np.arange(1.0, 2.0), np.zeros(0)):
-        _same_as_numpy(lambda x: fnp.diag(x, k), lambda x: np.diag(x, k), v)
-    _same_as_numpy(lambda x: fnp.diagflat(x, k), lambda x: np.diagflat(x, k), a[:2, :2])
+        same_as_numpy(lambda x: fnp.diag(x, k), lambda x: np.diag(x, k), v)
+    same_as_numpy(lambda x: fnp.diagflat(x, k), lambda x: np.diagflat(x, k), a[:2, :2])
 
 
 def test_diag_keeps_infinities_and_derivatives_match_jax():
-    jnp = _jax().numpy
+    jnp = jax_x64().numpy
     v = np.array([np.inf, 2.0, -1.0])
     assert np.array_equal(fnp.diag(v, -1), np.diag(v, -1))   # no 0 * inf
     v = np.array([1.0, 2.0, -1.0])
     a = np.arange(12.0).reshape(3, 4)
     for k in (-1, 0, 2):
-        _derivatives_like_jax(lambda x: fnp.diag(x, k) ** 2, lambda x: jnp.diag(x, k) ** 2, v)
-        _derivatives_like_jax(lambda x: fnp.diag(x, k) ** 2, lambda x: jnp.diag(x, k) ** 2, a)
-        _derivatives_like_jax(lambda x: fnp.triu(x, k) ** 2, lambda x: jnp.triu(x, k) ** 2, a)
-        _derivatives_like_jax(lambda x: fnp.tril(x, k) ** 2, lambda x: jnp.tril(x, k) ** 2, a)
+        derivatives_like_jax(lambda x: fnp.diag(x, k) ** 2, lambda x: jnp.diag(x, k) ** 2, v)
+        derivatives_like_jax(lambda x: fnp.diag(x, k) ** 2, lambda x: jnp.diag(x, k) ** 2, a)
+        derivatives_like_jax(lambda x: fnp.triu(x, k) ** 2, lambda x: jnp.triu(x, k) ** 2, a)
+        derivatives_like_jax(lambda x: fnp.tril(x, k) ** 2, lambda x: jnp.tril(x, k) ** 2, a)
 
 
 def test_triangles_and_diag_refuse_bad_ranks():
@@ -262,9 +221,9 @@ def test_meshgrid_matches_numpy(indexing, sparse):
             np.testing.assert_array_equal(a, b)
     x, y = np.arange(2.0), np.arange(3.0)
     f = lambda x, y: fnp.meshgrid(x, y, indexing=indexing, sparse=sparse)  # noqa: E731
-    _same_as_numpy(f, lambda x, y: np.meshgrid(x, y, indexing=indexing, sparse=sparse), x, y)
-    jnp = _jax().numpy
-    _derivatives_like_jax(lambda x, y: f(x, y)[0] * f(x, y)[1],
+    same_as_numpy(f, lambda x, y: np.meshgrid(x, y, indexing=indexing, sparse=sparse), x, y)
+    jnp = jax_x64().numpy
+    derivatives_like_jax(lambda x, y: f(x, y)[0] * f(x, y)[1],
                           lambda x, y: (lambda g: g[0] * g[1])(
                               jnp.meshgrid(x, y, indexing=indexing, sparse=sparse)),
                           x, y, argnums=(0, 1))

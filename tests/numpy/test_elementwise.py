@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 import pytest
+from numpy_checks import derivatives_like_jax, jax_x64, same_as_numpy
 
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.errors import DTypeError, ShapeError
-from functrans.test_util import check_grads
 from functrans.primitives import elementwise as E
-
+from functrans.test_util import check_grads
 
 # --- samplers: (rng, shape, dtype) -> array inside the function's domain ----------------------
 
@@ -634,69 +634,27 @@ def test_nan_to_num_matches_numpy_and_differentiates_where_finite():
     np.testing.assert_array_equal(g, [3.0, 0.0, 0.0, 0.0, 3.0])
 
 
-# --- helpers for the functions added from the jax.numpy probe --------------------------------
-
-def _jax():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
-
-
-def _same_as_numpy(f, f_np, *args, vmap=True):
-    """f eager, under jit and under vmap (over a stack of two argument sets) gives numpy's
-    values, shape and dtype."""
-    want = f_np(*args)
-    for g in (f, ft.jit(f)):
-        got = g(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), ft.tree_util.tree_leaves(want)):
-            a, b = np.asarray(a), np.asarray(b)
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
-    if vmap:
-        twice = [np.stack([a, a[::-1] if np.ndim(a) else a]) for a in args]
-        got = ft.tree_util.tree_leaves(ft.vmap(f)(*twice))
-        each = [ft.tree_util.tree_leaves(f_np(*[t[k] for t in twice])) for k in range(2)]
-        for i, a in enumerate(got):
-            b = np.stack([np.asarray(e[i]) for e in each])
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-
-
-def _derivatives_like_jax(f, f_jax, *args, argnums=0):
-    """jacfwd, jacrev and a second derivative (jacfwd of jacrev) of f equal JAX's."""
-    jax = _jax()
-    for ft_t, jax_t in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
-        got = ft_t(f, argnums)(*args)
-        want = jax_t(f_jax, argnums)(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-    got = ft.jacfwd(ft.jacrev(f, argnums), argnums)(*args)
-    want = jax.jacfwd(jax.jacrev(f_jax, argnums), argnums)(*args)
-    for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-
-
 _SPECIALS = np.array([-1.5, -0.0, 0.0, 0.3, 2.0, np.inf, -np.inf, np.nan, -np.nan])
 
 
 def test_sinc_copysign_signbit_match_numpy():
     with np.errstate(invalid="ignore"):  # sin(inf), as numpy computes it
-        _same_as_numpy(fnp.sinc, np.sinc, _SPECIALS)
-        _same_as_numpy(fnp.sinc, np.sinc, _SPECIALS.astype(np.float32))
-    _same_as_numpy(fnp.sinc, np.sinc, np.arange(-2, 3))                 # ints -> float64
-    _same_as_numpy(fnp.signbit, np.signbit, _SPECIALS)
-    _same_as_numpy(fnp.signbit, np.signbit, np.arange(-2, 3))
+        same_as_numpy(fnp.sinc, np.sinc, _SPECIALS)
+        same_as_numpy(fnp.sinc, np.sinc, _SPECIALS.astype(np.float32))
+    same_as_numpy(fnp.sinc, np.sinc, np.arange(-2, 3))                 # ints -> float64
+    same_as_numpy(fnp.signbit, np.signbit, _SPECIALS)
+    same_as_numpy(fnp.signbit, np.signbit, np.arange(-2, 3))
     mags = np.arange(len(_SPECIALS)) - 3.0
-    _same_as_numpy(fnp.copysign, np.copysign, mags, _SPECIALS)
-    _same_as_numpy(fnp.copysign, np.copysign, np.arange(4), np.array([-1, 0, 1, -2]))
-    _same_as_numpy(fnp.copysign, np.copysign, np.float32(2.0), _SPECIALS.astype(np.float32),
+    same_as_numpy(fnp.copysign, np.copysign, mags, _SPECIALS)
+    same_as_numpy(fnp.copysign, np.copysign, np.arange(4), np.array([-1, 0, 1, -2]))
+    same_as_numpy(fnp.copysign, np.copysign, np.float32(2.0), _SPECIALS.astype(np.float32),
                    vmap=False)
 
 
 def test_sinc_derivatives_match_jax_at_zero_and_away():
-    jax = _jax()
+    jax = jax_x64()
     x = np.array([-1.5, -0.0, 0.0, 0.3, 2.0])
-    _derivatives_like_jax(fnp.sinc, jax.numpy.sinc, x)
+    derivatives_like_jax(fnp.sinc, jax.numpy.sinc, x)
     f, g = fnp.sinc, jax.numpy.sinc
     for _ in range(5):  # up to the fifth derivative at 0: finite, JAX's values
         f, g = ft.grad(f), jax.grad(g)
@@ -705,21 +663,21 @@ def test_sinc_derivatives_match_jax_at_zero_and_away():
 
 
 def test_copysign_derivatives_match_jax():
-    jnp = _jax().numpy
+    jnp = jax_x64().numpy
     x = np.array([-1.5, 0.0, -0.0, 2.0, 0.5])
     y = np.array([1.0, -1.0, -0.0, -3.0, 0.0])
-    _derivatives_like_jax(fnp.copysign, jnp.copysign, x, y, argnums=(0, 1))
+    derivatives_like_jax(fnp.copysign, jnp.copysign, x, y, argnums=(0, 1))
 
 
 def test_select_matches_numpy_and_jax():
     x = np.arange(6.0)
     f = lambda x: fnp.select([x < 2, x > 3, x > 4], [x, x ** 2, -x], -1.0)  # noqa: E731
     g = lambda x: np.select([x < 2, x > 3, x > 4], [x, x ** 2, -x], -1.0)  # noqa: E731
-    _same_as_numpy(f, g, x)
-    _same_as_numpy(lambda c: fnp.select([c > 2], [c]), lambda c: np.select([c > 2], [c]),
+    same_as_numpy(f, g, x)
+    same_as_numpy(lambda c: fnp.select([c > 2], [c]), lambda c: np.select([c > 2], [c]),
                    np.arange(5))
-    jnp = _jax().numpy
-    _derivatives_like_jax(f, lambda x: jnp.select([x < 2, x > 3, x > 4], [x, x ** 2, -x], -1.0),
+    jnp = jax_x64().numpy
+    derivatives_like_jax(f, lambda x: jnp.select([x < 2, x > 3, x > 4], [x, x ** 2, -x], -1.0),
                           x)
     with pytest.raises(TypeError, match="boolean"):
         fnp.select([x], [x])

@@ -4,6 +4,7 @@ finite differences; traced (vmapped) indices; JAX parity for out-of-range traced
 
 import numpy as np
 import pytest
+from numpy_checks import derivatives_like_jax, jax_x64
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -370,54 +371,12 @@ def test_at_rejects_updates_that_do_not_broadcast():
         at(np.zeros((2, 4)))[0].set(np.ones(3))
 
 
-# --- helpers for the functions added from the jax.numpy probe --------------------------------
-
-def _jax():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
-
-
-def _same_as_numpy(f, f_np, *args, vmap=True):
-    """f eager, under jit and under vmap (over a stack of two argument sets) gives numpy's
-    values, shape and dtype."""
-    want = f_np(*args)
-    for g in (f, ft.jit(f)):
-        got = g(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), ft.tree_util.tree_leaves(want)):
-            a, b = np.asarray(a), np.asarray(b)
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
-    if vmap:
-        twice = [np.stack([a, a[::-1] if np.ndim(a) else a]) for a in args]
-        got = ft.tree_util.tree_leaves(ft.vmap(f)(*twice))
-        each = [ft.tree_util.tree_leaves(f_np(*[t[k] for t in twice])) for k in range(2)]
-        for i, a in enumerate(got):
-            b = np.stack([np.asarray(e[i]) for e in each])
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-
-
-def _derivatives_like_jax(f, f_jax, *args, argnums=0):
-    """jacfwd, jacrev and a second derivative (jacfwd of jacrev) of f equal JAX's."""
-    jax = _jax()
-    for ft_t, jax_t in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
-        got = ft_t(f, argnums)(*args)
-        want = jax_t(f_jax, argnums)(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-    got = ft.jacfwd(ft.jacrev(f, argnums), argnums)(*args)
-    want = jax.jacfwd(jax.jacrev(f_jax, argnums), argnums)(*args)
-    for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-
-
 _AT_METHODS = ["multiply", "divide", "power", "min", "max"]
 
 
 @pytest.mark.parametrize("method", _AT_METHODS)
 def test_at_methods_match_jax_with_repeated_concrete_and_traced_indices(method):
-    jnp = _jax().numpy
+    jnp = jax_x64().numpy
     x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     i = np.array([1, 3, 1, 0, -1])
     v = np.array([2.0, 3.0, 5.0, 0.5, 1.5])
@@ -436,26 +395,26 @@ def test_at_methods_match_jax_with_repeated_concrete_and_traced_indices(method):
 
 @pytest.mark.parametrize("method", _AT_METHODS)
 def test_at_method_derivatives_match_jax(method):
-    jnp = _jax().numpy
+    jnp = jax_x64().numpy
     x = np.array([2.0, 0.5, 3.0, 4.0])
     iu = np.array([0, 2, 3])
     v = np.array([2.0, 1.5, 0.5])
     kw = dict(unique_indices=True) if method in ("multiply", "divide", "power") else {}
-    _derivatives_like_jax(lambda x, v: getattr(x.at[iu], method)(v),
+    derivatives_like_jax(lambda x, v: getattr(x.at[iu], method)(v),
                           lambda x, v: getattr(jnp.asarray(x).at[iu], method)(v, **kw),
                           x, v, argnums=(0, 1))
 
 
 @pytest.mark.parametrize("method", ["min", "max"])
 def test_at_min_max_share_the_derivative_at_ties_like_jax(method):
-    jnp = _jax().numpy
+    jnp = jax_x64().numpy
     x = np.array([2.0, 2.0, 3.0, 4.0])
     i = np.array([0, 0, 1, 2])
     v = np.array([2.0, 2.0, 2.0, 3.0])
-    _derivatives_like_jax(lambda x, v: getattr(x.at[i], method)(v),
+    derivatives_like_jax(lambda x, v: getattr(x.at[i], method)(v),
                           lambda x, v: getattr(jnp.asarray(x).at[i], method)(v),
                           x, v, argnums=(0, 1))
-    _derivatives_like_jax(lambda x, v: getattr(x.at[fnp.asarray(i) + 0], method)(v),
+    derivatives_like_jax(lambda x, v: getattr(x.at[fnp.asarray(i) + 0], method)(v),
                           lambda x, v: getattr(jnp.asarray(x).at[i], method)(v),
                           x, v, argnums=(0, 1))
 

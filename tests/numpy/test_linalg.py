@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from numpy_checks import derivatives_like_jax, jax_x64, same_as_numpy
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -377,57 +378,15 @@ def test_norm_parity_with_jax():
                 np.testing.assert_allclose(g, np.asarray(jg), err_msg=f"ord={ord}")
 
 
-# --- helpers for the functions added from the jax.numpy probe --------------------------------
-
-def _jax():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
-
-
-def _same_as_numpy(f, f_np, *args, vmap=True):
-    """f eager, under jit and under vmap (over a stack of two argument sets) gives numpy's
-    values, shape and dtype."""
-    want = f_np(*args)
-    for g in (f, ft.jit(f)):
-        got = g(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), ft.tree_util.tree_leaves(want)):
-            a, b = np.asarray(a), np.asarray(b)
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
-    if vmap:
-        twice = [np.stack([a, a[::-1] if np.ndim(a) else a]) for a in args]
-        got = ft.tree_util.tree_leaves(ft.vmap(f)(*twice))
-        each = [ft.tree_util.tree_leaves(f_np(*[t[k] for t in twice])) for k in range(2)]
-        for i, a in enumerate(got):
-            b = np.stack([np.asarray(e[i]) for e in each])
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-
-
-def _derivatives_like_jax(f, f_jax, *args, argnums=0):
-    """jacfwd, jacrev and a second derivative (jacfwd of jacrev) of f equal JAX's."""
-    jax = _jax()
-    for ft_t, jax_t in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
-        got = ft_t(f, argnums)(*args)
-        want = jax_t(f_jax, argnums)(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-    got = ft.jacfwd(ft.jacrev(f, argnums), argnums)(*args)
-    want = jax.jacfwd(jax.jacrev(f_jax, argnums), argnums)(*args)
-    for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-
-
 @pytest.mark.parametrize("sa,sb", [((2,), (3,)), ((2, 3), (4,)), ((2, 1, 3), (3, 2)),
                                    ((), (2,)), ((2, 2), ())])
 def test_kron_matches_numpy_and_jax(sa, sb):
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=sa), rng.normal(size=sb)
-    _same_as_numpy(fnp.kron, np.kron, a, b, vmap=bool(sa and sb))
-    _same_as_numpy(fnp.kron, np.kron, np.arange(2), np.arange(3), vmap=False)
-    jnp = _jax().numpy
-    _derivatives_like_jax(fnp.kron, jnp.kron, a, b, argnums=(0, 1))
+    same_as_numpy(fnp.kron, np.kron, a, b, vmap=bool(sa and sb))
+    same_as_numpy(fnp.kron, np.kron, np.arange(2), np.arange(3), vmap=False)
+    jnp = jax_x64().numpy
+    derivatives_like_jax(fnp.kron, jnp.kron, a, b, argnums=(0, 1))
 
 
 @pytest.mark.parametrize("sa,sb,kw", [
@@ -445,8 +404,8 @@ def test_cross_matches_numpy_and_jax(sa, sb, kw):
         np.testing.assert_allclose(got, want, rtol=1e-14)
         np.testing.assert_allclose(ft.jit(lambda a, b: fnp.cross(a, b, **kw))(a, b), want,
                                    rtol=1e-14)
-        jnp = _jax().numpy
-        _derivatives_like_jax(lambda a, b: fnp.cross(a, b, **kw),
+        jnp = jax_x64().numpy
+        derivatives_like_jax(lambda a, b: fnp.cross(a, b, **kw),
                               lambda a, b: jnp.cross(a, b, **kw), a, b, argnums=(0, 1))
     with pytest.raises(ValueError, match="dimension must be 2 or 3"):
         fnp.cross(np.ones(4), np.ones(3))

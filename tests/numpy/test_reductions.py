@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from numpy_checks import derivatives_like_jax, jax_x64, same_as_numpy
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -387,62 +388,20 @@ if given is not None:
         both(getattr(fnp, name), getattr(np, name), x, axis=axis, keepdims=keepdims)
 
 
-# --- helpers for the functions added from the jax.numpy probe --------------------------------
-
-def _jax():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
-
-
-def _same_as_numpy(f, f_np, *args, vmap=True):
-    """f eager, under jit and under vmap (over a stack of two argument sets) gives numpy's
-    values, shape and dtype."""
-    want = f_np(*args)
-    for g in (f, ft.jit(f)):
-        got = g(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), ft.tree_util.tree_leaves(want)):
-            a, b = np.asarray(a), np.asarray(b)
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
-    if vmap:
-        twice = [np.stack([a, a[::-1] if np.ndim(a) else a]) for a in args]
-        got = ft.tree_util.tree_leaves(ft.vmap(f)(*twice))
-        each = [ft.tree_util.tree_leaves(f_np(*[t[k] for t in twice])) for k in range(2)]
-        for i, a in enumerate(got):
-            b = np.stack([np.asarray(e[i]) for e in each])
-            assert (a.shape, a.dtype) == (b.shape, b.dtype), (a, b)
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
-
-
-def _derivatives_like_jax(f, f_jax, *args, argnums=0):
-    """jacfwd, jacrev and a second derivative (jacfwd of jacrev) of f equal JAX's."""
-    jax = _jax()
-    for ft_t, jax_t in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
-        got = ft_t(f, argnums)(*args)
-        want = jax_t(f_jax, argnums)(*args)
-        for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-    got = ft.jacfwd(ft.jacrev(f, argnums), argnums)(*args)
-    want = jax.jacfwd(jax.jacrev(f_jax, argnums), argnums)(*args)
-    for a, b in zip(ft.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
-
-
 @pytest.mark.parametrize("kw", [{}, dict(n=2), dict(n=0), dict(n=5), dict(axis=0),
                                 dict(prepend=1.5), dict(append=np.ones((3, 2)), n=3),
                                 dict(prepend=np.zeros((1, 4)), axis=0, append=2.0)])
 def test_diff_matches_numpy_and_jax(kw):
     a = np.random.default_rng(0).normal(size=(3, 4))
-    _same_as_numpy(lambda x: fnp.diff(x, **kw), lambda x: np.diff(x, **kw), a)
-    jnp = _jax().numpy
-    _derivatives_like_jax(lambda x: fnp.diff(x, **kw) ** 2, lambda x: jnp.diff(x, **kw) ** 2, a)
+    same_as_numpy(lambda x: fnp.diff(x, **kw), lambda x: np.diff(x, **kw), a)
+    jnp = jax_x64().numpy
+    derivatives_like_jax(lambda x: fnp.diff(x, **kw) ** 2, lambda x: jnp.diff(x, **kw) ** 2, a)
 
 
 def test_diff_of_bools_and_ints_and_errors():
     b = np.array([True, True, False, True])
-    _same_as_numpy(fnp.diff, np.diff, b)
-    _same_as_numpy(fnp.diff, np.diff, np.array([1, 5, 2], np.int8))
+    same_as_numpy(fnp.diff, np.diff, b)
+    same_as_numpy(fnp.diff, np.diff, np.array([1, 5, 2], np.int8))
     with pytest.raises(ValueError, match="non-negative"):
         fnp.diff(b, n=-1)
     with pytest.raises(ValueError, match="at least one dimensional"):
@@ -456,15 +415,15 @@ _MASK = np.array([[True, False, True, True], [False, True, False, True],
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_sum_and_mean_with_where(axis):
     a = np.random.default_rng(1).normal(size=(3, 4))
-    jnp = _jax().numpy
+    jnp = jax_x64().numpy
     for mask in (_MASK, np.ones(4, bool)):  # the second broadcasts
         for keepdims in (False, True):
             for f, g in ((fnp.sum, np.sum), (fnp.mean, np.mean)):
-                _same_as_numpy(lambda x: f(x, axis=axis, keepdims=keepdims, where=mask),
+                same_as_numpy(lambda x: f(x, axis=axis, keepdims=keepdims, where=mask),
                                lambda x: g(x, axis=axis, keepdims=keepdims, where=mask), a,
                                vmap=False)
     for f, g in ((fnp.sum, jnp.sum), (fnp.mean, jnp.mean)):
-        _derivatives_like_jax(lambda x: f(x, axis=axis, where=_MASK),
+        derivatives_like_jax(lambda x: f(x, axis=axis, where=_MASK),
                               lambda x: g(x, axis=axis, where=_MASK), a)
 
 
