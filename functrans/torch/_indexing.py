@@ -17,6 +17,7 @@ from functrans.primitives.registry import REGISTRY
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
+from functrans.torch._reductions import return_type
 from functrans.torch._shape import as_view, expand, reshape
 from functrans.torch._tensor import Tensor, _dim, wrap
 
@@ -278,26 +279,7 @@ def _argsort(v, d, descending):
     return n - 1 - np.flip(flipped, d)
 
 
-class _Sorted(tuple):
-    """The (values, indices) pair of sort and topk, as torch.return_types."""
-
-    __slots__ = ()
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
-
-    def __repr__(self):
-        return (f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\n"
-                f"indices={self[1]!r})")
-
-
-_SortResult = type("sort", (_Sorted,), {"__slots__": (), "__module__": "torch.return_types"})
-_TopkResult = type("topk", (_Sorted,), {"__slots__": (), "__module__": "torch.return_types"})
+_SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 
 def _values_at(op, x, idx, d):
@@ -390,7 +372,7 @@ def nonzero(input, *, as_tuple=False):
 
 # --- median: the lower middle value, indices decided eagerly ---------------------------------
 
-_MedianResult = type("median", (_Sorted,), {"__slots__": (), "__module__": "torch.return_types"})
+_MedianResult = return_type("median")
 
 
 @composite("MedianBackward0")

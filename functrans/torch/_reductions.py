@@ -146,7 +146,7 @@ def _amin(x, *, dims, keepdim):
 
 
 class _ValuesIndices(tuple):
-    """The (values, indices) pair returned by max(dim)/min(dim)."""
+    """A (values, indices) pair, as PyTorch's torch.return_types (see `return_type`)."""
 
     __slots__ = ()
 
@@ -159,9 +159,13 @@ class _ValuesIndices(tuple):
         return self[1]
 
     def __repr__(self):
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        return (f"torch.return_types.{type(self).__name__}(\nvalues={self[0]!r},\n"
+                f"indices={self[1]!r})")
 
-    _name = "max"
+
+def return_type(name: str) -> type:
+    """The pair type PyTorch names `name` (type(torch.max(x, 0)).__name__ == "max")."""
+    return type(name, (_ValuesIndices,), {"__slots__": (), "__module__": "torch.return_types"})
 
 
 @composite("MaxBackward0")
@@ -180,19 +184,7 @@ def _select_along(x, idx, *, dim, keepdim):
 _SELECT_MIN = Op("MinBackward0", _select_along.impl, _select_along.traced)
 
 
-class _MaxResult(_ValuesIndices):
-    __slots__ = ()
-    _name = "max"
-
-
-class _MinResult(_ValuesIndices):
-    __slots__ = ()
-    _name = "min"
-
-
-# named as PyTorch names them (type(torch.max(x, 0)).__name__ == "max")
-_MaxResult.__name__, _MinResult.__name__ = "max", "min"
-_MaxResult.__module__ = _MinResult.__module__ = "torch.return_types"
+_MaxResult, _MinResult = return_type("max"), return_type("min")
 
 
 def _max_min(input, dim, keepdim, other, is_max):
