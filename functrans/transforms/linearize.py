@@ -8,15 +8,20 @@ transposed; nothing else knows how to differentiate backwards.
 
 from __future__ import annotations
 
+import numpy as np
+
 from functrans.core.avals import get_aval
 from functrans.core.ir import ClosedJaxpr
+from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import JaxprBuilder, JaxprTrace
 from functrans.core.symbolic import Zero
-from functrans.core.trace import new_main
+from functrans.core.trace import Tracer, new_main
+from functrans.errors import ShapeError
 from functrans.primitives.shape_ops import instantiate
 from functrans.transforms.jit.dce import dce
 from functrans.transforms.jvp import JVPTrace, JVPTracer, tangent_aval
 from functrans.transforms.transpose import backward_pass
+from functrans.tree_util import tree_flatten, tree_unflatten
 
 
 class LinearFunction:
@@ -65,6 +70,26 @@ def linearize_flat(fun_flat, primals, *, name="linearize", num_aux=0):
     return primals_out, LinearFunction(dce(closed), in_avals, in_mask, out_avals, out_mask)
 
 
+def with_aux_leaves(f_flat, out_store, where: str):
+    """For has_aux: f_flat (returning the leaves of a pair (output, aux)) as a function
+    returning the output's leaves then aux's, so aux leaves the trace as primal values; and
+    a function giving (output tree, aux tree, number of aux leaves) once it has run."""
+    info = []
+
+    def f_main(*xs):
+        out_flat = f_flat(*xs)  # sets out_store
+        pair = tree_unflatten(out_store.val, out_flat)
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise TypeError(f"{where}has_aux=True: f must return a pair (output, aux), got "
+                            f"{out_store.val}.")
+        out_leaves, tree = tree_flatten(pair[0])
+        aux_leaves, aux_tree = tree_flatten(pair[1])
+        info[:] = [(tree, aux_tree, len(aux_leaves))]
+        return [*out_leaves, *aux_leaves]
+
+    return f_main, lambda: info[0]
+
+
 def linearize(f, *primals, has_aux=False):
     """(f(*primals), f_jvp) where f_jvp(*tangents) evaluates the linearized program; with
     has_aux, f returns (output, aux) and linearize returns (output, f_jvp, aux), as in JAX.
@@ -74,34 +99,15 @@ def linearize(f, *primals, has_aux=False):
     >>> float(f_jvp(3.0))
     3.0
     """
-    import numpy as np
-
-    from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
-    from functrans.core.trace import Tracer
-    from functrans.errors import ShapeError
-    from functrans.tree_util import tree_flatten, tree_unflatten
     check_callable(f, "linearize")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "linearize") for x in flat]
     f_flat, out_store = flatten_fun(f, in_tree)
-    aux_box = []
     if has_aux:
-        def f_main(*xs):
-            out_flat = f_flat(*xs)  # sets out_store
-            pair = tree_unflatten(out_store.val, out_flat)
-            if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise TypeError("linearize: has_aux=True: f must return a pair (output, aux), "
-                                f"got {out_store.val}.")
-            out_leaves, tree = tree_flatten(pair[0])
-            aux_leaves, aux_tree = tree_flatten(pair[1])
-            aux_box.append((tree, aux_tree, len(aux_leaves)))
-            return [*out_leaves, *aux_leaves]
-    else:
-        f_main = f_flat
-    out, lin = linearize_flat(f_main, flat,
-                              num_aux=(lambda: aux_box[0][2]) if has_aux else 0)
+        f_flat, aux_info = with_aux_leaves(f_flat, out_store, "linearize: ")
+    out, lin = linearize_flat(f_flat, flat, num_aux=(lambda: aux_info()[2]) if has_aux else 0)
     if has_aux:
-        out_tree, aux_tree, n_aux = aux_box[0]
+        out_tree, aux_tree, n_aux = aux_info()
         out, aux = out[:len(out) - n_aux], tree_unflatten(aux_tree, out[len(out) - n_aux:])
     else:
         out_tree = out_store.val

@@ -11,7 +11,7 @@ from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, nor
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.shape_ops import instantiate
-from functrans.transforms.linearize import linearize_flat
+from functrans.transforms.linearize import linearize_flat, with_aux_leaves
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 
@@ -27,26 +27,13 @@ def vjp(f, *primals, has_aux=False):
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "vjp") for x in flat]
     f_flat, out_store = flatten_fun(f, in_tree)
-    aux_box = []
     if has_aux:
-        def f_main(*xs):
-            out_flat = f_flat(*xs)
-            pair = tree_unflatten(out_store.val, out_flat)
-            if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise TypeError("has_aux=True: f must return a pair (output, aux), got "
-                                f"{out_store.val}.")
-            out_leaves, tree = tree_flatten(pair[0])
-            aux_leaves, aux_tree = tree_flatten(pair[1])
-            aux_box.append((tree, aux_tree, len(aux_leaves)))
-            # aux leaves leave the trace as outputs, so they come back as primal values
-            return [*out_leaves, *aux_leaves]
-    else:
-        f_main = f_flat
-    out_flat, lin = linearize_flat(f_main, flat, name="vjp",
-                                   num_aux=(lambda: aux_box[0][2]) if has_aux else 0)
+        f_flat, aux_info = with_aux_leaves(f_flat, out_store, "")
+    out_flat, lin = linearize_flat(f_flat, flat, name="vjp",
+                                   num_aux=(lambda: aux_info()[2]) if has_aux else 0)
     aux = None
     if has_aux:
-        out_tree, aux_tree, n_aux = aux_box[0]
+        out_tree, aux_tree, n_aux = aux_info()
         out_flat, aux_flat = out_flat[:len(out_flat) - n_aux], out_flat[len(out_flat) - n_aux:]
         aux = tree_unflatten(aux_tree, aux_flat)
     else:
