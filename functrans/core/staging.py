@@ -178,7 +178,8 @@ def make_jaxpr(f, static_argnums=()):
         avals = [get_aval(as_value(x, "make_jaxpr")) for x in leaves]
         avals = [a.weakened() if weak_scalar_type(x) is not None else a
                  for a, x in zip(avals, leaves)]
-        f_flat, out_tree = flatten_fun(lambda *d, **kw: f(*merge(d), **kw), in_tree)
+        f_flat, out_tree = flatten_fun(lambda *d, **kw: f(*merge(d), **kw), in_tree,
+                                     "make_jaxpr")
         closed = trace_to_jaxpr(f_flat, avals, name="make_jaxpr")
         closed.out_tree = out_tree.val
         return closed

@@ -127,7 +127,8 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
         avals = weak_avals(leaves, "checkpoint")  # Python scalars stay weak, as in eager mode
         leaves = [as_value(x, "checkpoint") for x in leaves]
-        f_flat, out_store = flatten_fun(lambda *d, **kw: fun(*merge(d), **kw), in_tree)
+        f_flat, out_store = flatten_fun(lambda *d, **kw: fun(*merge(d), **kw), in_tree,
+                                        "checkpoint")
         prog, consts = stage(lambda *xs: [as_value(o, "checkpoint") for o in f_flat(*xs)],
                              avals, "checkpoint")
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=prog, prevent_cse=bool(prevent_cse))

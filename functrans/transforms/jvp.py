@@ -128,7 +128,7 @@ def jvp(f, primals, tangents, has_aux=False):
         t_in.append(t if tangent_aval(pa) is not None else Zero(pa))
         if tangent_aval(pa) is not None and ta.dtype != pa.dtype:
             t_in[-1] = np.asarray(t, pa.dtype) if not isinstance(t, Tracer) else t
-    f_flat, out_tree = flatten_fun(f, p_tree)
+    f_flat, out_tree = flatten_fun(f, p_tree, "jvp")
     p_out, t_out = jvp_flat(f_flat, p_flat, t_in)
     t_out = [instantiate(t) for t in t_out]
     if has_aux:

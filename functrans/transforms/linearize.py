@@ -102,7 +102,7 @@ def linearize(f, *primals, has_aux=False):
     check_callable(f, "linearize")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "linearize") for x in flat]
-    f_flat, out_store = flatten_fun(f, in_tree)
+    f_flat, out_store = flatten_fun(f, in_tree, "linearize")
     if has_aux:
         f_flat, aux_info = with_aux_leaves(f_flat, out_store, "linearize: ")
     out, lin = linearize_flat(f_flat, flat, num_aux=(lambda: aux_info()[2]) if has_aux else 0)

@@ -26,7 +26,7 @@ def vjp(f, *primals, has_aux=False):
     check_callable(f, "vjp")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "vjp") for x in flat]
-    f_flat, out_store = flatten_fun(f, in_tree)
+    f_flat, out_store = flatten_fun(f, in_tree, "vjp")
     if has_aux:
         f_flat, aux_info = with_aux_leaves(f_flat, out_store, "")
     out_flat, lin = linearize_flat(f_flat, flat, name="vjp",

@@ -1,6 +1,8 @@
 """Tracers: numpy-style operators and methods, errors that teach (concretization, leaks,
 unsupported arguments), and trace stacks private to each thread."""
 
+import math
+import operator
 import threading
 
 import numpy as np
@@ -10,7 +12,7 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans.core.trace import Tracer
 from functrans.errors import ConcretizationTypeError, TracerBoolConversionError, \
-    UnexpectedTracerError
+    TracerIntegerConversionError, UnexpectedTracerError
 
 X = np.array([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]])
 Y = np.array([[1.5, 0.2, -0.9], [2.2, -0.6, 0.8]])
@@ -82,14 +84,25 @@ def relu_if(x):
     return -x
 
 
-@pytest.mark.parametrize("convert", [bool, int, float], ids=["bool", "int", "float"])
-def test_python_conversions_of_a_staged_value_teach_the_fix(convert):
-    with pytest.raises(ConcretizationTypeError) as info:
-        ft.make_jaxpr(lambda x: convert(fnp.sin(x)))(0.5)
+@pytest.mark.parametrize("convert, value, aval, error, fixes", [
+    (bool, lambda x: x > 0, "bool[]", TracerBoolConversionError,
+     ["static_argnums", "functrans.numpy.where", "lax.cond", "lax.while_loop"]),
+    (int, fnp.sin, "f64[]", TracerIntegerConversionError, ["static_argnums", "lax.fori_loop"]),
+    (operator.index, lambda x: fnp.floor(x).astype(int), "i64[]", TracerIntegerConversionError,
+     ["static_argnums", "index the array itself"]),
+    (float, fnp.sin, "f64[]", ConcretizationTypeError,
+     ["static_argnums", "fnp.sin for math.sin"]),
+    (math.sin, fnp.sin, "f64[]", ConcretizationTypeError,
+     ["math.sin", "fnp.sin for math.sin"]),
+], ids=["bool", "int", "index", "float", "math.sin"])
+def test_python_conversions_of_a_staged_value_teach_the_fix(convert, value, aval, error, fixes):
+    with pytest.raises(error) as info:
+        ft.make_jaxpr(lambda x: convert(value(x)))(0.5)
     msg = str(info.value)
-    assert f"`{convert.__name__}()`" in msg and "f64[]" in msg  # the abstract value
-    assert "static_argnums" in msg and "where" in msg  # the fixes
-    assert issubclass(ConcretizationTypeError, TypeError)
+    assert aval in msg and "make_jaxpr" in msg  # the abstract value, and where it is traced
+    for fix in fixes:
+        assert fix in msg
+    assert issubclass(error, ConcretizationTypeError) and issubclass(error, TypeError)
 
 
 def test_if_on_a_staged_value_names_it_and_suggests_static_argnums_or_where():

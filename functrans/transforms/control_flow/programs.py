@@ -52,7 +52,7 @@ def stage_tree(fun, args, name: str, weak: bool = False):
     leaves, in_tree = tree_flatten((tuple(args), {}))
     avals = weak_avals(leaves, name) if weak else None
     leaves = [as_value(x, name) for x in leaves]
-    f_flat, out_store = flatten_fun(fun, in_tree)
+    f_flat, out_store = flatten_fun(fun, in_tree, name)
     closed, consts = stage(lambda *xs: [as_value(o, name) for o in f_flat(*xs)],
                            avals or [get_aval(x) for x in leaves], name)
     return closed, consts, leaves, out_store.val

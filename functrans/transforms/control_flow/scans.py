@@ -21,7 +21,9 @@ from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
-from functrans.errors import ShapeError
+from functrans.core.trace import Tracer
+from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError, \
+    TracerIntegerConversionError
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
@@ -233,6 +235,24 @@ scan_p = define("scan", module=M, impl=_scan_impl, abstract=_scan_abstract, jvp=
 
 # --- the user API ----------------------------------------------------------------------------
 
+def _scan_length(length) -> int:
+    """`length` as an int >= 0, or the error that says what to pass."""
+    if isinstance(length, Tracer):
+        raise TracerIntegerConversionError(
+            f"scan: length is a traced value {length.aval.str_short()}, but the number of steps "
+            "must be known while tracing. Pass a Python int (under jit, mark the argument that "
+            "gives it static: jit(f, static_argnums=...)), or loop a traced number of times with "
+            "lax.while_loop.")
+    if isinstance(length, bool) or not isinstance(length, int | np.integer):
+        raise ArgumentTypeError(
+            f"scan: length={length!r} is a {type(length).__name__}; it must be an int, the "
+            "number of steps (length=int(n) if n is a whole number held as a float).")
+    if length < 0:
+        raise ArgumentError(f"scan: length={length} is negative; it must be an int >= 0, the "
+                            "number of steps.")
+    return int(length)
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 
@@ -251,16 +271,22 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     if None in lengths:
         raise ShapeError("scan: every leaf of xs must have a leading axis to scan over; got a "
                          "scalar. Wrap it (x[None]) or close over it instead.")
-    if length is not None:
-        length = int(length)
-        lengths.add(length)
+    shapes = [tuple(np.shape(x)) for x in x_leaves]
     if len(lengths) > 1:
-        shapes = [tuple(np.shape(x)) for x in x_leaves]
         raise ShapeError(f"scan: the leaves of xs have leading axes of different lengths "
-                         f"(shapes {shapes}{'' if length is None else f', length={length}'}). "
-                         "All must be scanned over the same number of steps.")
+                         f"(shapes {shapes}). All must be scanned over the same number of "
+                         "steps.")
+    if length is not None:
+        length = _scan_length(length)
+        if lengths and length not in lengths:
+            axis = next(iter(lengths))
+            raise ShapeError(f"scan: length={length} disagrees with the leading axis of xs, "
+                             f"{axis} (shapes {shapes}). Pass length={axis}, or leave length "
+                             "out: it defaults to that axis.")
+        lengths.add(length)
     if not lengths:
-        raise ValueError("scan: with no xs to scan over, pass length= (the number of steps).")
+        raise ArgumentError("scan: with no xs to scan over, pass length= (the number of "
+                            "steps).")
     length = lengths.pop()
     c_leaves, c_tree = tree_flatten(init)
     x_avals = [get_aval(x).update(shape=np.shape(x)[1:]) for x in x_leaves]

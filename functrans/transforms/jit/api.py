@@ -227,7 +227,7 @@ class Jitted:
             full = [args[i] if i in static_idx else next(it) for i in range(len(args))]
             return fun(*full, **kwargs, **static_kwargs)
 
-        f_flat, out_store = flatten_fun(with_static, in_tree)
+        f_flat, out_store = flatten_fun(with_static, in_tree, f"jit({self._name})")
         # the signature marks Python scalars (see _signature); their avals are weak
         sig = key[1:] if isinstance(key[0], str) else key[1]
         avals = [ShapedArray(s[0], s[1], True) if len(s) == 3 else get_aval(x)

@@ -26,6 +26,7 @@ re-entry) runs with fresh arrays (`out=None`), so concurrent calls stay correct.
 from __future__ import annotations
 
 import itertools
+import keyword
 import linecache
 import threading
 import weakref
@@ -133,6 +134,11 @@ def _writes_out(fn, extra, kwargs, eqn) -> bool:
         and not kwargs and not eqn.primitive.multiple_results
 
 
+def _is_keyword_name(name) -> bool:
+    """Whether `name=value` may be written in a call: an identifier that is not a keyword."""
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+
+
 def _call_target(eqn):
     """(function, extra positional args, keyword args) for one equation."""
     fast = fact(eqn.primitive, "fast_impl")
@@ -181,12 +187,13 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
     lines = []
     counter = itertools.count()
     for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(jaxpr.eqns, targets)):
-        if not all(k.isidentifier() for k in kwargs):
-            raise ValueError(f"jit: a param name of primitive {eqn.primitive} is not a Python "
-                             f"identifier ({sorted(kwargs)}); rename it in its row.")
         args = [atom(a) for a in eqn.invars]
         args += [g.bind("p", x) for x in extra]
-        args += [f"{k}={g.bind('p', x)}" for k, x in kwargs.items()]
+        # a param named like a keyword (`lambda`) or not a name at all is passed from a dict
+        unnamed = {k: x for k, x in kwargs.items() if not _is_keyword_name(k)}
+        args += [f"{k}={g.bind('p', x)}" for k, x in kwargs.items() if k not in unnamed]
+        if unnamed:
+            args.append(f"**{g.bind('p', unnamed)}")
         if _writes_out(fn, extra, kwargs, eqn):
             out, out_aval = eqn.outvars[0], eqn.outvars[0].aval
             reuse = None
