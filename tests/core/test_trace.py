@@ -11,8 +11,10 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.core.trace import Tracer
+from functrans import lax
 from functrans.errors import ConcretizationTypeError, TracerBoolConversionError, \
-    TracerIntegerConversionError, UnexpectedTracerError
+    TracerIntegerConversionError, TracerItemAssignmentError, UnexpectedTracerError, \
+    UnsizedTracerError
 
 X = np.array([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]])
 Y = np.array([[1.5, 0.2, -0.9], [2.2, -0.6, 0.8]])
@@ -142,6 +144,76 @@ def test_python_float_of_a_differentiated_value_refuses_to_drop_its_derivative(c
         assert "drop its derivative" in str(info.value) and "astype" in str(info.value)
 
 
+@pytest.mark.parametrize("method", ["item", "tolist"])
+def test_item_and_tolist_of_a_traced_value_say_it_is_traced_and_name_the_fix(method):
+    # once: AttributeError: 'JaxprTracer' object has no attribute 'item'
+    call = lambda x: getattr(x, method)()  # noqa: E731
+    for run, where in ((lambda f: ft.jit(f)(np.ones(3)), "jit("),
+                       (lambda f: ft.make_jaxpr(f)(np.ones(3)), "make_jaxpr"),
+                       (lambda f: ft.vmap(f)(np.ones((2, 3))), "vmap")):
+        with pytest.raises(ConcretizationTypeError) as info:
+            run(lambda x: fnp.sum(x) * call(x[0]))
+        msg = str(info.value)
+        assert f"`.{method}()` was called on a traced value f64[]" in msg and where in msg
+        assert "static_argnums" in msg and "functrans.numpy" in msg
+        assert f"call .{method}() on the result" in msg
+    # eager grad knows the value, but a Python number would drop the derivative
+    with pytest.raises(ConcretizationTypeError, match="drop its derivative") as info:
+        ft.grad(lambda x: x * call(x))(2.0)
+    assert "functrans.numpy" in str(info.value)
+    # an integer value has no derivative to drop: usable as in eager code
+    pick = lambda x: x[fnp.argmax(x).item()] * 2.0  # noqa: E731
+    np.testing.assert_array_equal(ft.grad(pick)(np.array([1.0, 3.0, 2.0])), [0.0, 2.0, 0.0])
+
+
+@pytest.mark.parametrize("assign, at", [
+    (lambda x: x.__setitem__(0, 1.0), "0"),
+    (lambda x: x.__setitem__(slice(1, 3), 1.0), "1:3"),
+    (lambda x: x.__setitem__((Ellipsis, 0), 1.0), "..., 0"),
+    (lambda x: x.__setitem__(slice(None, None, 2), 1.0), "::2"),
+])
+def test_item_assignment_on_a_traced_array_points_to_at_set(assign, at):
+    # once: TypeError: 'JaxprTracer' object does not support item assignment
+    def f(x):
+        assign(x)
+        return x
+
+    for run in (lambda g: ft.jit(g)(np.ones(4)), lambda g: ft.grad(lambda x: fnp.sum(g(x)))(
+            np.ones(4)), lambda g: ft.vmap(g)(np.ones((2, 4)))):
+        with pytest.raises(TracerItemAssignmentError) as info:
+            run(f)
+        msg = str(info.value)
+        assert f"x = x.at[{at}].set(value)" in msg and "immutable" in msg and "f64[" in msg
+        assert isinstance(info.value, TypeError)
+    # the fix
+    np.testing.assert_array_equal(ft.jit(lambda x: x.at[0].set(5.0))(np.ones(3)), [5.0, 1, 1])
+
+
+def test_a_python_while_on_a_traced_value_points_to_while_loop():
+    def doubling(x):
+        while x < 10.0:
+            x = x * 2.0
+        return x
+
+    with pytest.raises(TracerBoolConversionError) as info:
+        ft.jit(doubling)(1.0)
+    msg = str(info.value)
+    assert "`while`" in msg and "lax.while_loop(cond_fun, body_fun, init_val)" in msg
+    assert "jit(doubling)" in msg
+    # the fix
+    loop = ft.jit(lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x))
+    assert float(loop(1.0)) == 16.0
+
+
+def test_len_and_iteration_of_a_0d_traced_value_name_the_fix():
+    for f, what in ((lambda x: len(x), "len()"), (lambda x: [v for v in x], "iteration")):
+        with pytest.raises(UnsizedTracerError) as info:
+            ft.jit(f)(1.0)
+        msg = str(info.value)
+        assert msg.startswith(what) and "f64[]" in msg and "x.ndim" in msg
+        assert "fnp.atleast_1d(x)" in msg and isinstance(info.value, TypeError)
+
+
 def test_numpy_functions_on_traced_values_run_their_functrans_numpy_twin():
     closed = ft.make_jaxpr(lambda x: np.sum(np.sin(x) + np.ones(2)))(np.ones(2))
     assert [e.primitive.name for e in closed.eqns] == ["sin", "add", "reduce_sum"]
@@ -155,6 +227,8 @@ def test_numpy_conversion_of_traced_values_raises_instead_of_dropping_them():
             ft.grad(f)(1.0)
         with pytest.raises(ConcretizationTypeError, match="functrans.numpy"):
             ft.make_jaxpr(f)(1.0)
+    with pytest.raises(ConcretizationTypeError, match=r"fnp.asarray\(x\) keeps it traced"):
+        ft.jit(lambda x: np.asarray(x) + 1.0)(1.0)
 
 
 # --- leaked tracers --------------------------------------------------------------------------
