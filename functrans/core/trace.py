@@ -118,6 +118,8 @@ class Tracer:
     __array_priority__ = 1000
     # True for tracers carrying a derivative (jvp/grad): float() of them would drop it
     differentiated = False
+    # why a Python value cannot be had, for messages (vmap's tracers hold a batch of values)
+    unknown_value_note = "its value is not known until the program runs"
 
     @property
     def aval(self) -> ShapedArray:
@@ -141,8 +143,8 @@ class Tracer:
         cls = _CONVERSION_ERROR.get(what, ConcretizationTypeError)
         raise cls(
             f"{use} was called on a traced value {self.aval.str_short()} while tracing for "
-            f"`{self._trace.main.name}`: its value is not known until the program runs, so Python "
-            f"cannot branch or convert on it. {fix}")
+            f"`{self._trace.main.name}`: {self.unknown_value_note}, so Python cannot branch or "
+            f"convert on it. {fix}")
 
     def __bool__(self):
         return bool(self._concretize("bool"))
@@ -184,6 +186,18 @@ class Tracer:
 
     def __index__(self):
         return int(self._concretize("index"))
+
+    def __format__(self, spec):
+        if not spec:
+            return str(self)
+        val = self.concrete_value()  # eager grad knows it: printing it drops nothing
+        if val is not None:
+            return format(val, spec)
+        raise ConcretizationTypeError(
+            f"format spec {spec!r} applied to a traced value {self.aval.str_short()} while "
+            f"tracing for `{self._trace.main.name}`: {self.unknown_value_note}, so it has no "
+            f"digits to format. Print it without a spec (f\"{{x}}\" shows its shape and dtype), "
+            "or return it from the function and format the result.")
 
     def __setitem__(self, idx, value):
         at = _index_text(idx)

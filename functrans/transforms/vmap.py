@@ -23,6 +23,8 @@ from functrans.tree_util import broadcast_prefix, keystr, tree_flatten, tree_fla
 
 class BatchTracer(Tracer):
     __slots__ = ("val", "bdim")
+    unknown_value_note = ("under vmap it stands for one value per element of the mapped axis, "
+                          "not a single value")
 
     def __init__(self, trace, val, bdim):
         self._trace = trace

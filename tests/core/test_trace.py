@@ -205,6 +205,23 @@ def test_a_python_while_on_a_traced_value_points_to_while_loop():
     assert float(loop(1.0)) == 16.0
 
 
+def test_formatting_a_traced_value_with_a_spec_names_the_fix():
+    # once: TypeError: unsupported format string passed to JaxprTracer.__format__
+    with pytest.raises(ConcretizationTypeError) as info:
+        ft.jit(lambda x: f"{x:.3f}" and x)(1.5)
+    msg = str(info.value)
+    assert "'.3f'" in msg and "f64[]" in msg and "without a spec" in msg
+    assert ft.jit(lambda x: f"{x}" and x)(1.5) == 1.5  # no spec: the tracer's text
+    printed = []
+    ft.grad(lambda x: printed.append(f"{x:.2f}") or x * x)(1.5)  # eager grad knows the value
+    assert printed == ["1.50"]
+
+
+def test_vmap_says_a_batched_value_is_many_values():
+    with pytest.raises(TracerBoolConversionError, match="one value per element of the mapped"):
+        ft.vmap(relu_if)(np.ones(3))
+
+
 def test_len_and_iteration_of_a_0d_traced_value_name_the_fix():
     for f, what in ((lambda x: len(x), "len()"), (lambda x: [v for v in x], "iteration")):
         with pytest.raises(UnsizedTracerError) as info:
