@@ -161,12 +161,13 @@ class Tracer:
         return complex(self._concretize("complex"))
 
     def item(self, *args):
-        """Refused while the value is traced (its value is not known); see the message."""
+        """The Python value where the transform knows it and no derivative is lost (an integer
+        under eager grad); otherwise an error naming the fix."""
         self._refuse_dropping_derivative("item")
         return np.asarray(self._concretize("item")).item(*args)
 
     def tolist(self):
-        """Refused while the value is traced (its value is not known); see the message."""
+        """As nested Python lists, where `item()` would give a value; else the same error."""
         self._refuse_dropping_derivative("tolist")
         return np.asarray(self._concretize("tolist")).tolist()
 
