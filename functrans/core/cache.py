@@ -116,7 +116,8 @@ class LRUCache:
             return list(self._data.values())
 
     def __len__(self) -> int:
-        return len(self._data)
+        with self._lock:
+            return len(self._data)
 
     def __contains__(self, key) -> bool:
         with self._lock:
