@@ -4,13 +4,16 @@
     python benchmarks/bench_jit_memory.py --calls 1  # each shape called once
     python benchmarks/bench_jit_memory.py --shapes 500
 
-Three figures per phase: RSS (from /proc/self/statm, Linux), the bytes of live Python and
-numpy allocations (tracemalloc, in a second run of the same loop, since tracing slows it), and
-the bytes accounted in jit workspaces (`functrans.transforms.jit.workspace_bytes()`).
+Figures per phase: RSS (from /proc/self/statm, Linux, read before any forced garbage
+collection), the bytes accounted in jit workspaces
+(`functrans.transforms.jit.workspace_bytes()`), and live data: the bytes of live Python and
+numpy heap allocations (tracemalloc, in a second run of the same loop, since tracing slows it)
+plus the workspaces (mapped outside the heap, so tracemalloc does not see them).
 
 Phases: a jitted function called on `--shapes` distinct sizes (16K to 144K float64
 elements: intermediates of 128 KiB to 1.1 MiB, all workspace candidates), then after
-`clear_cache()`, then one call on a 76 MB input, then after dropping that function.
+`clear_cache()`, then one call on a 76 MB input, a second call, and after dropping that
+function.
 """
 
 from __future__ import annotations
@@ -56,9 +59,11 @@ def run(n_shapes: int, calls: int, measure_live: bool) -> list[tuple[str, float,
     rows = []
 
     def record(label):
+        rss = rss_bytes()               # as the program sees it: no collection forced
         gc.collect()
-        live = tracemalloc.get_traced_memory()[0] if measure_live else float("nan")
-        rows.append((label, rss_bytes() / MB, live / MB, workspace_bytes() / MB))
+        ws = max(workspace_bytes(), 0)
+        live = tracemalloc.get_traced_memory()[0] + ws if measure_live else float("nan")
+        rows.append((label, rss / MB, live / MB, workspace_bytes() / MB))
 
     record("start")
     f = ft.jit(program)
@@ -74,8 +79,12 @@ def run(n_shapes: int, calls: int, measure_live: bool) -> list[tuple[str, float,
     g = ft.jit(program)
     big = np.linspace(0.0, 1.0, 76_000_000 // 8)      # 76 MB
     g(big)
+    record("one call on a 76 MB input")
+    g(big)
+    record("a second call on it")
     del big
-    record("one call on a 76 MB input (input dropped)")
+    g.clear_cache()
+    record("clear_cache(), input dropped")
     del g
     record("after dropping that function")
     return rows

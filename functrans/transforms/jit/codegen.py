@@ -17,10 +17,16 @@ of allocating: the same result bits, less memory traffic.
 For a program that runs again and again (a jit cache entry, a loop body), large intermediates
 (WORKSPACE_MIN_BYTES and up) are written into a workspace: buffers the program allocates once
 and reuses on every call, instead of fresh arrays that the allocator maps and the kernel
-zero-fills anew each time (a third of the time of a Laplacian at 1,024 points). Only a value that no output can alias gets one: it is not an output, and every
-consumer is a ufunc or a primitive whose row says `fresh_result`. Slots are shared by values
-whose lifetimes do not overlap. A call that finds the workspace in use (another thread, or
-re-entry) runs with fresh arrays (`out=None`), so concurrent calls stay correct.
+zero-fills anew each time (a third of the time of a Laplacian at 1,024 points). Only a value
+that no output can alias gets one: it is not an output, and every consumer is a ufunc or a
+primitive whose row says `fresh_result`. Slots are shared by values whose lifetimes do not
+overlap. A call that finds the workspace in use (another thread, or re-entry) runs with fresh
+arrays (`out=None`), so concurrent calls stay correct.
+
+Memory: a workspace is allocated on its program's second call (a program run once, say for
+each of many shapes, holds nothing), only while all workspaces together stay within a byte
+budget (`set_workspace_limit`, default 256 MiB), straight from the operating system (so
+freeing returns it), and freed when jit drops the program from its cache.
 """
 
 from __future__ import annotations
