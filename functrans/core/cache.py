@@ -74,6 +74,11 @@ class LRUCache:
             self._data.move_to_end(key)
             return value
 
+    def peek(self, key, default=None):
+        """The value of `key`, or `default`, without marking it used or counting: one dict
+        read, atomic without the lock, for memo tables on the eager hot path."""
+        return self._data.get(key, default)
+
     def put(self, key, value):
         """Store `value` under `key` unless a value is already there; return the stored one."""
         with self._lock:

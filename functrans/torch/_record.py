@@ -58,7 +58,7 @@ class Op:
         return f"Op({self.name})"
 
 
-_PRIM_OPS: dict = {}
+_PRIM_OPS: dict = {}  # one Op per (primitive, name): bounded by the table, never evicted
 
 
 def prim_op(prim, name=None) -> Op:
@@ -68,7 +68,8 @@ def prim_op(prim, name=None) -> Op:
     if op is None:
         nm = name or prim.torch_name or f"{''.join(w.title() for w in prim.name.split('_'))}" \
             "Backward0"
-        op = _PRIM_OPS[key] = Op(nm, prim.impl, prim.bind, prim.multiple_results)
+        # setdefault: threads racing here share one Op (it keys the backward programs)
+        op = _PRIM_OPS.setdefault(key, Op(nm, prim.impl, prim.bind, prim.multiple_results))
     return op
 
 
