@@ -195,7 +195,8 @@ class _Workspace:
                 _workspace_total[0] -= self.nbytes
 
     def __del__(self):
-        self.free()
+        if self.buffers is not None:
+            self.free()
 
 
 def _writes_out(fn, extra, kwargs, eqn) -> bool:
