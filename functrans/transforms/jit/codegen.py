@@ -127,7 +127,12 @@ def set_workspace_limit(nbytes: int) -> int:
 
 
 def workspace_bytes() -> int:
-    """The bytes all jit workspaces hold now (at most the bound of `set_workspace_limit`)."""
+    """The bytes all jit workspaces hold now (at most the bound of `set_workspace_limit`).
+
+    >>> from functrans.transforms.jit import workspace_bytes
+    >>> workspace_bytes() >= 0
+    True
+    """
     return _workspace_total[0]
 
 
