@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import _seq, node_class
 from functrans.torch._programs import get_program
