@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from functrans.core.avals import get_aval, weak_scalar_type
+from functrans.core.cache import LRUCache
 from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from functrans.core.trace import Trace, Tracer, new_main
 
@@ -67,8 +68,7 @@ class JaxprBuilder:
         return ClosedJaxpr(jaxpr, self.constvals)
 
 
-_abstract_cache: dict = {}
-_ABSTRACT_CACHE_SIZE = 4096
+_abstract_cache = LRUCache(4096, name="abstract eval")
 
 
 def abstract_eval(prim, avals, params):
@@ -84,10 +84,7 @@ def abstract_eval(prim, avals, params):
     except TypeError:  # an unhashable param (an index array): no caching
         return prim.abstract_eval(*avals, **params)
     if out is None:
-        out = prim.abstract_eval(*avals, **params)
-        if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
-            _abstract_cache.clear()
-        _abstract_cache[key] = out
+        out = _abstract_cache.put(key, prim.abstract_eval(*avals, **params))
     return out
 
 

@@ -18,6 +18,7 @@ import builtins
 import numpy as np
 
 from functrans.core.avals import weak_scalar_type
+from functrans.core.cache import LRUCache
 from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
@@ -50,7 +51,7 @@ _BOOL = np.dtype(bool)
 
 # --- numpy's dtype resolution ----------------------------------------------------------------
 
-_RESOLVED: dict = {}
+_RESOLVED = LRUCache(4096, name="ufunc dtype resolution")
 
 
 def _dtype_key(a):
@@ -69,7 +70,7 @@ def _dtype_key(a):
 def _resolve(ufunc, args):
     """The operand dtypes (then the output dtype) numpy's `ufunc` would use for `args`."""
     key = (ufunc, *map(_dtype_key, args))
-    dtypes = _RESOLVED.get(key)
+    dtypes = _RESOLVED.peek(key)
     if dtypes is None:
         operands = key[1:]
         if not any(isinstance(k, np.dtype) for k in operands):  # weak only: numpy's defaults
@@ -83,7 +84,7 @@ def _resolve(ufunc, args):
             fix = "x.astype(float)" if takes_floats else "x.astype(int) or x.astype(bool)"
             raise DTypeError(f"{ufunc.__name__}: not defined for operands of dtype {names} "
                              f"(numpy: {e}). Convert the operands first, e.g. {fix}.") from None
-        _RESOLVED[key] = dtypes
+        _RESOLVED.put(key, dtypes)
     return dtypes
 
 

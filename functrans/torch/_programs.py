@@ -14,6 +14,7 @@ through `eval_jaxpr` on recording tensors (`create_graph=True`).
 from __future__ import annotations
 
 from functrans.core.avals import ShapedArray
+from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import Jaxpr, Literal, Var
 from functrans.core.staging import trace_to_jaxpr
@@ -59,24 +60,36 @@ class MissingDerivative:
         self.out_avals = out_avals
 
 
-_CACHE: dict = {}
+PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
 
 
-def get_program(op, params, pkey, vals, needs, out_avals):
-    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`.
-    `pkey` stands for the params in the cache key; None means params that cannot be a key
-    (the program is built and not kept)."""
-    key = (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
-    prog = _CACHE.get(key)
+def program_key(op, pkey, vals, needs) -> tuple:
+    """The key of the backward program of `op` on arrays `vals` (their shapes and dtypes)."""
+    if len(vals) == 1:
+        v = vals[0]
+        return (op, pkey, ((v.shape, v.dtype),), needs)
+    if len(vals) == 2:
+        v, w = vals
+        return (op, pkey, ((v.shape, v.dtype), (w.shape, w.dtype)), needs)
+    return (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
+
+
+def get_program(op, params, pkey, vals, needs, outs):
+    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`;
+    `outs` are the op's results. `pkey` stands for the params in the cache key; None means
+    params that cannot be a key (the program is built and not kept)."""
+    key = program_key(op, pkey, vals, needs)
+    prog = PROGRAMS.get(key)
     if prog is None:
         in_avals = [ShapedArray(v.shape, v.dtype) for v in vals]
+        out_avals = [ShapedArray(o.shape, o.dtype) for o in outs]
         diff = tuple(i for i, n in enumerate(needs) if n)
         try:
             prog = build_program(op, params, in_avals, diff, out_avals)
         except FunctransError as e:
             prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
         if pkey is not None:
-            _CACHE[key] = prog
+            prog = PROGRAMS.put(key, prog)
     return prog
 
 

@@ -29,13 +29,11 @@ M = "../transforms/checkpoint"
 
 def _cached(closed, key, build):
     """A derived program cached on `closed`, unless it closes over tracers (then rebuilt)."""
-    hit = closed._cache.get(key)
+    hit = closed.derived.get(key)
     if hit is not None:
         return hit
     val = build()
-    if not any_tracer(val[1]):
-        closed._cache[key] = val
-    return val
+    return closed.derived.put(key, val) if not any_tracer(val[1]) else val
 
 
 def _checkpoint_impl(*args, jaxpr, prevent_cse):

@@ -152,13 +152,13 @@ def run(closed: ClosedJaxpr, *args, workspace: bool = False) -> list:
 
 
 def _compiled(closed: ClosedJaxpr, workspace: bool):
-    if closed._cache.get("functrans.control_flow.uncompilable"):
+    if closed.derived.get("functrans.control_flow.uncompilable"):
         return None
     try:
         from functrans.transforms.jit.codegen import compile_program
         return compile_program(closed, workspace=workspace)
     except Exception:  # the code generator is an optimisation; eval_jaxpr is always correct
-        closed._cache["functrans.control_flow.uncompilable"] = True
+        closed.derived.put("functrans.control_flow.uncompilable", True)
         return None
 
 

@@ -17,10 +17,16 @@ of allocating: the same result bits, less memory traffic.
 For a program that runs again and again (a jit cache entry, a loop body), large intermediates
 (WORKSPACE_MIN_BYTES and up) are written into a workspace: buffers the program allocates once
 and reuses on every call, instead of fresh arrays that the allocator maps and the kernel
-zero-fills anew each time (a third of the time of a Laplacian at 1,024 points). Only a value that no output can alias gets one: it is not an output, and every
-consumer is a ufunc or a primitive whose row says `fresh_result`. Slots are shared by values
-whose lifetimes do not overlap. A call that finds the workspace in use (another thread, or
-re-entry) runs with fresh arrays (`out=None`), so concurrent calls stay correct.
+zero-fills anew each time (a third of the time of a Laplacian at 1,024 points). Only a value
+that no output can alias gets one: it is not an output, and every consumer is a ufunc or a
+primitive whose row says `fresh_result`. Slots are shared by values whose lifetimes do not
+overlap. A call that finds the workspace in use (another thread, or re-entry) runs with fresh
+arrays (`out=None`), so concurrent calls stay correct.
+
+Memory: a workspace is allocated on its program's second call (a program run once, say for
+each of many shapes, holds nothing), only while all workspaces together stay within a byte
+budget (`set_workspace_limit`, default 256 MiB), straight from the operating system (so
+freeing returns it), and freed when jit drops the program from its cache.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from __future__ import annotations
 import itertools
 import keyword
 import linecache
+import mmap
+import os
 import threading
 import weakref
 
@@ -46,15 +54,21 @@ WORKSPACE_MIN_BYTES = 1 << 16  # from about here, fresh arrays come from mmap an
 class CompiledProgram:
     """A compiled program: call it with the program's inputs, get the list of its outputs."""
 
-    __slots__ = ("fn", "source", "n_in", "__weakref__")
+    __slots__ = ("fn", "source", "n_in", "workspace", "__weakref__")
 
-    def __init__(self, fn, source: str, n_in: int):
+    def __init__(self, fn, source: str, n_in: int, workspace=None):
         self.fn = fn
         self.source = source
         self.n_in = n_in
+        self.workspace = workspace      # its reusable buffers, if any
 
     def __call__(self, *args):
         return self.fn(*args)
+
+    def release_workspace(self) -> None:
+        """Free the workspace buffers now (a later call allocates them again if needed)."""
+        if self.workspace is not None:
+            self.workspace.free()
 
 
 class _Globals:
@@ -77,23 +91,72 @@ class _Globals:
         return name
 
 
-WORKSPACE_LIMIT_BYTES = 1 << 30  # all programs' workspaces together; past it, programs allocate
+def _limit_from_environment() -> int:
+    text = os.environ.get("FUNCTRANS_JIT_WORKSPACE_BYTES", "")
+    try:
+        return int(text) if text else 256 << 20
+    except ValueError:
+        raise ValueError(f"FUNCTRANS_JIT_WORKSPACE_BYTES={text!r} is not an integer; give the "
+                         "jit workspace budget in bytes (0 turns workspaces off).") from None
+
+
+# all workspaces together hold at most this many bytes (default 256 MiB); past it, programs
+# allocate fresh arrays as eager code does
+WORKSPACE_LIMIT_BYTES = _limit_from_environment()
 _workspace_total = [0]
 _workspace_lock = threading.Lock()
 
 
-def _return_budget(nbytes: int) -> None:
+def set_workspace_limit(nbytes: int) -> int:
+    """Bound the bytes all jit workspaces hold together (the reusable buffers of programs
+    called again and again; see docs/transforms/jit.md); return the previous bound. 0 turns
+    workspaces off. The default, 256 MiB, can also be set before import with the environment
+    variable FUNCTRANS_JIT_WORKSPACE_BYTES. Workspaces already allocated keep their buffers
+    until their program is dropped from its cache (`clear_cache()`, `clear_caches()`).
+
+    >>> from functrans.transforms.jit import set_workspace_limit
+    >>> old = set_workspace_limit(64 << 20)
+    >>> _ = set_workspace_limit(old)
+    """
+    global WORKSPACE_LIMIT_BYTES
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int | np.integer) or nbytes < 0:
+        raise ValueError(f"set_workspace_limit: nbytes must be a non-negative integer number "
+                         f"of bytes, got {nbytes!r}.")
     with _workspace_lock:
-        _workspace_total[0] -= nbytes
+        old, WORKSPACE_LIMIT_BYTES = WORKSPACE_LIMIT_BYTES, int(nbytes)
+    return old
+
+
+def workspace_bytes() -> int:
+    """The bytes all jit workspaces hold now (at most the bound of `set_workspace_limit`).
+
+    >>> from functrans.transforms.jit import workspace_bytes
+    >>> workspace_bytes() >= 0
+    True
+    """
+    return _workspace_total[0]
+
+
+def _new_buffer(shape, dtype):
+    """An uninitialised buffer. With numpy, mapped straight from the operating system, so
+    freeing it unmaps it: memory the allocator would keep in its heap after a workspace is
+    released (fragmented between long-lived objects) goes back at once."""
+    if get_backend() is not np:
+        return xp.empty(shape, dtype)
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape))
+    return np.frombuffer(mmap.mmap(-1, size * dtype.itemsize), dtype, size).reshape(shape)
 
 
 class _Workspace:
     """The reusable buffers of one program, held by one call at a time. They are allocated on
-    the first call, while all workspaces together stay under WORKSPACE_LIMIT_BYTES (a jit
-    cache full of large programs then falls back to fresh arrays), and freed with the program.
+    the second call (a program run once gains nothing from them), while all workspaces
+    together stay within WORKSPACE_LIMIT_BYTES (a cache full of large programs then falls back
+    to fresh arrays), and freed by `free()` (jit calls it when it drops the program from its
+    cache) or with the program.
     """
 
-    __slots__ = ("specs", "nbytes", "buffers", "nones", "lock", "__weakref__")
+    __slots__ = ("specs", "nbytes", "buffers", "nones", "lock", "calls", "__weakref__")
 
     def __init__(self, specs):
         self.specs = specs
@@ -102,29 +165,44 @@ class _Workspace:
         self.buffers = None
         self.nones = (None,) * len(specs)
         self.lock = threading.Lock()
+        self.calls = 0
 
     def acquire(self):
-        if self.buffers is None and not self._allocate():
-            return self.nones
+        """The buffers for this call, or Nones (the call allocates, as eager code does) when
+        another call holds them (another thread, or re-entry) or there is no room."""
         if not self.lock.acquire(blocking=False):
-            return self.nones                      # in use: this call allocates
-        return self.buffers
+            return self.nones
+        buffers = self.buffers
+        if buffers is None:
+            self.calls += 1
+            buffers = self._allocate() if self.calls > 1 else None
+            if buffers is None:
+                self.lock.release()
+                return self.nones
+        return buffers
 
-    def _allocate(self) -> bool:
-        nbytes = self.nbytes
+    def _allocate(self):
         with _workspace_lock:
-            if self.buffers is not None:
-                return True
-            if _workspace_total[0] + nbytes > WORKSPACE_LIMIT_BYTES:
-                return False
-            _workspace_total[0] += nbytes
-            self.buffers = tuple(xp.empty(shape, dtype) for shape, dtype in self.specs)
-        weakref.finalize(self, _return_budget, nbytes)
-        return True
+            if _workspace_total[0] + self.nbytes > WORKSPACE_LIMIT_BYTES:
+                return None
+            self.buffers = tuple(_new_buffer(shape, dtype) for shape, dtype in self.specs)
+            _workspace_total[0] += self.nbytes
+            return self.buffers
 
     def release(self, held):
         if held is not self.nones:
             self.lock.release()
+
+    def free(self) -> None:
+        """Give the buffers back (a call holding them keeps them until it returns)."""
+        with _workspace_lock:
+            if self.buffers is not None:
+                self.buffers = None
+                _workspace_total[0] -= self.nbytes
+
+    def __del__(self):
+        if self.buffers is not None:
+            self.free()
 
 
 def _writes_out(fn, extra, kwargs, eqn) -> bool:
@@ -150,8 +228,9 @@ def _call_target(eqn):
 
 
 def generate_source(closed: ClosedJaxpr, workspace: bool = False):
-    """(source text, globals dict) of the function computing `closed`; with `workspace`, large
-    intermediates go to buffers reused across calls (for programs called again and again)."""
+    """(source text, globals dict, workspace or None) of the function computing `closed`; with
+    `workspace`, large intermediates go to buffers reused across calls (for programs called
+    again and again)."""
     jaxpr = closed.jaxpr
     g = _Globals()
     names: dict = {}
@@ -249,7 +328,7 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
     header = f"def program({', '.join(names[v] for v in jaxpr.invars)}):"
     if not specs:
         lines = [header, *lines, f"    return [{', '.join(outs)}]"]
-        return "\n".join(lines) + "\n", g.ns
+        return "\n".join(lines) + "\n", g.ns, None
     ws = _Workspace(specs)
     slots = ", ".join(f"w{k}" for k in range(len(specs)))
     lines = [header,
@@ -259,21 +338,24 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
              f"        return [{', '.join(outs)}]",
              "    finally:",
              f"        {g.bind('f', ws.release)}(held)"]
-    return "\n".join(lines) + "\n", g.ns
+    return "\n".join(lines) + "\n", g.ns, ws
 
 
 def compile_program(closed: ClosedJaxpr, *, workspace: bool = False) -> CompiledProgram:
     """The compiled function of `closed`, built once per program object, backend and
     `workspace` (see the module docstring: worth it for programs called many times, such as
     jit's cached entries and loop bodies; a one-shot program would only hold the memory)."""
-    key = ("compiled", id(get_backend()), workspace)
-    compiled = closed._cache.get(key)
-    if compiled is None:
-        source, ns = generate_source(closed, workspace)
-        filename = f"<functrans jit program {next(_program_ids)}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), ns)
-        compiled = CompiledProgram(ns["program"], source, len(closed.jaxpr.invars))
-        weakref.finalize(compiled, linecache.cache.pop, filename, None)
-        closed._cache[key] = compiled
+    return closed.derived.get_or_build(("compiled", id(get_backend()), workspace),
+                                       lambda: _compile(closed, workspace))
+
+
+def _compile(closed: ClosedJaxpr, workspace: bool) -> CompiledProgram:
+    source, ns, ws = generate_source(closed, workspace)
+    filename = f"<functrans jit program {next(_program_ids)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), ns)
+    # the function's globals must not hold the function: that cycle would keep the program,
+    # and its workspace, alive until the garbage collector's next full pass
+    compiled = CompiledProgram(ns.pop("program"), source, len(closed.jaxpr.invars), ws)
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)
     return compiled

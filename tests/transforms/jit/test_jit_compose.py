@@ -202,7 +202,7 @@ def _programs_in(closed, seen):
         for p in e.params.values():
             if isinstance(p, ClosedJaxpr):
                 _programs_in(p, seen)
-    for val in closed._cache.values():
+    for val in closed.derived.values():
         for attr in ("primal", "tangent", "program"):
             sub = getattr(val, attr, None)
             if isinstance(sub, ClosedJaxpr):
