@@ -101,7 +101,8 @@ UNARY = [
     Op("fnp.square({0})", lambda m, x: m.square(x)),
     Op("(-{0})", lambda m, x: -x),
     Op("(-(-{0}))", lambda m, x: -(-x)),
-    Op("fnp.astype({0}, fnp.float64)", lambda m, x: m.astype(x, np.float64)),
+    Op("fnp.astype({0}, fnp.float64)", lambda m, x: m.astype(x, np.float64),
+       lambda x: hasattr(x, "astype")),  # an array, not a Python float (as numpy's astype)
     Op("({0} ** 2.0)", lambda m, x: x ** 2.0),
     Op("({0} ** 2)", lambda m, x: x ** 2),
     Op("({0} ** 3)", lambda m, x: x ** 3),
