@@ -543,3 +543,21 @@ def test_second_order_matches_finite_differences(case):
             assert not np.any(np.abs(want) > 1e-6), f"second grad for a{i} None, expected {want}"
         else:
             _close_fd(got, want, f"second grad for a{i}")
+
+
+# --- fixed examples the properties found ----------------------------------------------------------
+
+def test_sign_and_abs_follow_pytorch_at_nan_and_negative_zero():
+    """PyTorch's sign is (0 < x) - (x < 0), so sign(nan) == 0 and abs's gradient at nan is 0
+    (numpy's sign gives nan); abs(-0.0) is +0.0. Values recorded from PyTorch 2.13."""
+    x = ft_torch.tensor([float("nan"), -0.0, 2.0, -3.0], dtype=ft_torch.float64,
+                        requires_grad=True)
+    assert ft_torch.sign(x).tolist() == [0.0, 0.0, 1.0, -1.0]
+    assert x.sign().tolist() == [0.0, 0.0, 1.0, -1.0]
+    a = ft_torch.abs(x)
+    assert [np.copysign(1.0, v) for v in a.tolist()[1:]] == [1.0, 1.0, 1.0]
+    (g,) = ft_torch.autograd.grad(a.sum(), [x], create_graph=True)
+    assert g.tolist() == [0.0, 0.0, 1.0, -1.0] and g.requires_grad
+    y = ft_torch.tensor([-1.0, 0.5], dtype=ft_torch.float64, requires_grad=True)
+    ft_torch.abs(ft_torch.log(y)).sum().backward()   # log(-1) is nan: no gradient flows
+    assert y.grad.tolist() == [0.0, -2.0]
