@@ -270,7 +270,8 @@ def _expr(draw, args, consts, depth, leaf_ok=True):
     if depth == 0 or (leaf_ok and draw(st.integers(0, 4)) == 0):
         return _leaf(draw, args, consts)
     x = _expr(draw, args, consts, depth - 1)
-    kind = draw(st.sampled_from(["unary", "unary", "binary", "scalar", "reduce", "index"]))
+    kind = draw(st.sampled_from(["unary", "unary", "binary", "scalar", "scalar", "reduce",
+                                 "index"]))
     node = None
     if kind == "unary":
         op = draw(st.sampled_from(UNARY))
