@@ -134,8 +134,7 @@ absolute = abs
 
 @composite("ReluBackward0")
 def _relu(x):
-    # PyTorch zeroes where x <= 0, so relu(nan) is nan and its gradient there passes through
-    return E.select(E.le(x, np.zeros((), x.dtype)), np.zeros((), x.dtype), x)
+    return E.select(E.gt(x, np.zeros((), x.dtype)), x, np.zeros((), x.dtype))
 
 
 def relu(x):
