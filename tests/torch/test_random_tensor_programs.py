@@ -417,7 +417,7 @@ def shown(scenario, **kw):
 
 # --- with PyTorch: the same observations ---------------------------------------------------------
 
-def _assert_same_as_pytorch(run, prog):
+def _assert_same_as_pytorch(run):
     """The shim observes what PyTorch observes. Each kind of difference fails on its own line,
     so that hypothesis reports (and shrinks) each kind as a distinct bug."""
     want = observe(live_torch, run)
@@ -437,14 +437,14 @@ def _assert_same_as_pytorch(run, prog):
 @settings(max_examples=300, **PROPERTY)
 @given(shown("backward", smooth=False))
 def test_backward_with_hooks_and_retain_grad_matches_pytorch(case):
-    _assert_same_as_pytorch(case.prog.run_backward, case.prog)
+    _assert_same_as_pytorch(case.prog.run_backward)
 
 
 @needs_torch
 @settings(max_examples=500, **PROPERTY)
 @given(shown("autograd.grad", smooth=False))
 def test_autograd_grad_second_order_with_non_leaf_inputs_matches_pytorch(case):
-    _assert_same_as_pytorch(case.prog.run_autograd_grad, case.prog)
+    _assert_same_as_pytorch(case.prog.run_autograd_grad)
 
 
 # --- without PyTorch: float64 central differences of the numpy replay --------------------------
