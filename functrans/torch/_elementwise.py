@@ -90,7 +90,22 @@ acosh, atanh, exp2 = globals()["acosh"], globals()["atanh"], globals()["exp2"]
 expm1, log2, log10 = globals()["expm1"], globals()["log2"], globals()["log10"]
 log1p, rsqrt, erf = globals()["log1p"], globals()["rsqrt"], globals()["erf"]
 floor, ceil, trunc = globals()["floor"], globals()["ceil"], globals()["trunc"]
-sign = globals()["sign"]
+_sign_of_any = globals()["sign"]
+
+
+def _sign_value(x):
+    # PyTorch's sign is (0 < x) - (x < 0): 0 at nan, where numpy's (and JAX's) is nan
+    return E.select(E.ne(x, x), np.zeros((), x.dtype), E.sign(x))
+
+
+_sign = composite("SignBackward0")(_sign_value)
+
+
+def sign(input):
+    """torch.sign: -1, 0 or 1 as PyTorch gives them (0 at nan); its derivative is zero."""
+    if type(input) is Tensor and input._value.dtype.kind == "f":
+        return unary(_sign, input)
+    return _sign_of_any(input)
 
 
 def round(x, decimals=0):
@@ -102,8 +117,9 @@ def round(x, decimals=0):
 
 @composite("AbsBackward0")
 def _abs(x):
-    # |x| = x * sign(x), sign with a zero derivative: d|x| = sign(x), 0 at 0 (PyTorch's choice)
-    return E.mul(x, E.sign(x))
+    # |x| = x * sign(x), sign with a zero derivative: d|x| = sign(x), 0 at 0 and at nan
+    # (PyTorch's choice); + 0 turns x * sign(x) = -0.0 at x = -0.0 into PyTorch's 0.0
+    return E.add(E.mul(x, _sign_value(x)), np.zeros((), x.dtype))
 
 
 def abs(x):
