@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+from functrans.core.ownership import unaliased_tree
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, split_static
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import current_level
@@ -122,7 +123,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     @functools.wraps(fun)
     def remat_fun(*args, **kwargs):
         if current_level() == 0:  # no transform active: nothing to save or recompute
-            return fun(*args, **kwargs)
+            return unaliased_tree(fun(*args, **kwargs), (args, kwargs))
         dyn, merge, _ = split_static(args, static_argnums, "checkpoint")
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
         avals = weak_avals(leaves, "checkpoint")  # Python scalars stay weak, as in eager mode

@@ -32,6 +32,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.eval import eval_jaxpr
+from functrans.core.ownership import unaliased_tree
 from functrans.core.pytree_fun import as_value
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import Zero, is_undefined
@@ -361,7 +362,7 @@ class custom_jvp:
         leaves, in_tree = tree_flatten(tuple(diff))
         leaves = [as_value(x, name) for x in leaves]
         if current_level() == 0:  # no transform active: nothing to differentiate
-            return self.fun(*args)
+            return unaliased_tree(self.fun(*args), args)
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
         jvp_flat = _flat_jvp_rule(self.jvp, nondiff, in_tree, out_tree, prog.out_avals, name,
                                   self.symbolic_zeros)
@@ -656,7 +657,7 @@ class custom_vjp:
         leaves, in_tree = tree_flatten(tuple(diff))
         leaves = [as_value(x, name) for x in leaves]
         if current_level() == 0:  # no transform active: nothing to differentiate
-            return self.fun(*args)
+            return unaliased_tree(self.fun(*args), args)
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
         fwd_flat, bwd_flat = _flat_vjp_rules(self.fwd, self.bwd, nondiff, rebuild, in_tree,
                                              out_tree, prog.out_avals,

@@ -21,6 +21,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval
 from functrans.core.eval import eval_jaxpr
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Tracer
@@ -51,9 +52,9 @@ class WhileLoopReverseModeError(FunctransError, TypeError):
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = split_list(args, [cond_nconsts, body_nconsts,
                                       len(args) - cond_nconsts - body_nconsts])
-    while run(cond_jaxpr, *cc, *carry, workspace=True)[0]:
-        carry = run(body_jaxpr, *bc, *carry, workspace=True)
-    return list(carry)
+    while run(cond_jaxpr, *cc, *carry, loop_body=True)[0]:
+        carry = run(body_jaxpr, *bc, *carry, loop_body=True)
+    return unaliased(carry, args)  # a carry the body passed through is still an operand
 
 
 def _while_abstract(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

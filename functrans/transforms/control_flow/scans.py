@@ -19,6 +19,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import ShapeError
@@ -45,11 +46,11 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     ys = [xp.empty((length, *a.shape), a.dtype) for a in y_avals]
     for step in range(length):
         i = length - 1 - step if reverse else step
-        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], workspace=True)
+        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], loop_body=True)
         carry = outs[:num_carry]
         for buf, y in zip(ys, outs[num_carry:]):
             buf[i] = y
-    return [*carry, *ys]
+    return [*unaliased(carry, args), *ys]  # a carry the body passed through is an operand
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
