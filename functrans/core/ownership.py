@@ -33,13 +33,14 @@ def _allocation(a):
 
 
 def may_share(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two numpy arrays may share memory: two views of different allocations never
-    do (a test of their `base`s), anything else goes to numpy's bounds test."""
+    """Whether two numpy arrays may share memory: views of different allocations never do
+    (a test of their `base`s); views of one allocation, and arrays whose allocation numpy
+    does not name plainly, go to numpy's bounds test."""
     if a is b:
         return True
     oa, ob = _allocation(a), _allocation(b)
-    if oa is not None and ob is not None:
-        return oa is ob
+    if oa is not None and ob is not None and oa is not ob:
+        return False
     return np.may_share_memory(a, b)
 
 
@@ -58,9 +59,10 @@ def owned(x, *others):
 def unaliased(values: Sequence, sources: Sequence = ()) -> list:
     """`values` (the flat results a transform returns) with every numpy array that may share
     memory with a numpy array of `sources` (its arguments, its constants) or with an earlier
-    entry of `values`, or that cannot be written into, replaced by a copy. Linear in the number of arrays: allocations are
-    compared by identity, and only arrays whose allocation numpy does not name plainly (a
-    subclass, a foreign buffer) go through numpy's bounds test.
+    entry of `values`, or that cannot be written into, replaced by a copy. Arrays are grouped
+    by the allocation they view, so a fresh result costs a dictionary lookup; numpy's bounds
+    test runs only between views of one allocation, and for arrays whose allocation numpy
+    does not name plainly (a subclass, a foreign buffer).
 
     >>> import numpy as np
     >>> x = np.ones(3)
@@ -68,31 +70,31 @@ def unaliased(values: Sequence, sources: Sequence = ()) -> list:
     >>> [np.shares_memory(o, x) for o in out]
     [False, False, False]
     """
-    allocations: dict = {}  # id -> allocation of a source or an earlier result
+    allocations: dict = {}  # id of an allocation -> the arrays seen in it
     others: list = []       # arrays whose allocation is not known
+
+    def add(a, alloc):
+        if alloc is None:
+            others.append(a)
+        else:
+            allocations.setdefault(id(alloc), []).append(a)
+
     for s in sources:
         if isinstance(s, _ndarray):
-            alloc = _allocation(s)
-            if alloc is None:
-                others.append(s)
-            else:
-                allocations[id(alloc)] = alloc
+            add(s, _allocation(s))
     out = list(values)
     for i, v in enumerate(out):
         if not isinstance(v, _ndarray):
             continue
         alloc = _allocation(v)
         if alloc is None:
-            shared = any(np.may_share_memory(v, s) for s in (*allocations.values(), *others))
-        else:
-            shared = id(alloc) in allocations or \
-                any(np.may_share_memory(v, s) for s in others)
-        if shared or not v.flags.writeable:
-            v = out[i] = alloc = v.copy()
-        if alloc is None:
-            others.append(v)
-        else:
-            allocations[id(alloc)] = alloc
+            near = [s for views in allocations.values() for s in views] + others
+        else:  # views of one allocation may still be apart (x[:2], x[2:])
+            near = allocations.get(id(alloc), []) + others
+        if not v.flags.writeable or any(np.may_share_memory(v, s) for s in near):
+            v = out[i] = v.copy()
+            alloc = v
+        add(v, alloc)
     return out
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_valid_value
 from functrans.core.trace import Tracer
+from functrans.core.trace import _state as _trace_state  # read only: is a program staged
 from functrans.errors import DTypeError
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -22,7 +23,13 @@ class Store:
 
 
 def flatten_fun(f: Callable, in_tree) -> tuple[Callable, Store]:
-    """`f` over flat leaves; the output structure lands in the returned store."""
+    """`f` over flat leaves; the output structure lands in the returned store.
+
+    A transform calls `f` on tracers, so a numpy array among its results is a constant of `f`
+    (an array it closed over, or made). Run eagerly (jvp, vjp, vmap), the transform hands it
+    to its caller: it is copied here, so the caller never holds the function's own array.
+    While a program is staged (jit, make_jaxpr) it stays a constant of the program, and jit
+    copies constants it returns."""
     store = Store()
 
     def f_flat(*leaves):
@@ -30,6 +37,8 @@ def flatten_fun(f: Callable, in_tree) -> tuple[Callable, Store]:
         out = f(*args, **kwargs)
         out_flat, out_tree = tree_flatten(out)
         store.val = out_tree
+        if not _trace_state.dynamic.level:
+            out_flat = [o.copy() if isinstance(o, np.ndarray) else o for o in out_flat]
         return out_flat
 
     return f_flat, store

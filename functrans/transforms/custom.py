@@ -32,7 +32,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.eval import eval_jaxpr
-from functrans.core.ownership import unaliased_tree
+from functrans.core.ownership import unaliased, unaliased_tree
 from functrans.core.pytree_fun import as_value
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import Zero, is_undefined
@@ -232,6 +232,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, num_
     else:
         out, t_out = jvp(rule_consts, args, t_args)
     _check_rule_outputs(out, [*rule_consts, *args], "the JVP rule", "custom_jvp")
+    out = unaliased(out, consts)  # the rule may return an array the function closes over
     _check_rule_outputs(t_out, [*rule_consts, *args, *t_args], "the JVP rule", "custom_jvp")
     t_out = [t if is_float(a.dtype) else Zero(a) for t, a in zip(t_out, call_jaxpr.out_avals)]
     const_nz = [type(t) is not Zero for t in tangents[:num_consts]]
@@ -512,6 +513,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     else:
         out, residuals = fwd(fwd_consts, args, mask)
     _check_rule_outputs([*out, *residuals], [*fwd_consts, *args], "fwd", "custom_vjp")
+    out = unaliased(out, consts)  # fwd may return an array the function closes over
     nb = len(bwd_consts)
     # bwd's own closed-over values travel with the residuals
     t_out = custom_lin_p.bind(*bwd_consts, *residuals, *[t for t, m in zip(t_args, mask) if m],
