@@ -70,32 +70,43 @@ def unaliased(values: Sequence, sources: Sequence = ()) -> list:
     >>> [np.shares_memory(o, x) for o in out]
     [False, False, False]
     """
-    allocations: dict = {}  # id of an allocation -> the arrays seen in it
-    others: list = []       # arrays whose allocation is not known
-
-    def add(a, alloc):
-        if alloc is None:
-            others.append(a)
-        else:
-            allocations.setdefault(id(alloc), []).append(a)
-
+    views: dict = {}   # id of an allocation -> the arrays seen that view it
+    others: list = []  # arrays whose allocation is not known
     for s in sources:
         if isinstance(s, _ndarray):
-            add(s, _allocation(s))
+            alloc = _allocation(s)
+            if alloc is None:
+                others.append(s)
+            else:
+                views.setdefault(id(alloc), []).append(s)
     out = list(values)
     for i, v in enumerate(out):
         if not isinstance(v, _ndarray):
             continue
         alloc = _allocation(v)
         if alloc is None:
-            near = [s for views in allocations.values() for s in views] + others
+            near = [s for same in views.values() for s in same] + others
         else:  # views of one allocation may still be apart (x[:2], x[2:])
-            near = allocations.get(id(alloc), []) + others
-        if not v.flags.writeable or any(np.may_share_memory(v, s) for s in near):
-            v = out[i] = v.copy()
-            alloc = v
-        add(v, alloc)
+            near = views.get(id(alloc), _NONE)
+            if others:
+                near = near + others
+        if not v.flags.writeable or (near and _overlaps(v, near)):
+            v = out[i] = alloc = v.copy()
+        if alloc is None:
+            others.append(v)
+        else:
+            views.setdefault(id(alloc), []).append(v)
     return out
+
+
+_NONE: list = []
+
+
+def _overlaps(v, arrays) -> bool:
+    for s in arrays:
+        if s is v or np.may_share_memory(v, s):
+            return True
+    return False
 
 
 def unaliased_tree(tree, sources):

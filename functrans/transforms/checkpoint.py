@@ -17,7 +17,8 @@ from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, spl
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import current_level
 from functrans.primitives.registry import define
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, any_tracer, batch_jaxpr,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        any_tracer, batch_jaxpr,
                                                         batch_size, hoist, instantiate_zeros,
                                                         keep_outputs, run, stage,
                                                         weak_avals)
@@ -99,7 +100,7 @@ def _checkpoint_batch(vals, dims, *, jaxpr, prevent_cse):
 checkpoint_p = define("checkpoint", module=M, impl=_checkpoint_impl,
                       abstract=_checkpoint_abstract, jvp=_checkpoint_jvp,
                       transpose=_checkpoint_transpose, batch=_checkpoint_batch,
-                      multiple_results=True, props=HIGHER_ORDER)
+                      multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):

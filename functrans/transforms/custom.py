@@ -42,7 +42,8 @@ from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import bdim_to_front, convert_element_type, moveaxis
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, any_tracer, batch_jaxpr,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        any_tracer, batch_jaxpr,
                                                         batch_size, instantiate_zeros, level,
                                                         run, stage)
 from functrans.transforms.jvp import JVPTracer, jvp_jaxpr
@@ -289,7 +290,8 @@ def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, num_consts, num_rule_
 custom_jvp_call_p = define(
     "custom_jvp_call", module=M, impl=_custom_jvp_call_impl, abstract=_custom_jvp_call_abstract,
     jvp=_custom_jvp_call_jvp, transpose=_custom_jvp_call_transpose,
-    batch=_custom_jvp_call_batch, multiple_results=True, props=HIGHER_ORDER)
+    batch=_custom_jvp_call_batch, multiple_results=True, props=HIGHER_ORDER,
+    facts=OWNED_RESULTS)
 
 
 class custom_jvp:
@@ -573,7 +575,7 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_
 custom_vjp_call_p = define(
     "custom_vjp_call", module=M, impl=_custom_vjp_call_impl, abstract=_custom_vjp_call_abstract,
     jvp=_custom_vjp_call_jvp, batch=_custom_vjp_call_batch, multiple_results=True,
-    props=HIGHER_ORDER)
+    props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, mask):

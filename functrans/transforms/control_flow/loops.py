@@ -31,7 +31,8 @@ from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, convert_element_type, moveaxis, \
     reshape
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        batch_jaxpr, batch_size,
                                                         any_tracer, carry_fix, hoist, instantiate_zeros,
                                                         permute, run, split_list, stage,
                                                         promote_weak_carry, stage_tree,
@@ -183,7 +184,7 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
 while_p = define("while", module=M, impl=_while_impl, abstract=_while_abstract,
                  jvp=_while_jvp, transpose=_while_transpose, batch=_while_batch,
-                 multiple_results=True, props=HIGHER_ORDER)
+                 multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 # --- the user API ----------------------------------------------------------------------------

@@ -27,6 +27,9 @@ from functrans.transforms.vmap import BatchTrace, BatchTracer, move_batch_axis
 from functrans.tree_util import tree_flatten
 
 HIGHER_ORDER = ("higher_order",)
+# the impls run their sub-programs through `run` (loops unalias their final carries), so their
+# results share no memory with their operands: jit's code generator need not check them
+OWNED_RESULTS = {"fresh_result": True}
 
 
 # --- staging ---------------------------------------------------------------------------------

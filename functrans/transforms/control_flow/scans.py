@@ -26,7 +26,8 @@ from functrans.errors import ShapeError
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        batch_jaxpr, batch_size,
                                                         carry_fix, hoist, instantiate_zeros,
                                                         jvp_split, promote_weak_carry, pruned,
                                                         run, split_list, stage, weak_avals,
@@ -229,7 +230,7 @@ def _scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
 
 scan_p = define("scan", module=M, impl=_scan_impl, abstract=_scan_abstract, jvp=_scan_jvp,
                 transpose=_scan_transpose, batch=_scan_batch, multiple_results=True,
-                props=HIGHER_ORDER)
+                props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 # --- the user API ----------------------------------------------------------------------------
