@@ -32,7 +32,7 @@ def vjp(f, *primals, has_aux=False):
         f_flat, aux_info = with_aux_leaves(f_flat, out_store, "")
     out_flat, lin = linearize_flat(f_flat, flat, name="vjp",
                                    num_aux=(lambda: aux_info()[2]) if has_aux else 0)
-    out_flat = unaliased(out_flat, flat)
+    out_flat = returned = unaliased(out_flat, flat)  # aux leaves included
     aux = None
     if has_aux:
         out_tree, aux_tree, n_aux = aux_info()
@@ -59,7 +59,7 @@ def vjp(f, *primals, has_aux=False):
             cts.append(c)
         # the caller's cotangents, primals and outputs may reach the result unchanged
         cts_in = unaliased([instantiate(c) for c in lin.transpose(cts)],
-                           [*ct_flat, *flat, *out_flat])
+                           [*ct_flat, *flat, *returned])
         return tree_unflatten(in_tree, cts_in)[0]
 
     out = tree_unflatten(out_tree, out_flat)
