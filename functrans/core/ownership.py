@@ -71,35 +71,38 @@ def unaliased(values: Sequence, sources: Sequence = ()) -> list:
     [False, False, False]
     """
     views: dict = {}   # id of an allocation -> the arrays seen that view it
-    others: list = []  # arrays whose allocation is not known
+    others: list = []  # arrays whose allocation numpy does not name plainly
     for s in sources:
         if isinstance(s, _ndarray):
             alloc = _allocation(s)
             if alloc is None:
                 others.append(s)
+            elif id(alloc) in views:
+                views[id(alloc)].append(s)
             else:
-                views.setdefault(id(alloc), []).append(s)
+                views[id(alloc)] = [s]
     out = list(values)
     for i, v in enumerate(out):
         if not isinstance(v, _ndarray):
             continue
-        alloc = _allocation(v)
-        if alloc is None:
-            near = [s for same in views.values() for s in same] + others
-        else:  # views of one allocation may still be apart (x[:2], x[2:])
-            near = views.get(id(alloc), _NONE)
-            if others:
-                near = near + others
-        if not v.flags.writeable or (near and _overlaps(v, near)):
+        base = v.base  # _allocation(v), inline: this runs on every transform's results
+        if base is None:
+            alloc = v if type(v) is _ndarray else None
+        else:
+            alloc = base if type(base) is _ndarray and base.base is None else None
+        # views of one allocation may still be apart (x[:2], x[2:]): numpy's bounds test
+        near = views.get(id(alloc)) if alloc is not None else \
+            [s for same in views.values() for s in same]
+        if not v.flags.writeable or (near and _overlaps(v, near)) \
+                or (others and _overlaps(v, others)):
             v = out[i] = alloc = v.copy()
         if alloc is None:
             others.append(v)
+        elif id(alloc) in views:
+            views[id(alloc)].append(v)
         else:
-            views.setdefault(id(alloc), []).append(v)
+            views[id(alloc)] = [v]
     return out
-
-
-_NONE: list = []
 
 
 def _overlaps(v, arrays) -> bool:
