@@ -103,7 +103,8 @@ class ClosedJaxpr:
 
     def __call__(self, *args):
         from functrans.core.eval import eval_jaxpr
-        return eval_jaxpr(self.jaxpr, self.consts, *args)
+        from functrans.core.ownership import unaliased
+        return unaliased(eval_jaxpr(self.jaxpr, self.consts, *args), [*args, *self.consts])
 
 
 def literal(val) -> Literal:

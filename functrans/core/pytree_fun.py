@@ -8,6 +8,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_valid_value
 from functrans.core.trace import Tracer
+from functrans.core.trace import _state as _trace_state  # read only: is a program staged
 from functrans.errors import DTypeError
 from functrans.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -24,7 +25,13 @@ class Store:
 def flatten_fun(f: Callable, in_tree, name: str = "functrans") -> tuple[Callable, Store]:
     """`f` over flat leaves; the output structure lands in the returned store. An output leaf
     that is not an array fails here, named by its place in the output (`name` is the
-    transform's, for the message)."""
+    transform's, for the message).
+
+    A transform calls `f` on tracers, so a numpy array among its results is a constant of `f`
+    (an array it closed over, or made). Run eagerly (jvp, vjp, vmap), the transform hands it
+    to its caller: it is copied here, so the caller never holds the function's own array.
+    While a program is staged (jit, make_jaxpr) it stays a constant of the program, and jit
+    copies constants it returns."""
     store = Store()
 
     def f_flat(*leaves):
@@ -35,6 +42,8 @@ def flatten_fun(f: Callable, in_tree, name: str = "functrans") -> tuple[Callable
             if not (isinstance(o, Tracer) or is_valid_value(o) or hasattr(o, "__array__")):
                 raise _not_an_array_output(out, name)
         store.val = out_tree
+        if not _trace_state.dynamic.level:
+            out_flat = [o.copy() if isinstance(o, np.ndarray) else o for o in out_flat]
         return out_flat
 
     return f_flat, store

@@ -179,6 +179,9 @@ def make_jaxpr(f, static_argnums=()):
                                      "make_jaxpr")
         closed = trace_to_jaxpr(f_flat, avals, name="make_jaxpr")
         closed.out_tree = out_tree.val
+        # the caller owns the program: its constants are not the arrays the function closed
+        # over (writing into one would change the other)
+        closed.consts = [c.copy() if isinstance(c, np.ndarray) else c for c in closed.consts]
         return closed
 
     return wrapped

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval, is_float
+from functrans.core.ownership import unaliased
 from functrans.core.primitive import lookup
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.symbolic import Zero
@@ -130,7 +131,8 @@ def jvp(f, primals, tangents, has_aux=False):
             t_in[-1] = np.asarray(t, pa.dtype) if not isinstance(t, Tracer) else t
     f_flat, out_tree = flatten_fun(f, p_tree, "jvp")
     p_out, t_out = jvp_flat(f_flat, p_flat, t_in)
-    t_out = [instantiate(t) for t in t_out]
+    outs = unaliased([*p_out, *[instantiate(t) for t in t_out]], [*p_flat, *t_flat])
+    p_out, t_out = outs[:len(p_out)], outs[len(p_out):]
     if has_aux:
         pair, t_pair = tree_unflatten(out_tree.val, p_out), tree_unflatten(out_tree.val, t_out)
         if not isinstance(pair, tuple | list) or len(pair) != 2:

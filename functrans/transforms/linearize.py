@@ -12,6 +12,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval
 from functrans.core.ir import ClosedJaxpr
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import JaxprBuilder, JaxprTrace
 from functrans.core.symbolic import Zero
@@ -106,6 +107,7 @@ def linearize(f, *primals, has_aux=False):
     if has_aux:
         f_flat, aux_info = with_aux_leaves(f_flat, out_store, "linearize: ")
     out, lin = linearize_flat(f_flat, flat, num_aux=(lambda: aux_info()[2]) if has_aux else 0)
+    out = unaliased(out, flat)
     if has_aux:
         out_tree, aux_tree, n_aux = aux_info()
         out, aux = out[:len(out) - n_aux], tree_unflatten(aux_tree, out[len(out) - n_aux:])
@@ -118,6 +120,7 @@ def linearize(f, *primals, has_aux=False):
             raise TypeError(f"linearize: the tangents' structure {t_tree} differs from the "
                             f"primals' {in_tree}.")
         t_flat = [as_value(t, "linearize tangents") for t in t_flat]
+        given = list(t_flat)
         for i, (t, a, m) in enumerate(zip(t_flat, lin.in_avals, lin.in_mask)):
             shape = tuple(np.shape(t))
             if shape != a.shape:  # numpy broadcasting would hide the mismatch
@@ -126,7 +129,7 @@ def linearize(f, *primals, has_aux=False):
                                  "shape.")
             if m and not isinstance(t, Tracer) and np.result_type(t) != a.dtype:
                 t_flat[i] = np.asarray(t, a.dtype)
-        return tree_unflatten(out_tree, [instantiate(t) for t in lin(t_flat)])
+        return tree_unflatten(out_tree, unaliased([instantiate(t) for t in lin(t_flat)], given))
 
     out = tree_unflatten(out_tree, out)
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)

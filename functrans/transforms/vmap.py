@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval
+from functrans.core.ownership import unaliased
 from functrans.core.primitive import lookup
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import trace_to_jaxpr
@@ -170,7 +171,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
 
         outs = batch_flat(f_mapped, [flat[i] for i in traced], [norm_dims[i] for i in traced],
                           lambda: _out_dims(out_axes, out_tree.val), size)
-        return tree_unflatten(out_tree.val, outs)
+        return tree_unflatten(out_tree.val, unaliased(outs, flat))
 
     return batched
 

@@ -19,6 +19,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import Tracer
@@ -27,7 +28,8 @@ from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError, \
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        batch_jaxpr, batch_size,
                                                         carry_fix, hoist, instantiate_zeros,
                                                         jvp_split, promote_weak_carry, pruned,
                                                         run, split_list, stage, weak_avals,
@@ -47,11 +49,11 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     ys = [xp.empty((length, *a.shape), a.dtype) for a in y_avals]
     for step in range(length):
         i = length - 1 - step if reverse else step
-        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], workspace=True)
+        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], loop_body=True)
         carry = outs[:num_carry]
         for buf, y in zip(ys, outs[num_carry:]):
             buf[i] = y
-    return [*carry, *ys]
+    return [*unaliased(carry, args), *ys]  # a carry the body passed through is an operand
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
@@ -230,7 +232,7 @@ def _scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
 
 scan_p = define("scan", module=M, impl=_scan_impl, abstract=_scan_abstract, jvp=_scan_jvp,
                 transpose=_scan_transpose, batch=_scan_batch, multiple_results=True,
-                props=HIGHER_ORDER)
+                props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 # --- the user API ----------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import numpy as np
 
 from functrans.backend import get_backend, xp
 from functrans.core.ir import ClosedJaxpr, Literal
+from functrans.core import ownership
 from functrans.transforms.jit.facts import fact
 from functrans.transforms.jit.rewrite import literal_key
 
@@ -227,10 +228,12 @@ def _call_target(eqn):
     return eqn.primitive.impl, (), dict(eqn.params)
 
 
-def generate_source(closed: ClosedJaxpr, workspace: bool = False):
+def generate_source(closed: ClosedJaxpr, workspace: bool = False,
+                    may_return_inputs: bool = False):
     """(source text, globals dict, workspace or None) of the function computing `closed`; with
     `workspace`, large intermediates go to buffers reused across calls (for programs called
-    again and again)."""
+    again and again). Its outputs share no memory with its constants, with each other, or
+    (unless `may_return_inputs`) with its inputs (see `_output_exprs`)."""
     jaxpr = closed.jaxpr
     g = _Globals()
     names: dict = {}
@@ -317,14 +320,8 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
                 free[specs[slot_of[a]]].append(slot_of.pop(a))
         if dead:
             lines.append(f"    del {', '.join(names[a] for a in dead)}")
-    # a constant returned as an output is copied, and so is a value returned again (CSE merges
-    # equal results: (a + 1, a + 1) is one value): callers own, and may mutate, each output
-    consts, returned, outs = set(jaxpr.constvars), set(), []
-    for a in jaxpr.outvars:
-        copy = a in consts or (type(a) is not Literal and a in returned)
-        outs.append(f"{g.bind('f', xp.array)}({atom(a)})" if copy else atom(a))
-        if type(a) is not Literal:
-            returned.add(a)
+    outs = [_owned_output(expr, g) for expr in
+            _output_exprs(jaxpr, targets, atom, may_return_inputs)]
     header = f"def program({', '.join(names[v] for v in jaxpr.invars)}):"
     if not specs:
         lines = [header, *lines, f"    return [{', '.join(outs)}]"]
@@ -341,16 +338,78 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
     return "\n".join(lines) + "\n", g.ns, ws
 
 
-def compile_program(closed: ClosedJaxpr, *, workspace: bool = False) -> CompiledProgram:
-    """The compiled function of `closed`, built once per program object, backend and
-    `workspace` (see the module docstring: worth it for programs called many times, such as
-    jit's cached entries and loop bodies; a one-shot program would only hold the memory)."""
-    return closed.derived.get_or_build(("compiled", id(get_backend()), workspace),
-                                       lambda: _compile(closed, workspace))
+def _output_exprs(jaxpr, targets, atom, may_return_inputs: bool) -> list:
+    """What the program returns, per output: (expression, how to own it), where how is None
+    (a fresh array: nothing to do), "copy" (an input, a constant, a literal array, or an output
+    returned again, e.g. two equal results CSE merged), or the expressions of the inputs,
+    constants and earlier outputs it may be a view of (copied by `ownership.owned` when it
+    shares memory with one, or is read-only).
+
+    Each value's `roots` are what its memory may belong to: a ufunc or `fresh_result` result
+    is an allocation of its own; any other result may be a view of its operands' roots (or of
+    an allocation of its equation, shared by that equation's results). Only roots that are
+    inputs, constants or roots of earlier outputs need a test, so a program whose results are
+    fresh arrays returns them untouched."""
+    consts = set(jaxpr.constvars)
+    protected = consts if may_return_inputs else consts | set(jaxpr.invars)
+    roots: dict = {}
+    for eqn, (fn, _, _) in zip(jaxpr.eqns, targets):
+        if isinstance(fn, np.ufunc) or fact(eqn.primitive, "fresh_result", False):
+            for v in eqn.outvars:
+                roots[v] = frozenset((v,))
+            continue
+        r = {id(eqn)}  # an allocation the equation may make, shared by its results
+        for a in eqn.invars:
+            if type(a) is not Literal:
+                r |= roots.get(a, {a})
+            elif isinstance(a.val, np.ndarray):
+                r.add(a)
+        r = frozenset(r)
+        for v in eqn.outvars:
+            roots[v] = r
+    exprs, earlier, returned = [], [], set()
+    for a in jaxpr.outvars:
+        if type(a) is Literal:
+            exprs.append((atom(a), "copy" if isinstance(a.val, np.ndarray) else None))
+            continue
+        if a in returned or a in protected:
+            exprs.append((atom(a), "copy"))
+            continue
+        returned.add(a)
+        r = roots.get(a, frozenset((a,)))
+        shared = {atom(b) for b, rb in earlier if rb & r}
+        if r == {a} and not shared:  # a fresh array, or an input passed through a loop body
+            exprs.append((atom(a), None))
+        else:  # a view, maybe read-only (a broadcast), maybe of an input or a constant
+            shared.update(atom(p) for p in r if p in protected or type(p) is Literal)
+            exprs.append((atom(a), sorted(shared)))
+        earlier.append((a, r))
+    return exprs
 
 
-def _compile(closed: ClosedJaxpr, workspace: bool) -> CompiledProgram:
-    source, ns, ws = generate_source(closed, workspace)
+def _owned_output(expr, g: _Globals) -> str:
+    name, how = expr
+    if how is None:
+        return name
+    if how == "copy":
+        return f"{g.bind('f', xp.array)}({name})"
+    return f"{g.bind('f', ownership.owned)}({', '.join([name, *how])})"
+
+
+def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
+                    may_return_inputs: bool = False) -> CompiledProgram:
+    """The compiled function of `closed`, built once per program object, backend, `workspace`
+    (see the module docstring: worth it for programs called many times, such as jit's cached
+    entries and loop bodies; a one-shot program would only hold the memory) and
+    `may_return_inputs` (for a loop body, whose results feed its next call: an output may be
+    an input, and the loop makes its final results the caller's own)."""
+    key = ("compiled", id(get_backend()), workspace, may_return_inputs)
+    return closed.derived.get_or_build(
+        key, lambda: _compile(closed, workspace, may_return_inputs))
+
+
+def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool) -> CompiledProgram:
+    source, ns, ws = generate_source(closed, workspace, may_return_inputs)
     filename = f"<functrans jit program {next(_program_ids)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), ns)
