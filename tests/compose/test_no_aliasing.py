@@ -257,8 +257,8 @@ def test_jit_constant_output_is_copied_each_call():
 def test_loop_body_passes_carries_through_without_copies():
     from functrans.transforms.jit.codegen import generate_source
     body = ft.make_jaxpr(lambda i, c: (c[0], c[1] * 2.0))(0, (X, W))
-    loop_src, _ = generate_source(body, may_return_inputs=True)
-    call_src, _ = generate_source(body)
+    loop_src, _, _ = generate_source(body, may_return_inputs=True)
+    call_src, _, _ = generate_source(body)
     assert "return [a1," in loop_src.replace("\n", " ")   # the carry as it is, in the loop
     assert "return [a1," not in call_src.replace("\n", " ")
     x, w = fresh_inputs()
