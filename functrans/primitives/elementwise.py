@@ -582,8 +582,24 @@ def _pow_dy(x, y, out):
     return mul(log(safe_x), out)
 
 
+def _pow_dx_torch(x, y, out):
+    # PyTorch's pow_backward_self: 0 wherever y == 0, also at x == 0 (JAX: 0 * 0^-1 = nan)
+    if y.dtype != x.dtype:
+        return _pow_dx(x, y, out)  # already 0 where the integer y is 0
+    jac = mul(y, pow(x, sub(y, _one(y))))
+    return select(eq(y, _const(y, 0)), _const(jac, 0), jac)
+
+
+def _pow_dy_torch(x, y, out):
+    # PyTorch's pow_backward_exponent: x^y log(x), but 0 where x == 0 and y >= 0; so -inf at
+    # x == 0, y < 0 (inf * log(0)) where JAX's log(1) * inf gives nan
+    jac = mul(out, log(x))
+    return select(and_(eq(x, _const(x, 0)), ge(y, _const(y, 0))), _const(jac, 0), jac)
+
+
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
+pow_p.rules["torch_jvp"] = binary_jvp(pow_p, _pow_dx_torch, _pow_dy_torch)
 
 
 def _balanced_eq(x, out, y):
@@ -610,9 +626,21 @@ def _atan2_d(num):
     return d
 
 
+def _atan2_d_torch(num):
+    # PyTorch's atan2_backward: 1/(x^2 + y^2) taken as 0 where x^2 + y^2 == 0, so the
+    # derivatives at (0, 0) are 0 and -0 (JAX: 0/0 = nan)
+    def d(x, y, out):
+        r2 = add(mul(x, x), mul(y, y))
+        zero = eq(r2, _const(r2, 0))
+        recip = select(zero, _const(r2, 0), div(_one(r2), r2))
+        return mul(y, recip) if num else mul(neg(x), recip)
+    return d
+
+
 atan2_p = binary("atan2", lambda x, y: xp.arctan2(x, y), kinds=REAL_FLOAT,
                  torch_name="Atan2Backward0")
 atan2_p.rules["jvp"] = binary_jvp(atan2_p, _atan2_d(True), _atan2_d(False))
+atan2_p.rules["torch_jvp"] = binary_jvp(atan2_p, _atan2_d_torch(True), _atan2_d_torch(False))
 
 # rem: numpy's remainder (Python's %): x - floor(x/y) y, with the sign of y.
 # d/dx = 1, d/dy = -floor_divide(x, y)

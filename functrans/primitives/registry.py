@@ -52,6 +52,10 @@ from functrans.core.primitive import Primitive
 REGISTRY: dict[str, Primitive] = {}
 
 RULE_KINDS = ("jvp", "transpose", "batch")
+# A row may state PyTorch's derivative beside JAX's where the two differ (pow at 0, atan2 at
+# the origin), as rule `torch_jvp`; functrans.torch differentiates with it (see
+# functrans.core.primitive.derivative_convention), the functional API with `jvp`.
+CONVENTION_RULE_KINDS = ("torch_jvp",)
 
 FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",

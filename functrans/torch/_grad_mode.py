@@ -44,17 +44,40 @@ class _GradModeContext:
         if inspect.isclass(fn):
             raise TypeError(f"{type(self).__name__} decorates functions, not classes.")
         if inspect.isgeneratorfunction(fn):
-            @functools.wraps(fn)
-            def gen(*args, **kwargs):
-                with self.clone():
-                    yield from fn(*args, **kwargs)
-            return gen
+            return _wrap_generator(self.clone, fn)
 
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
             with self.clone():
                 return fn(*args, **kwargs)
         return wrapped
+
+
+def _wrap_generator(make_context, fn):
+    """A generator function whose body runs under a fresh `make_context()` at every resumption
+    (as PyTorch's decorators do): the caller's mode holds between the yields."""
+    @functools.wraps(fn)
+    def generator_context(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as e:
+                    with make_context():
+                        response = gen.throw(e)
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return generator_context
 
 
 class no_grad(_GradModeContext):

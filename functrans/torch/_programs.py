@@ -16,6 +16,7 @@ from __future__ import annotations
 from functrans.core.avals import ShapedArray
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import Jaxpr, Literal, Var
+from functrans.core.primitive import derivative_convention
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
 from functrans.primitives.shape_ops import instantiate
@@ -93,10 +94,11 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
                 full[i] = v
             return op.traced(*full, **params)
 
-        outs, pullback = vjp(f, *[xs[i] for i in diff])
-        outs = list(outs) if op.multiple else [outs]
-        out_box.append(outs)
-        in_cts = pullback(list(cts) if op.multiple else cts[0])
+        with derivative_convention("torch"):  # PyTorch's derivative where a row states it
+            outs, pullback = vjp(f, *[xs[i] for i in diff])
+            outs = list(outs) if op.multiple else [outs]
+            out_box.append(outs)
+            in_cts = pullback(list(cts) if op.multiple else cts[0])
         return [*outs, *[instantiate(c) for c in in_cts]]
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")

@@ -2033,6 +2033,79 @@ def autograd_grad_is_grads_batched(torch, rec):
     torch.autograd.grad(u, x, eye, is_grads_batched=True)
 
 
+@program
+def pow_and_atan2_derivatives_at_zero(torch, rec):
+    # PyTorch's conventions where JAX's derivative is nan (the rows' torch_jvp rules)
+    b = torch.tensor([-1., 0., 1., 2.5], requires_grad=True)
+    (torch.zeros(4) ** b).sum().backward()
+    rec("zero_base_exponent_grad", b.grad)
+    b = torch.tensor([-1., 0., 1., 2.5], requires_grad=True)
+    (0.0 ** b).sum().backward()
+    rec("scalar_zero_base_exponent_grad", b.grad)
+    x = torch.tensor([0., 0., 0., 2.], requires_grad=True)
+    y = torch.tensor([0., -1., 0.5, 0.], requires_grad=True)
+    p = x.pow(y)
+    g = torch.autograd.grad(p.sum(), [x, y], create_graph=True)
+    rec("pow_grads", [t.detach() for t in g])
+    rec("pow_second", torch.autograd.grad(g[0].sum() + g[1].sum(), [x, y]))
+    x = torch.zeros(3, requires_grad=True)
+    x.pow(torch.zeros(3)).sum().backward()
+    rec("zero_exponent_base_grad", x.grad)
+    yy = torch.tensor([0., -0., 0., 1.], dtype=torch.float64, requires_grad=True)
+    xx = torch.tensor([0., 0., -0., 0.], dtype=torch.float64, requires_grad=True)
+    torch.atan2(yy, xx).sum().backward()
+    rec("atan2_grads", [yy.grad, xx.grad])
+    rec("atan2_signs", [[math.copysign(1.0, v) for v in t.tolist()] for t in (yy.grad, xx.grad)])
+
+
+@program
+def hook_on_unbind_output_without_gradient(torch, rec):
+    x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    u0, u1, u2 = torch.cat([x, x[:1]]).unbind(0)
+    calls = []
+    u1.register_hook(lambda g: calls.append(["u1", None if g is None else g.tolist()]))
+    u0.register_hook(lambda g: calls.append(["u0", None if g is None else g.tolist()]))
+    u2.register_hook(lambda g: calls.append(["u2", None if g is None else g.tolist()]))
+    (u0 * 2).sum().backward()
+    rec("calls", calls)
+    rec("grad", x.grad)
+
+
+@program
+def grad_mode_decorated_generators(torch, rec):
+    @torch.no_grad()
+    def no_grad_gen():
+        yield torch.is_grad_enabled()
+        got = yield torch.is_grad_enabled()
+        yield [got, torch.is_grad_enabled()]
+
+    @torch.enable_grad()
+    def enable_grad_gen():
+        yield torch.is_grad_enabled()
+        yield torch.is_grad_enabled()
+
+    g = no_grad_gen()
+    seen = [next(g), torch.is_grad_enabled(), next(g), torch.is_grad_enabled()]
+    seen += [g.send("sent"), torch.is_grad_enabled()]
+    rec("no_grad_gen", seen)
+    with torch.no_grad():
+        g = enable_grad_gen()
+        rec("enable_grad_gen", [next(g), torch.is_grad_enabled(), next(g),
+                                torch.is_grad_enabled()])
+    g = no_grad_gen()
+    next(g)
+    g.close()
+    rec("after_close", torch.is_grad_enabled())
+    x = torch.tensor([1.], requires_grad=True)
+
+    @torch.no_grad()
+    def doubles(n):
+        for _ in range(n):
+            yield x * 2
+
+    rec("products", [[y.requires_grad, (x * 3).requires_grad] for y in doubles(2)])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
