@@ -133,9 +133,17 @@ def inplace(self, fn, *args, **kwargs):
 def _inplace_on_view(view, base, res):
     """`view` (of `base`) <- res: the base becomes CopySlices(base, res), the view is taken
     again from it."""
+    return rebase_view(view, base, res, written=False)
+
+
+def rebase_view(view, base, res, written=True):
+    """The history of `view` (of `base`) after it was overwritten in place with `res` (already
+    `written` into its storage, or written here): the base becomes CopySlices(base, res), and
+    the view is taken again from it."""
     from functrans.torch._indexing import copy_slices, view_positions
     new_base = copy_slices(base, res, view_positions(view))
-    write(view, res)  # the storage is shared: this writes the base too
+    if not written:
+        write(view, res)  # the storage is shared: this writes the base too
     vc = base._vc
     vc[1] += 1
     _rebase(base, new_base, vc)

@@ -2106,6 +2106,40 @@ def grad_mode_decorated_generators(torch, rec):
     rec("products", [[y.requires_grad, (x * 3).requires_grad] for y in doubles(2)])
 
 
+@program
+def function_mark_dirty_on_a_view(torch, rec):
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = torch.tensor([1., 2., 3., 4.], requires_grad=True)
+    b = a.clone()
+    v = b.narrow(0, 1, 2)
+    out = Double.apply(v)
+    rec("same_tensor", out is v)
+    rec("out", out)
+    rec("base", b)
+    rec("base_node", b.grad_fn.name())
+    (b * torch.tensor([1., 10., 100., 1000.])).sum().backward(retain_graph=True)
+    rec("grad_through_base", a.grad)
+    a.grad = None
+    (out * torch.tensor([3., 5.])).sum().backward()
+    rec("grad_through_view", a.grad)
+    c = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    d = c * 1
+    row = d[1]
+    Double.apply(row)
+    d.sum().backward()
+    rec("row_of_matrix", [d, c.grad])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
