@@ -2140,6 +2140,100 @@ def function_mark_dirty_on_a_view(torch, rec):
     rec("row_of_matrix", [d, c.grad])
 
 
+@program
+def inference_tensors_refused_by_autograd(torch, rec):
+    w = torch.tensor([1., 2., 3.], requires_grad=True)
+    n = torch.ones(3)
+    with torch.inference_mode():
+        t = torch.ones(3)
+        inside = w * 2
+        rec("inside", [torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+                       inside.requires_grad, inside.is_inference(), n[:2].is_inference(),
+                       w.detach().is_inference(), torch.ones(2).requires_grad_().requires_grad])
+        with torch.inference_mode(False):
+            rec("nested_off", [torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+                               torch.ones(1).is_inference()])
+    rec("t", [t.is_inference(), torch.is_inference(t), t.requires_grad, t.detach().is_inference(),
+              t[:2].is_inference(), t.clone().is_inference(), (t + 1).is_inference(),
+              torch.is_inference_mode_enabled()])
+    rec("not_saved", [w + t, torch.stack([w, t]), t.clone() * w, (t + w).exp()])
+    rec("no_grad_use", torch.sin(t) * t)
+
+    def attempt(name, fn):
+        try:
+            rec(name, fn())
+        except RuntimeError as e:
+            rec(name, ["RuntimeError", str(e)])
+
+    attempt("mul", lambda: w * t)
+    attempt("mul_reversed", lambda: t * w)
+    attempt("matmul", lambda: w @ t)
+    attempt("pow", lambda: w ** t)
+    attempt("divide_by", lambda: w / t)
+    attempt("divide", lambda: t / w)
+    attempt("inplace_on_inference", lambda: t.add_(1))
+    attempt("inplace_with_inference", lambda: (w * 1).mul_(t))
+    attempt("requires_grad_", lambda: t.requires_grad_())
+    attempt("version", lambda: t._version)
+
+    class Keep(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(y)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    attempt("function_saves", lambda: Keep.apply(w, t))
+    attempt("function_without_grad", lambda: Keep.apply(w.detach(), t))
+
+    @torch.inference_mode()
+    def make():
+        return torch.ones(1)
+
+    rec("decorated", [make().is_inference(), torch.is_inference_mode_enabled()])
+
+
+@program
+def second_order_with_non_leaf_inputs(torch, rec):
+    # the gradient with respect to a non-leaf t0 is what reaches t0's node; in the second call
+    # it flows wherever the first gradients read t0: PyTorch's div reads its operands, relu
+    # and rsqrt their result (with a zero derivative in relu's), exp its result
+    def second(make, body, name):
+        a = torch.tensor([[0.95, -0.3, 2.0]], requires_grad=True)
+        t0 = make(a)
+        g = torch.autograd.grad(body(a, t0), [a, t0], create_graph=True, allow_unused=True)
+        rec(f"{name}_first", [None if x is None else [x.detach(), x.requires_grad] for x in g])
+        outs = [x.sum() * w for x, w in zip(g, (-0.35, -1.0)) if x is not None and
+                x.requires_grad]
+        if outs:
+            rec(f"{name}_second", torch.autograd.grad(sum(outs), [a, t0], allow_unused=True))
+
+    def quotient(a):
+        return a / (a ** 2 + 1)
+
+    second(quotient, lambda a, t0: torch.sin(t0).sum(), "div_sin")
+    second(quotient, lambda a, t0: (a.sin() + t0.mean()).sum(), "div_mean")
+    second(torch.relu, lambda a, t0: torch.sin(t0).sum(), "relu_sin")
+    second(torch.relu, lambda a, t0: t0.sum(), "relu_sum")
+    second(torch.relu, lambda a, t0: (a.sin() + t0.mean()).sum(), "relu_mean")
+    second(lambda a: (a * a + 0.5).rsqrt(), lambda a, t0: torch.sin(t0).sum(), "rsqrt_sin")
+    second(lambda a: torch.maximum(a, a.flip(1)), lambda a, t0: torch.sin(t0).sum(),
+           "maximum_sin")
+    second(torch.exp, lambda a, t0: (t0 * t0).sum(), "exp_square")
+    x = torch.tensor([float("nan"), -0., 0., -1., 2.], requires_grad=True)
+    y = torch.relu(x)
+    rec("relu_values", [[math.copysign(1.0, v) if v == 0 else v for v in y.tolist()], y])
+    g, = torch.autograd.grad(y, x, torch.tensor([1., float("inf"), 2., float("nan"), 3.]))
+    rec("relu_grad", g)
+    p = torch.tensor([float("nan"), 1., 2., 3.], requires_grad=True)
+    q = torch.tensor([0., float("nan"), 2., 1.], requires_grad=True)
+    rec("maximum_grads", torch.autograd.grad(torch.maximum(p, q).sum(), [p, q]))
+    rec("minimum_grads", torch.autograd.grad(torch.minimum(p, q).sum(), [p, q]))
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
