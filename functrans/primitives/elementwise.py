@@ -337,8 +337,9 @@ abs_p.rules["batch"] = unary_batch(abs_p)
 
 
 def _relu_impl(x):
-    # max(x, 0) as PyTorch computes it: NaN stays NaN, -0.0 stays -0.0
-    return xp.where(x < 0, xp.zeros((), x.dtype), x)
+    # max(x, 0) as PyTorch computes it: NaN stays NaN, and -0.0 stays -0.0 (maximum gives
+    # its second operand at a tie)
+    return xp.maximum(xp.zeros((), x.dtype), x)
 
 
 def _relu_jvp(primals, tangents):
@@ -352,13 +353,12 @@ def _relu_jvp_torch(primals, tangents):
     # PyTorch's threshold_backward(grad, result, 0): 0 where y <= 0, else the tangent (a NaN
     # passes it on). It reads the result y with a zero derivative in it, so a gradient built
     # with create_graph depends on y (its derivative there is zeros, not "unused"): the factor
-    # 1 + sign(y where y <= 0, else 0) is exactly 1 and carries that dependency
+    # y^0 is exactly 1 (at NaN and inf too) and carries that dependency
     x, = primals
     t, = tangents
     y = relu_p.bind(x)
-    dead = le(y, _const(y, 0))
-    one = add(_one(y), sign(select(dead, y, _const(y, 0))))
-    return y, mul(select(dead, _const(t, 0), t), one)
+    live = select(le(y, _const(y, 0)), _const(t, 0), t)
+    return y, mul(live, integer_pow(y, 0))
 
 
 relu_p = define("relu", module=M, impl=_relu_impl, abstract=nary_aval("relu", kinds=REAL),
