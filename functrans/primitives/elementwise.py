@@ -315,8 +315,8 @@ signbit_p = unary("signbit", lambda x: xp.signbit(x), kinds=REAL, out_dtype=np.d
                   differentiable=False)  # the sign bit itself: true for -0.0 and -nan
 
 
-def _abs_jvp(primals, tangents):
-    # as JAX: the derivative is +1 at 0 (PyTorch uses sign(x), 0 there)
+def _abs_jvp(primals, tangents, torch=False):
+    # as JAX: the derivative is +1 at 0; PyTorch's is sign(x), 0 there
     x, = primals
     t, = tangents
     if np.dtype(x.dtype).kind == "c":
@@ -328,11 +328,14 @@ def _abs_jvp(primals, tangents):
             "float64; complex numbers may appear where no derivative flows). Differentiate "
             "with respect to the real and imaginary parts as two float arrays instead, e.g. "
             "|z| = fnp.sqrt(x**2 + y**2).")
+    if torch:
+        return abs(x), mul(t, sign(x))
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
 abs_p = define("abs", module=M, impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
-               jvp=_abs_jvp, props=("elementwise",), torch_name="AbsBackward0")
+               jvp=_abs_jvp, torch_jvp=lambda p, t: _abs_jvp(p, t, torch=True),
+               props=("elementwise",), torch_name="AbsBackward0")
 abs_p.rules["batch"] = unary_batch(abs_p)
 
 

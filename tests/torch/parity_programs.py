@@ -2234,6 +2234,16 @@ def second_order_with_non_leaf_inputs(torch, rec):
     rec("minimum_grads", torch.autograd.grad(torch.minimum(p, q).sum(), [p, q]))
 
 
+@program
+def abs_sign_of_zero_and_derivative_at_zero(torch, rec):
+    x = torch.tensor([-0., 0., -2., 3.], requires_grad=True)
+    y = torch.abs(x)
+    rec("abs", [y, [math.copysign(1.0, v) for v in y.tolist()]])
+    g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    rec("grad", [g.detach(), g.requires_grad])
+    rec("norms", [x.norm(1), x.norm(float("inf")), x.norm(3)])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
