@@ -193,19 +193,25 @@ def unary_batch(prim):
 # --- unary family ----------------------------------------------------------------------------
 
 def unary(name, impl, deriv=None, *, torch_name=None, kinds=FLOAT, out_dtype=None,
-          differentiable=True, facts=None):
+          differentiable=True, facts=None, torch_deriv=None):
     """A row for an elementwise unary primitive whose JVP is `t * deriv(x, y)`, y the output
-    (reuse it where that is cheaper). `differentiable=False` declares a zero derivative."""
+    (reuse it where that is cheaper). `differentiable=False` declares a zero derivative.
+    `torch_deriv`, where PyTorch's formula differs (in value, or in reading y rather than x),
+    gives the row's torch_jvp rule."""
     prim = define(name, module=M, impl=impl,
                   abstract=nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=("elementwise",), facts=facts, torch_name=torch_name)
     if differentiable:
-        def jvp(primals, tangents):
-            x, = primals
-            t, = tangents
-            y = prim.bind(x)
-            return y, mul(t, deriv(x, y))
-        prim.rules["jvp"] = jvp
+        def jvp_of(d):
+            def jvp(primals, tangents):
+                x, = primals
+                t, = tangents
+                y = prim.bind(x)
+                return y, mul(t, d(x, y))
+            return jvp
+        prim.rules["jvp"] = jvp_of(deriv)
+        if torch_deriv is not None:
+            prim.rules["torch_jvp"] = jvp_of(torch_deriv)
     else:
         prim.rules["jvp"] = _zero_jvp(prim)
     prim.rules["batch"] = unary_batch(prim)
@@ -283,7 +289,8 @@ sqrt_p = unary("sqrt", lambda x: xp.sqrt(x), lambda x, y: div(_const(y, 0.5), y)
                torch_name="SqrtBackward0", facts=dict(fast_impl=backend_call("sqrt")))
 # d x^(-1/2) = -0.5 x^(-3/2) = -0.5 y/x
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda x, y: mul(_const(y, -0.5), div(y, x)),
-                torch_name="RsqrtBackward0")
+                torch_name="RsqrtBackward0",  # PyTorch: -0.5 y^3, from the result alone
+                torch_deriv=lambda x, y: mul(_const(y, -0.5), mul(mul(y, y), y)))
 # d x^(1/3) = (1/3) y^(-2)
 cbrt_p = unary("cbrt", lambda x: xp.cbrt(x),
                lambda x, y: mul(_const(y, 1 / 3), integer_pow(y, -2)), kinds=REAL_FLOAT)
@@ -308,8 +315,8 @@ signbit_p = unary("signbit", lambda x: xp.signbit(x), kinds=REAL, out_dtype=np.d
                   differentiable=False)  # the sign bit itself: true for -0.0 and -nan
 
 
-def _abs_jvp(primals, tangents):
-    # as JAX: the derivative is +1 at 0 (PyTorch uses sign(x), 0 there)
+def _abs_jvp(primals, tangents, torch=False):
+    # as JAX: the derivative is +1 at 0; PyTorch's is sign(x), 0 there
     x, = primals
     t, = tangents
     if np.dtype(x.dtype).kind == "c":
@@ -321,12 +328,46 @@ def _abs_jvp(primals, tangents):
             "float64; complex numbers may appear where no derivative flows). Differentiate "
             "with respect to the real and imaginary parts as two float arrays instead, e.g. "
             "|z| = fnp.sqrt(x**2 + y**2).")
+    if torch:
+        return abs(x), mul(t, sign(x))
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
 abs_p = define("abs", module=M, impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
-               jvp=_abs_jvp, props=("elementwise",), torch_name="AbsBackward0")
+               jvp=_abs_jvp, torch_jvp=lambda p, t: _abs_jvp(p, t, torch=True),
+               props=("elementwise",), torch_name="AbsBackward0")
 abs_p.rules["batch"] = unary_batch(abs_p)
+
+
+def _relu_impl(x):
+    # max(x, 0) as PyTorch computes it: NaN stays NaN, and -0.0 stays -0.0 (maximum gives
+    # its second operand at a tie)
+    return xp.maximum(xp.zeros((), x.dtype), x)
+
+
+def _relu_jvp(primals, tangents):
+    # as JAX's jax.nn.relu: the tangent where x > 0, else 0 (0 at the kink and at NaN)
+    x, = primals
+    t, = tangents
+    return relu_p.bind(x), select(gt(x, _const(x, 0)), t, _const(t, 0))
+
+
+def _relu_jvp_torch(primals, tangents):
+    # PyTorch's threshold_backward(grad, result, 0): 0 where y <= 0, else the tangent (a NaN
+    # passes it on). It reads the result y with a zero derivative in it, so a gradient built
+    # with create_graph depends on y (its derivative there is zeros, not "unused"): the factor
+    # y^0 is exactly 1 (at NaN and inf too) and carries that dependency
+    x, = primals
+    t, = tangents
+    y = relu_p.bind(x)
+    live = select(le(y, _const(y, 0)), _const(t, 0), t)
+    return y, mul(live, integer_pow(y, 0))
+
+
+relu_p = define("relu", module=M, impl=_relu_impl, abstract=nary_aval("relu", kinds=REAL),
+                jvp=_relu_jvp, torch_jvp=_relu_jvp_torch, props=("elementwise",),
+                torch_name="ReluBackward0")
+relu_p.rules["batch"] = unary_batch(relu_p)
 
 
 # --- erf -------------------------------------------------------------------------------------
@@ -502,6 +543,19 @@ def _div_jvp(primals, tangents):
     return out, add_tangents(a, b)
 
 
+def _div_jvp_torch(primals, tangents):
+    # PyTorch's div_tensor_other_backward reads the operands, not the result:
+    # d(x/y)/dy = -(x/y)/y with x/y computed again (so a second derivative with respect to the
+    # quotient, taken as a non-leaf, does not flow through this factor)
+    x, y = primals
+    tx, ty = tangents
+    out = div(x, y)
+    shape = shape_of(out)
+    a = Zero(None) if type(tx) is Zero else broadcast_to(div(tx, y), shape)
+    b = Zero(None) if type(ty) is Zero else neg(mul(ty, div(div(x, y), y)))
+    return out, add_tangents(a, b)
+
+
 def _div_transpose(ct, x, y):
     if is_undefined(y):
         raise TypeError("div: the divisor is a linear input; x / y is not linear in y.")
@@ -545,7 +599,7 @@ div_p = binary("div", _div_impl, torch_name="DivBackward0", kinds=NUMBER,
                props=("elementwise", "linear"),
                facts=dict(identity=1, identity_sides=(1,), neg_cancels=True,
                           scalar_operands=True, fast_impl=_fast_div, linear_operands=(0,)))
-div_p.rules.update(jvp=_div_jvp, transpose=_div_transpose)
+div_p.rules.update(jvp=_div_jvp, torch_jvp=_div_jvp_torch, transpose=_div_transpose)
 
 
 # pow: x ** y elementwise. y may be an integer array with a float x (as in JAX): then
@@ -582,8 +636,24 @@ def _pow_dy(x, y, out):
     return mul(log(safe_x), out)
 
 
+def _pow_dx_torch(x, y, out):
+    # PyTorch's pow_backward_self: 0 wherever y == 0, also at x == 0 (JAX: 0 * 0^-1 = nan)
+    if y.dtype != x.dtype:
+        return _pow_dx(x, y, out)  # already 0 where the integer y is 0
+    jac = mul(y, pow(x, sub(y, _one(y))))
+    return select(eq(y, _const(y, 0)), _const(jac, 0), jac)
+
+
+def _pow_dy_torch(x, y, out):
+    # PyTorch's pow_backward_exponent: x^y log(x), but 0 where x == 0 and y >= 0; so -inf at
+    # x == 0, y < 0 (inf * log(0)) where JAX's log(1) * inf gives nan
+    jac = mul(out, log(x))
+    return select(and_(eq(x, _const(x, 0)), ge(y, _const(y, 0))), _const(jac, 0), jac)
+
+
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
+pow_p.rules["torch_jvp"] = binary_jvp(pow_p, _pow_dx_torch, _pow_dy_torch)
 
 
 def _balanced_eq(x, out, y):
@@ -592,14 +662,25 @@ def _balanced_eq(x, out, y):
     return div(hit, select(eq(y, out), _const(out, 2), _one(out)))
 
 
+def _balanced_torch(x, y, loses):
+    """PyTorch's maximum/minimum backward for x, from the operands (not the result): 0.5 at a
+    tie, 0 where `loses(x, y)`, else 1 (so 1 for both where one is NaN; JAX's rule: 0)."""
+    one = _one(x)
+    return select(eq(x, y), _const(x, 0.5), select(loses(x, y), _const(x, 0), one))
+
+
 max_p = binary("max", lambda x, y: xp.maximum(x, y), kinds=ANY,
                props=("elementwise", "commutative"), torch_name="MaximumBackward0")
 max_p.rules["jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_eq(x, out, y),
                                 lambda x, y, out: _balanced_eq(y, out, x))
+max_p.rules["torch_jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_torch(x, y, lt),
+                                      lambda x, y, out: _balanced_torch(y, x, lt))
 min_p = binary("min", lambda x, y: xp.minimum(x, y), kinds=ANY,
                props=("elementwise", "commutative"), torch_name="MinimumBackward0")
 min_p.rules["jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_eq(x, out, y),
                                 lambda x, y, out: _balanced_eq(y, out, x))
+min_p.rules["torch_jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_torch(x, y, gt),
+                                      lambda x, y, out: _balanced_torch(y, x, gt))
 
 
 def _atan2_d(num):
@@ -610,9 +691,21 @@ def _atan2_d(num):
     return d
 
 
+def _atan2_d_torch(num):
+    # PyTorch's atan2_backward: 1/(x^2 + y^2) taken as 0 where x^2 + y^2 == 0, so the
+    # derivatives at (0, 0) are 0 and -0 (JAX: 0/0 = nan)
+    def d(x, y, out):
+        r2 = add(mul(x, x), mul(y, y))
+        zero = eq(r2, _const(r2, 0))
+        recip = select(zero, _const(r2, 0), div(_one(r2), r2))
+        return mul(y, recip) if num else mul(neg(x), recip)
+    return d
+
+
 atan2_p = binary("atan2", lambda x, y: xp.arctan2(x, y), kinds=REAL_FLOAT,
                  torch_name="Atan2Backward0")
 atan2_p.rules["jvp"] = binary_jvp(atan2_p, _atan2_d(True), _atan2_d(False))
+atan2_p.rules["torch_jvp"] = binary_jvp(atan2_p, _atan2_d_torch(True), _atan2_d_torch(False))
 
 # rem: numpy's remainder (Python's %): x - floor(x/y) y, with the sign of y.
 # d/dx = 1, d/dy = -floor_divide(x, y)
@@ -736,6 +829,7 @@ trunc = _wrapper(trunc_p, "trunc")
 is_finite = _wrapper(is_finite_p, "is_finite")
 signbit = _wrapper(signbit_p, "signbit")
 abs = _wrapper(abs_p, "abs")
+relu = _wrapper(relu_p, "relu")
 add = _wrapper(add_p, "add")
 sub = _wrapper(sub_p, "sub")
 mul = _wrapper(mul_p, "mul")

@@ -115,30 +115,24 @@ def round(x, decimals=0):
     return unary_float(UNARY_OPS["round"], x)
 
 
-@composite("AbsBackward0")
-def _abs(x):
-    # |x| = x * sign(x), sign with a zero derivative: d|x| = sign(x), 0 at 0 and at nan
-    # (PyTorch's choice); + 0 turns x * sign(x) = -0.0 at x = -0.0 into PyTorch's 0.0
-    return E.add(E.mul(x, _sign_value(x)), np.zeros((), x.dtype))
+ABS = _prim("abs")
 
 
 def abs(x):
     x = as_tensor(x)
     if x._value.dtype.kind not in "fc":
         return wrap(np.abs(x._value))
-    return unary(_abs, x)
+    return unary(ABS, x)
 
 
 absolute = abs
 
 
-@composite("ReluBackward0")
-def _relu(x):
-    return E.select(E.gt(x, np.zeros((), x.dtype)), x, np.zeros((), x.dtype))
+RELU = _prim("relu")
 
 
 def relu(x):
-    return unary(_relu, as_tensor(x))
+    return unary(RELU, as_tensor(x))
 
 
 @composite("ReciprocalBackward0")

@@ -3,9 +3,12 @@
 A recorded node stands for `op` applied to inputs of given shapes and dtypes, some of which need
 a gradient. Its backward program is `functrans.transforms.vjp.vjp` of that operation, staged with
 `trace_to_jaxpr` into a jaxpr taking (inputs..., outputs..., cotangents...) and returning the
-cotangents of the inputs that need one. Before staging ends, recomputations of the operation's
-own outputs are replaced by the saved outputs (so `exp` keeps its result, as PyTorch does) and
-dead equations are dropped; what the program still reads is exactly what a node must save.
+cotangents of the inputs that need one. The VJP follows PyTorch's derivative convention where
+a row states one (`torch_jvp`). Where a rule reads the operation's own output, the program reads
+the saved output (so `exp` keeps its result, as PyTorch does); a value a rule computes again
+from the inputs stays computed from them (PyTorch's div reads its operands, not its result).
+That decides where a second-order gradient with respect to a non-leaf input flows. Dead
+equations are dropped; what the program still reads is exactly what a node must save.
 
 The program runs either compiled to straight-line numpy calls on raw arrays (plain backward), or
 through `eval_jaxpr` on recording tensors (`create_graph=True`).
@@ -17,6 +20,7 @@ from functrans.core.avals import ShapedArray
 from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import Jaxpr, Literal, Var
+from functrans.core.primitive import derivative_convention
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
 from functrans.primitives.shape_ops import instantiate
@@ -106,14 +110,15 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
                 full[i] = v
             return op.traced(*full, **params)
 
-        outs, pullback = vjp(f, *[xs[i] for i in diff])
-        outs = list(outs) if op.multiple else [outs]
-        out_box.append(outs)
-        in_cts = pullback(list(cts) if op.multiple else cts[0])
+        with derivative_convention("torch"):  # PyTorch's derivative where a row states it
+            outs, pullback = vjp(f, *[xs[i] for i in diff])
+            outs = list(outs) if op.multiple else [outs]
+            out_box.append(outs)
+            in_cts = pullback(list(cts) if op.multiple else cts[0])
         return [*outs, *[instantiate(c) for c in in_cts]]
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
-    jaxpr = _cse(closed.jaxpr)
+    jaxpr = _cse(closed.jaxpr, keep=closed.jaxpr.outvars[:n_out])
     const_of = dict(zip(jaxpr.constvars, closed.consts))
     in_vars = jaxpr.invars[:n_in]
     ct_vars = jaxpr.invars[n_in:]
@@ -154,9 +159,11 @@ def _atom_key(a):
     return a
 
 
-def _cse(jaxpr: Jaxpr) -> Jaxpr:
-    """Merge equations applying the same primitive with the same params to the same atoms: the
-    primal recomputation inside a VJP then meets the forward output it duplicates."""
+def _cse(jaxpr: Jaxpr, keep=()) -> Jaxpr:
+    """Merge equations applying the same primitive with the same params to the same atoms,
+    except into an equation computing one of the variables `keep` (the forward outputs: a rule
+    that computes one again means to read the inputs, not the saved output)."""
+    keep = {v for v in keep if type(v) is Var}
     env: dict = {}
     seen: dict = {}
     eqns = []
@@ -177,7 +184,7 @@ def _cse(jaxpr: Jaxpr) -> Jaxpr:
             for o, p in zip(e.outvars, prev):
                 env[o] = p
             continue
-        if key is not None:
+        if key is not None and not keep.intersection(e.outvars):
             seen[key] = e.outvars
         eqns.append(e._replace(invars=invars))
     return Jaxpr(jaxpr.constvars, jaxpr.invars, [ren(a) for a in jaxpr.outvars], eqns)

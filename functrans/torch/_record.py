@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.torch._grad_mode import MODE
+from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
 from functrans.torch._graph import _seq, node_class
 from functrans.torch._programs import get_program
-from functrans.torch._tensor import Tensor, edge, wrap
+from functrans.torch._tensor import Tensor, check_saveable, edge, mark_inference, wrap
 
 _new = object.__new__
 
@@ -113,6 +113,8 @@ def _plain(out):
     t._output_nr = 0
     t._vc = None
     t._meta = None
+    if INFERENCE_BLOCKS[0] and MODE.inference:
+        mark_inference(t)
     return t
 
 
@@ -148,6 +150,7 @@ def _saved_inputs(prog, inputs, vals):
     for i in prog.used_inputs:
         t = inputs[i]
         if isinstance(t, Tensor):
+            check_saveable(t)
             vc = t._vc
             saved.append((t, 0 if vc is None else vc[0]))
         else:
@@ -186,6 +189,7 @@ def record(op, inputs, vals, out, needs, params, pkey):
     elif len(used) == 1:
         x = inputs[used[0]]
         if isinstance(x, Tensor):
+            check_saveable(x)
             vc = x._vc
             node._saved = [(x, 0 if vc is None else vc[0])]
         else:

@@ -10,7 +10,7 @@ import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval, is_float
 from functrans.core.ownership import unaliased
-from functrans.core.primitive import lookup
+from functrans.core.primitive import jvp_rule
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
@@ -80,7 +80,7 @@ class JVPTrace(Trace):
             if prim.multiple_results:
                 return [JVPTracer(self, o, Zero(get_aval(o))) for o in out]
             return JVPTracer(self, out, Zero(get_aval(out)))
-        rule = prim.rules.get("jvp") or lookup(prim, "jvp")
+        rule = jvp_rule(prim)
         primal_out, tangent_out = rule(primals, tangents, **params)
         if prim.multiple_results:
             return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]

@@ -59,6 +59,7 @@ CASES = [
     Case("logistic", E.logistic, [(4,)]),
     Case("erf", E.erf, [(8,)], domain=wide),
     Case("abs", fnp.abs, [(4,)], domain=away_from_zero),
+    Case("relu", E.relu, [(6,)], domain=away_from_zero),
     Case("integer_pow", lambda x: x ** 2, [(3,)], name="integer_pow-2"),
     Case("integer_pow", lambda x: x ** 3, [(2, 3)], name="integer_pow-3"),
     Case("integer_pow", lambda x: x ** -2, [(3,)], domain=away_from_zero,
