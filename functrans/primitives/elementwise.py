@@ -328,8 +328,8 @@ def _abs_jvp(primals, tangents, torch=False):
             "float64; complex numbers may appear where no derivative flows). Differentiate "
             "with respect to the real and imaginary parts as two float arrays instead, e.g. "
             "|z| = fnp.sqrt(x**2 + y**2).")
-    if torch:
-        return abs(x), mul(t, sign(x))
+    if torch:  # sgn(x): 0 at nan too, where numpy's sign is nan
+        return abs(x), mul(t, select(ne(x, x), _const(x, 0), sign(x)))
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
