@@ -75,7 +75,35 @@ def _uniform(data, shape, dtype, minval, maxval):
     one_bits = np.array(1.0, dtype).view(uint)
     floats = bitcast_convert_type(fnp.bitwise_or(mantissa, one_bits), dtype) - dtype.type(1)
     minval, maxval = _as(minval, dtype), _as(maxval, dtype)
-    return fnp.maximum(minval, floats * (maxval - minval) + minval)
+    scaled = floats * (maxval - minval) + minval
+    # XLA contracts this multiply-add into one fused (singly rounded) operation: take the
+    # fused value, and the derivative of the plain expression
+    fused = _fused_multiply_add(floats, stop_gradient(maxval - minval), stop_gradient(minval))
+    return fnp.maximum(minval, fused + (scaled - stop_gradient(scaled)))
+
+
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once: through float64 for narrower floats; for float64 by Dekker's
+    exact product and Knuth's exact sum (the error terms added back before the last
+    rounding)."""
+    dtype = fnp.asarray(a).dtype
+    if dtype != np.float64:
+        wide = np.dtype(np.float64)
+        return (a.astype(wide) * _as(b, wide) + _as(c, wide)).astype(dtype)
+    b, c = _as(b, dtype), _as(c, dtype)
+    split = np.float64(2.0**27 + 1)
+    def halves(x):
+        t = split * x
+        hi = t - (t - x)
+        return hi, x - hi
+    (ah, al), (bh, bl) = halves(a), halves(b)
+    p = a * b
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl   # a*b == p + e exactly
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)                       # p + c == s + t exactly
+    out = s + (t + e)
+    return fnp.where(fnp.isfinite(out), out, p + c)
 
 
 def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
@@ -389,7 +417,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
     if k > logits.shape[axis]:
         raise ValueError(f"categorical: the number of samples without replacement ({k}) "
                          f"cannot exceed the number of categories ({logits.shape[axis]}).")
-    indices = _top_k_indices(fnp.moveaxis(logits, axis, -1), k)
+    indices = _top_k_indices(fnp.moveaxis(logits, axis, -1), k).astype(np.int32)  # top_k's
     # batch_shape + (k,) -> prefix + batch_shape
     indices = fnp.moveaxis(indices, -1, 0)
     return fnp.reshape(indices, shape)
@@ -530,7 +558,7 @@ def _gamma(data, a, shape, dtype, log_space):
     keys = split_data(data, (n,))
     # one key per element, each running its own rejection loop (vmap masks the loops)
     draw = vmap(lambda k, al: _gamma_one(k, al, log_space))
-    return fnp.reshape(draw(keys, fnp.reshape(stop_gradient(a), (n,))), shape) if n else \
+    return fnp.reshape(draw(keys, fnp.reshape(a, (n,))), shape) if n else \
         fnp.zeros(shape, dtype)
 
 
@@ -538,26 +566,26 @@ def _gamma_checked(key, a, shape, dtype, name, log_space):
     data, _ = unwrap(key, name)
     dtype = _float_dtype(dtype, name)
     shape = _shape_or(shape, name, a)
-    _no_derivative_in(a, name)
-    return _gamma(data, a, shape, dtype, log_space)
+    return _gamma(data, _no_derivative_in(a, name), shape, dtype, log_space)
 
 
 def _no_derivative_in(a, name):
     """Gamma draws depend on their shape parameter through an implicit (reparameterised)
     derivative that is not implemented here: differentiating through `a` raises rather than
     returning a zero."""
-    return _refuse_derivative(a, name)
+    return _refuse_derivative(fnp.asarray(a))
 
 
 @custom_jvp
-def _refuse_derivative(a, name):
+def _refuse_derivative(a):
     return a
 
 
 @_refuse_derivative.defjvp
 def _refuse_derivative_jvp(primals, tangents):
     raise NotImplementedError(
-        f"{primals[1]}: the derivative of the samples with respect to the shape parameter is "
+        "gamma, loggamma, beta, dirichlet: the derivative of the samples with respect to the "
+        "shape parameter is "
         "not implemented (JAX uses an implicit reparameterisation gradient). Pass the "
         "parameter through functrans.lax.stop_gradient if its derivative is not needed.")
 
@@ -593,8 +621,7 @@ def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None,
     data, _ = unwrap(key, "beta")
     dtype = _float_dtype(dtype, "beta")
     shape = _shape_or(shape, "beta", a, b)
-    _no_derivative_in(a, "beta")
-    _no_derivative_in(b, "beta")
+    a, b = _no_derivative_in(a, "beta"), _no_derivative_in(b, "beta")
     keys = split_data(data, (2,))
     log_a = _gamma(keys[0], a, shape, dtype, True)
     log_b = _gamma(keys[1], b, shape, dtype, True)
@@ -615,7 +642,7 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None,
     dtype = _float_dtype(dtype, "dirichlet")
     if ndim_of(alpha) < 1:
         raise ShapeError(f"dirichlet needs alpha.ndim >= 1, got {ndim_of(alpha)}.")
-    _no_derivative_in(alpha, "dirichlet")
+    alpha = _no_derivative_in(alpha, "dirichlet")
     batch = tuple(shape_of(alpha))[:-1]
     if shape is None:
         shape = batch
