@@ -52,7 +52,7 @@ def _threefry2x32_impl(k1, k2, x1, x2):
     # fresh arrays, updated in place below (uint32 arithmetic wraps modulo 2**32)
     a = xp.add(xp.asarray(x1, np.uint32), ks[0], dtype=np.uint32)
     b = xp.add(xp.asarray(x2, np.uint32), ks[1], dtype=np.uint32)
-    a, b = xp.broadcast_to(a, shape).copy(), xp.broadcast_to(b, shape).copy()
+    a, b = (v if v.shape == shape else xp.broadcast_to(v, shape).copy() for v in (a, b))
     tmp = xp.empty_like(a)
     for group in range(5):
         for r in _ROTATIONS[group % 2]:
@@ -100,6 +100,8 @@ def _shift_impl(direction):
     def impl(x, y):
         x = xp.asarray(x)
         unsigned = np.dtype(f"u{x.dtype.itemsize}")
+        if np.ndim(y) == 0 and 0 <= int(y) < unsigned.itemsize * 8 and x.dtype == unsigned:
+            return direction(x, x.dtype.type(y))   # the common case: a fixed in-range shift
         # on the unsigned view (two's complement wraps) both shifts are logical: zeros come in
         xu, yu = x.astype(unsigned), xp.asarray(y).astype(unsigned)
         # a shift by the bit width or more gives 0, as XLA's (C leaves it undefined); a

@@ -413,29 +413,35 @@ _ERFINV64 = (  # w < 6.25: in w - 3.125; w < 16: in sqrt(w) - 3.25; else: in sqr
 
 def _horner(coeffs, t, dtype):
     """sum coeffs[k] t^(n-1-k), highest power first, each step rounded to `dtype`."""
-    acc = np.asarray(coeffs[0], dtype)
+    acc = xp.full(np.shape(t), coeffs[0], dtype)
     for c in coeffs[1:]:
-        acc = acc * t + np.asarray(c, dtype)
+        acc *= t
+        acc += np.asarray(c, dtype)
     return acc
 
 
 def _erf_inv_impl(x):
     x = xp.asarray(x)
     dtype = x.dtype if x.dtype == np.float64 else np.dtype(np.float32)  # f16: upcast, as XLA
-    z = x.astype(dtype)
+    z = x.astype(dtype).reshape(-1)
+    if dtype == np.float64:  # (polynomial, upper end of its w range, w-offset, in sqrt(w))
+        pieces = ((_ERFINV64[0], 6.25, 3.125, False), (_ERFINV64[1], 16.0, 3.25, True),
+                  (_ERFINV64[2], np.inf, 5.0, True))
+    else:
+        pieces = ((_ERFINV32[0], 5.0, 2.5, False), (_ERFINV32[1], np.inf, 3.0, True))
     with np.errstate(divide="ignore", invalid="ignore"):
         w = -xp.log1p(-z * z)
-        sqrt_w = xp.sqrt(w)
-        if dtype == np.float64:
-            t = (w - 3.125, sqrt_w - 3.25, sqrt_w - 5.0)
-            polys = [_horner(c, ti, dtype) for c, ti in zip(_ERFINV64, t)]
-            p = xp.where(w < 6.25, polys[0], xp.where(w < 16.0, polys[1], polys[2]))
-        else:
-            t = (w - np.float32(2.5), sqrt_w - np.float32(3.0))
-            polys = [_horner(c, ti, dtype) for c, ti in zip(_ERFINV32, t)]
-            p = xp.where(w < 5.0, polys[0], polys[1])
+        p = xp.empty_like(z)
+        lower = -np.inf
+        for coeffs, upper, offset, root in pieces:
+            # each polynomial only where w falls in its range (the last takes the rest, NaN too)
+            mask = (w < upper) & (w >= lower) if upper != np.inf else ~(w < lower)
+            wi = w[mask]
+            ti = (xp.sqrt(wi) if root else wi) - np.asarray(offset, dtype)
+            p[mask] = _horner(coeffs, ti, dtype)
+            lower = upper
         out = xp.where(xp.abs(z) == 1, xp.copysign(np.asarray(np.inf, dtype), z), p * z)
-    return xp.asarray(out, dtype).astype(x.dtype)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 # y = erfinv(x): d y = sqrt(pi)/2 exp(y^2)

@@ -75,11 +75,23 @@ def _uniform(data, shape, dtype, minval, maxval):
     one_bits = np.array(1.0, dtype).view(uint)
     floats = bitcast_convert_type(fnp.bitwise_or(mantissa, one_bits), dtype) - dtype.type(1)
     minval, maxval = _as(minval, dtype), _as(maxval, dtype)
-    scaled = floats * (maxval - minval) + minval
-    # XLA contracts this multiply-add into one fused (singly rounded) operation: take the
-    # fused value, and the derivative of the plain expression
-    fused = _fused_multiply_add(floats, stop_gradient(maxval - minval), stop_gradient(minval))
-    return fnp.maximum(minval, fused + (scaled - stop_gradient(scaled)))
+    span = maxval - minval
+    scaled = floats * span + minval
+    if not _exact_product(span):
+        # XLA contracts this multiply-add into one fused (singly rounded) operation: take the
+        # fused value, and the derivative of the plain expression
+        fused = _fused_multiply_add(floats, stop_gradient(span), stop_gradient(minval))
+        scaled = fused + (scaled - stop_gradient(scaled))
+    return fnp.maximum(minval, scaled)
+
+
+def _exact_product(span) -> bool:
+    """Whether floats * span is exact for floats in [0, 1): span a concrete power of two
+    (then fused and plain multiply-add round alike)."""
+    if hasattr(span, "aval"):
+        return False
+    mantissa, _ = np.frexp(np.asarray(span))
+    return bool(np.all((mantissa == 0.5) | (span == 0)))
 
 
 def _fused_multiply_add(a, b, c):
