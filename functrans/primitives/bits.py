@@ -46,7 +46,8 @@ def _rotate_left(x, r, tmp):
 
 
 def _threefry2x32_impl(k1, k2, x1, x2):
-    shape = np.broadcast_shapes(*(np.shape(a) for a in (k1, k2, x1, x2)))
+    out_shape = np.broadcast_shapes(*(np.shape(a) for a in (k1, k2, x1, x2)))
+    shape = out_shape or (1,)   # work on arrays: 0-d operations would give numpy scalars
     k1, k2 = (xp.broadcast_to(xp.asarray(k, np.uint32), shape) for k in (k1, k2))
     ks = (k1, k2, k1 ^ k2 ^ _PARITY)
     # fresh arrays, updated in place below (uint32 arithmetic wraps modulo 2**32)
@@ -63,7 +64,7 @@ def _threefry2x32_impl(k1, k2, x1, x2):
         xp.add(a, ks[(group + 1) % 3], out=a)
         xp.add(b, ks[(group + 2) % 3], out=b)
         xp.add(b, np.uint32(group + 1), out=b)
-    return [a, b]
+    return [a.reshape(out_shape), b.reshape(out_shape)]
 
 
 def _threefry2x32_abstract(k1, k2, x1, x2):
