@@ -62,9 +62,9 @@ PROGRAMS = {
     "logistic": (lambda r, k: r.logistic(k, (6,)), 250),
     "logistic_f32": (lambda r, k: r.logistic(k, (6,), "float32"), 64),
     "gamma": (lambda r, k: r.gamma(k, np.array([0.3, 1.0, 2.5, 10.0]), (2, 4)), 40),
-    "gamma_f32": (lambda r, k: r.gamma(k, 0.7, (4,), "float32"), 8),
+    "gamma_f32": (lambda r, k: r.gamma(k, 0.7, (4,), "float32"), 16),
     "loggamma": (lambda r, k: r.loggamma(k, 0.01, (4,)), 150),
-    "beta": (lambda r, k: r.beta(k, 2.0, 0.5, (4,)), 30),
+    "beta": (lambda r, k: r.beta(k, 2.0, 0.5, (4,)), 40),
     "dirichlet": (lambda r, k: r.dirichlet(k, np.array([0.5, 1.0, 3.0]), (2,)), 60),
     "multivariate_normal": (lambda r, k: r.multivariate_normal(
         k, np.array([1.0, -1.0, 0.0]), np.array(COV), (3,)), 400),
