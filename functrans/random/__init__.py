@@ -11,7 +11,7 @@ JAX derives them.
 
 from functrans.random._distributions import (  # noqa: F401
     bernoulli, beta, categorical, choice, dirichlet, exponential, gamma, gumbel, laplace,
-    loggamma, logistic, multivariate_normal, normal, permutation, randint, truncated_normal,
+    loggamma, logistic, multivariate_normal, normal, orthogonal, permutation, randint, truncated_normal,
     uniform)
 from functrans.random._keys import (  # noqa: F401
     KeyArray, PRNGKey, bits, fold_in, key, key_data, key_impl, split, wrap_key_data)
@@ -20,4 +20,4 @@ __all__ = [
     "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "split", "fold_in",
     "bits", "uniform", "normal", "truncated_normal", "randint", "bernoulli", "choice",
     "permutation", "categorical", "gumbel", "gamma", "loggamma", "beta", "dirichlet",
-    "exponential", "laplace", "logistic", "multivariate_normal"]
+    "exponential", "laplace", "logistic", "multivariate_normal", "orthogonal"]

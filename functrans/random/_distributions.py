@@ -10,6 +10,7 @@ differentiate as in JAX.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,7 +26,7 @@ from functrans.random._keys import canonical_shape, random_bits, split_data, unw
 
 __all__ = ["uniform", "normal", "truncated_normal", "randint", "bernoulli", "choice",
            "permutation", "categorical", "gumbel", "gamma", "loggamma", "beta", "dirichlet",
-           "exponential", "laplace", "logistic", "multivariate_normal"]
+           "exponential", "laplace", "logistic", "multivariate_normal", "orthogonal"]
 
 
 # --- argument checks -------------------------------------------------------------------------
@@ -665,3 +666,54 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None,
     # softmax along the last axis, as jax.nn.softmax
     e = fnp.exp(log_g - fnp.max(log_g, axis=-1, keepdims=True))
     return e / fnp.sum(e, axis=-1, keepdims=True)
+
+
+# --- orthogonal matrices ---------------------------------------------------------------------
+
+def _q_with_positive_r(z):
+    """The Q of z = Q R (z: (..., rows, cols), rows >= cols) whose R has a positive diagonal,
+    by Householder reflections. That factorisation is unique, so Q agrees with LAPACK's (JAX's
+    qr followed by the sign fix) up to rounding."""
+    rows, cols = z.shape[-2:]
+    eye = np.eye(rows, dtype=z.dtype)
+    a = z
+    reflectors, signs = [], []
+    for j in range(cols):
+        live = np.arange(rows) >= j                        # the rows this step works on
+        x = a[..., :, j] * live
+        x_j = a[..., j, j]
+        sign = fnp.where(x_j >= 0, np.ones((), z.dtype), -np.ones((), z.dtype))
+        alpha = -sign * fnp.sqrt(fnp.sum(x * x, axis=-1))  # R[j, j] before the sign fix
+        v = x - fnp.expand_dims(alpha, -1) * eye[j]
+        v = v / fnp.sqrt(fnp.sum(v * v, axis=-1, keepdims=True))
+        # a <- (I - 2 v v^T) a on the columns from j on (the others are done)
+        proj = fnp.einsum("...i,...ik->...k", v, a) * (np.arange(cols) >= j)
+        a = a - 2 * fnp.expand_dims(v, -1) * fnp.expand_dims(proj, -2)
+        reflectors.append(v)
+        signs.append(-sign)                                 # sign(R[j, j])
+    q = fnp.broadcast_to(eye[:, :cols], z.shape)
+    for v in reversed(reflectors):
+        q = q - 2 * fnp.expand_dims(v, -1) * fnp.expand_dims(fnp.einsum("...i,...ik->...k", v, q),
+                                                             -2)
+    return q * fnp.expand_dims(fnp.stack(signs, axis=-1), -2)
+
+
+def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
+               m: int | None = None) -> Any:
+    """A matrix drawn uniformly from the orthogonal group O(n) (Haar measure), of shape
+    (*shape, n, m); for m != n, semi-orthogonal (orthonormal rows or columns). As JAX: the Q
+    of a QR factorisation of a normal matrix, with R's diagonal made positive.
+
+    >>> import functrans as ft, numpy as np
+    >>> q = ft.random.orthogonal(ft.random.PRNGKey(0), 3)
+    >>> bool(np.allclose(q @ q.T, np.eye(3)))
+    True
+    """
+    data, _ = unwrap(key, "orthogonal")
+    dtype = _float_dtype(dtype, "orthogonal")
+    shape = canonical_shape(shape, "orthogonal")
+    m = n if m is None else m
+    n, m = operator.index(n), operator.index(m)
+    z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
+    q = _q_with_positive_r(z)
+    return fnp.swapaxes(q, -1, -2) if n < m else q

@@ -8,7 +8,8 @@ made of the bits alone, and otherwise the distance XLA's CPU transcendental func
 numpy's (XLA's float64 log1p is up to 128 ulp from the correctly rounded value near
 x = -0.414; its float32 log1p up to 2), as amplified by each sampler. A result near zero made
 by cancellation (log(u) - log1p(-u) near u = 1/2, a sum of products) counts many ulps for a
-small absolute difference. The bounds are about twice the worst seen over 40 random keys.
+small absolute difference. The bounds are about twice the worst seen over 40 random keys. A
+float bound is an absolute tolerance instead (orthogonal's QR is computed another way).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ COV = [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]]
 P10 = list(np.linspace(0.1, 1.0, 10) / np.linspace(0.1, 1.0, 10).sum())
 LOGITS = [[0.1, 0.2, 0.7, 0.1], [0.5, 0.25, 0.25, 0.1]]
 
-# name -> (program(random module, key), ulp bound for floats)
+# name -> (program(random module, key), bound for floats: int ulps, or float absolute)
 PROGRAMS = {
     "uniform": (lambda r, k: r.uniform(k, (6,)), 0),
     "uniform_f32_range": (lambda r, k: r.uniform(k, (6,), "float32", -2.0, 3.0), 0),
@@ -68,6 +69,10 @@ PROGRAMS = {
     "dirichlet": (lambda r, k: r.dirichlet(k, np.array([0.5, 1.0, 3.0]), (2,)), 60),
     "multivariate_normal": (lambda r, k: r.multivariate_normal(
         k, np.array([1.0, -1.0, 0.0]), np.array(COV), (3,)), 400),
+    # QR by Householder steps here, LAPACK's in JAX: the same unique factor, up to rounding
+    "orthogonal": (lambda r, k: r.orthogonal(k, 4), 1e-14),
+    "orthogonal_batch_wide": (lambda r, k: r.orthogonal(k, 3, (2,), m=5), 1e-14),
+    "orthogonal_f32": (lambda r, k: r.orthogonal(k, 5, dtype="float32"), 1e-5),
     "bits_default": (lambda r, k: r.bits(k, (4,)), 0),
     "split_typed": (lambda r, k: r.key_data(r.split(r.wrap_key_data(k), (2, 3))), 0),
 }
