@@ -11,8 +11,8 @@ JAX derives them.
 
 from functrans.random._distributions import (  # noqa: F401
     bernoulli, beta, categorical, choice, dirichlet, exponential, gamma, gumbel, laplace,
-    loggamma, logistic, multivariate_normal, normal, orthogonal, permutation, randint, truncated_normal,
-    uniform)
+    loggamma, logistic, multivariate_normal, normal, orthogonal, permutation, randint,
+    truncated_normal, uniform)
 from functrans.random._keys import (  # noqa: F401
     KeyArray, PRNGKey, bits, fold_in, key, key_data, key_impl, split, wrap_key_data)
 

@@ -21,7 +21,7 @@ from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.custom import custom_jvp
 from functrans.primitives.bits import bitcast_convert_type, shift_right_logical
-from functrans.primitives.elementwise import erf_inv
+from functrans.primitives.elementwise import erf, erf_inv
 from functrans.random._keys import canonical_shape, random_bits, split_data, unwrap
 
 __all__ = ["uniform", "normal", "truncated_normal", "randint", "bernoulli", "choice",
@@ -181,18 +181,12 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | No
     shape = _shape_or(shape, "truncated_normal", lower, upper)
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower, upper = _as(lower, dtype), _as(upper, dtype)
-    a = fnp.asarray(_erf(lower / sqrt2))
-    b = fnp.asarray(_erf(upper / sqrt2))
+    a, b = erf(lower / sqrt2), erf(upper / sqrt2)
     out = sqrt2 * erf_inv(_uniform(data, shape, dtype, a, b))
     # rounding (or u == a) may land on a bound: clamp into the open interval
     lo = _next_toward(stop_gradient(lower), np.inf)
     hi = _next_toward(stop_gradient(upper), -np.inf)
     return fnp.clip(out, lo, hi)
-
-
-def _erf(x):
-    from functrans.primitives.elementwise import erf
-    return erf(x)
 
 
 # --- integers --------------------------------------------------------------------------------
@@ -303,11 +297,7 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
                             "an array of at least one dimension.")
         return _shuffle(data, fnp.arange(int(x)), 0)
     x = fnp.asarray(x)
-    axis = axis % x.ndim
-    if independent or x.ndim == 1:
-        return _shuffle(data, x, axis)
-    ind = _shuffle(data, fnp.arange(x.shape[axis]), 0)
-    return fnp.take(x, ind, axis=axis)
+    return _permute(data, x, axis % x.ndim, independent)
 
 
 def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True,
@@ -368,8 +358,9 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True,
                        arr.shape[:axis] + shape + arr.shape[axis + 1:])
 
 
-def _permute(data, x, axis):
-    if x.ndim == 1:
+def _permute(data, x, axis, independent=False):
+    """x's slices along `axis` in a random order (each line on its own if `independent`)."""
+    if independent or x.ndim == 1:
         return _shuffle(data, x, axis)
     return fnp.take(x, _shuffle(data, fnp.arange(x.shape[axis]), 0), axis=axis)
 

@@ -116,7 +116,7 @@ def unwrap(k, name: str, allow_batched: bool = False) -> tuple[Any, bool]:
         data, typed = k._data, True
     else:
         data, typed = k, False
-        dtype = getattr(data, "dtype", None) or np.asarray(data).dtype
+        dtype = data.dtype if hasattr(data, "dtype") else np.asarray(data).dtype
         if dtype != _U32 or tuple(shape_of(data))[-1:] != (2,):
             raise DTypeError(f"{name}: expected a PRNG key (a uint32[2] array from PRNGKey "
                              f"or a key from functrans.random.key), got {dtype}"
@@ -205,7 +205,12 @@ def wrap_key_data(key_bits_array: Any, *, impl: str | None = None) -> KeyArray:
 
 
 def key_impl(keys: Any) -> str:
-    """The name of the keys' PRNG implementation: 'threefry2x32'."""
+    """The name of the keys' PRNG implementation: 'threefry2x32'.
+
+    >>> import functrans as ft
+    >>> ft.random.key_impl(ft.random.key(0))
+    'threefry2x32'
+    """
     unwrap(keys, "key_impl", allow_batched=True)
     return _IMPL
 
