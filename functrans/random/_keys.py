@@ -190,7 +190,7 @@ def key_data(keys: Any) -> Any:
     (2, 2)
     """
     data, _ = unwrap(keys, "key_data", allow_batched=True)
-    return data
+    return data.copy() if isinstance(data, np.ndarray) else data   # never the caller's buffer
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: str | None = None) -> KeyArray:
@@ -201,6 +201,8 @@ def wrap_key_data(key_bits_array: Any, *, impl: str | None = None) -> KeyArray:
     ()
     """
     _check_impl(impl)
+    if isinstance(key_bits_array, np.ndarray):   # the key must not change with the caller's array
+        key_bits_array = key_bits_array.copy()
     return KeyArray(key_bits_array)
 
 

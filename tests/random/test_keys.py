@@ -108,6 +108,12 @@ def test_typed_keys_have_key_shapes_and_round_trip():
     np.testing.assert_array_equal(fr.normal(keys[0, 1], (3,)),
                                   fr.normal(fr.key_data(keys)[0, 1], (3,)))
     assert fr.key_impl(k) == "threefry2x32"
+    # key data is a copy both ways: changing the caller's array leaves the key alone
+    raw = np.array([1, 2], np.uint32)
+    wrapped = fr.wrap_key_data(raw)
+    raw[0] = 9
+    out = fr.key_data(wrapped)
+    assert out.tolist() == [1, 2] and not np.shares_memory(out, fr.key_data(wrapped))
 
 
 def test_keys_pass_through_jit_vmap_scan_and_pytrees():
