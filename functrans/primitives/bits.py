@@ -45,16 +45,36 @@ def _rotate_left(x, r, tmp):
     xp.bitwise_or(x, tmp, out=x)
 
 
+_CHUNK = 1 << 16  # elements hashed at a time: the working arrays stay in cache
+
+
 def _threefry2x32_impl(k1, k2, x1, x2):
     out_shape = np.broadcast_shapes(*(np.shape(a) for a in (k1, k2, x1, x2)))
     shape = out_shape or (1,)   # work on arrays: 0-d operations would give numpy scalars
-    k1, k2 = (xp.broadcast_to(xp.asarray(k, np.uint32), shape) for k in (k1, k2))
+    size = int(np.prod(shape))
+
+    def flat(k):  # a scalar key word stays a scalar; others become one row of words
+        k = xp.asarray(k, np.uint32)
+        return k if k.ndim == 0 else xp.ascontiguousarray(xp.broadcast_to(k, shape)).reshape(-1)
+    k1, k2 = flat(k1), flat(k2)
     ks = (k1, k2, k1 ^ k2 ^ _PARITY)
     # fresh arrays, updated in place below (uint32 arithmetic wraps modulo 2**32)
-    a = xp.add(xp.asarray(x1, np.uint32), ks[0], dtype=np.uint32)
-    b = xp.add(xp.asarray(x2, np.uint32), ks[1], dtype=np.uint32)
-    a, b = (v if v.shape == shape else xp.broadcast_to(v, shape).copy() for v in (a, b))
-    tmp = xp.empty_like(a)
+    def start(x, k):
+        v = xp.add(xp.asarray(x, np.uint32).reshape(-1) if np.shape(x) == shape else
+                   xp.broadcast_to(xp.asarray(x, np.uint32), shape).reshape(-1), k,
+                   dtype=np.uint32)
+        return v if v.shape == (size,) else xp.broadcast_to(v, (size,)).copy()
+    a, b = start(x1, ks[0]), start(x2, ks[1])
+    tmp = xp.empty(min(size, _CHUNK), np.uint32)
+    for lo in range(0, size, _CHUNK):
+        hi = min(lo + _CHUNK, size)
+        _threefry_rounds(a[lo:hi], b[lo:hi], [k if k.ndim == 0 else k[lo:hi] for k in ks],
+                         tmp[:hi - lo])
+    return [a.reshape(out_shape), b.reshape(out_shape)]
+
+
+def _threefry_rounds(a, b, ks, tmp):
+    """The 20 rounds on one chunk, in place on a and b."""
     for group in range(5):
         for r in _ROTATIONS[group % 2]:
             xp.add(a, b, out=a)
@@ -64,7 +84,6 @@ def _threefry2x32_impl(k1, k2, x1, x2):
         xp.add(a, ks[(group + 1) % 3], out=a)
         xp.add(b, ks[(group + 2) % 3], out=b)
         xp.add(b, np.uint32(group + 1), out=b)
-    return [a.reshape(out_shape), b.reshape(out_shape)]
 
 
 def _threefry2x32_abstract(k1, k2, x1, x2):
