@@ -419,6 +419,78 @@ erf_p = unary("erf", _erf_impl,
               kinds=REAL_FLOAT, torch_name="ErfBackward0")
 
 
+# erf_inv: M. Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), the same
+# polynomials in w = -log1p(-x^2) as XLA's ErfInv, evaluated in the operand's precision, so
+# that samples built on it (functrans.random.normal) agree with JAX's to an ulp or two.
+# Coefficients run from the highest power down.
+_ERFINV32 = (  # w < 5: in w - 2.5; else: in sqrt(w) - 3
+    (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941),
+    (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+     -0.0076224613, 0.00943887047, 1.00167406, 2.83297682))
+_ERFINV64 = (  # w < 6.25: in w - 3.125; w < 16: in sqrt(w) - 3.25; else: in sqrt(w) - 5
+    (-3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+     1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+     6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+     2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+     1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+     4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+     0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
+     0.24015818242558961693, 1.6536545626831027356),
+    (2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+     1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+     2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+     6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+     0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+     -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
+     3.0838856104922207635),
+    (-2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+     -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+     2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+     -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+     7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026,
+     1.0103004648645343977, 4.8499064014085844221))
+
+
+def _horner(coeffs, t, dtype):
+    """sum coeffs[k] t^(n-1-k), highest power first, each step rounded to `dtype`."""
+    acc = xp.full(np.shape(t), coeffs[0], dtype)
+    for c in coeffs[1:]:
+        acc *= t
+        acc += np.asarray(c, dtype)
+    return acc
+
+
+def _erf_inv_impl(x):
+    x = xp.asarray(x)
+    dtype = x.dtype if x.dtype == np.float64 else np.dtype(np.float32)  # f16: upcast, as XLA
+    z = x.astype(dtype).reshape(-1)
+    if dtype == np.float64:  # (polynomial, upper end of its w range, w-offset, in sqrt(w))
+        pieces = ((_ERFINV64[0], 6.25, 3.125, False), (_ERFINV64[1], 16.0, 3.25, True),
+                  (_ERFINV64[2], np.inf, 5.0, True))
+    else:
+        pieces = ((_ERFINV32[0], 5.0, 2.5, False), (_ERFINV32[1], np.inf, 3.0, True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -xp.log1p(-z * z)
+        p = xp.empty_like(z)
+        lower = -np.inf
+        for coeffs, upper, offset, root in pieces:
+            # each polynomial only where w falls in its range (the last takes the rest, NaN too)
+            mask = (w < upper) & (w >= lower) if upper != np.inf else ~(w < lower)
+            wi = w[mask]
+            ti = (xp.sqrt(wi) if root else wi) - np.asarray(offset, dtype)
+            p[mask] = _horner(coeffs, ti, dtype)
+            lower = upper
+        out = xp.where(xp.abs(z) == 1, xp.copysign(np.asarray(np.inf, dtype), z), p * z)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+# y = erfinv(x): d y = sqrt(pi)/2 exp(y^2)
+erf_inv_p = unary("erf_inv", _erf_inv_impl,
+                  lambda x, y: mul(_const(x, np.sqrt(np.pi) / 2), exp(mul(y, y))),
+                  kinds=REAL_FLOAT, torch_name="ErfinvBackward0")
+
+
 # --- integer_pow: x ** n for a Python int n (x ** 2 and friends) ------------------------------
 
 def _integer_pow_abstract(x, *, y):
@@ -821,6 +893,7 @@ rsqrt = _wrapper(rsqrt_p, "rsqrt")
 cbrt = _wrapper(cbrt_p, "cbrt")
 logistic = _wrapper(logistic_p, "logistic")
 erf = _wrapper(erf_p, "erf")
+erf_inv = _wrapper(erf_inv_p, "erf_inv")
 sign = _wrapper(sign_p, "sign")
 floor = _wrapper(floor_p, "floor")
 ceil = _wrapper(ceil_p, "ceil")

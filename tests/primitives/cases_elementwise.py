@@ -58,6 +58,7 @@ CASES = [
     Case("cbrt", fnp.cbrt, [(3,)], domain=away_from_zero),
     Case("logistic", E.logistic, [(4,)]),
     Case("erf", E.erf, [(8,)], domain=wide),
+    Case("erf_inv", E.erf_inv, [(8,)], domain=unit),
     Case("abs", fnp.abs, [(4,)], domain=away_from_zero),
     Case("relu", E.relu, [(6,)], domain=away_from_zero),
     Case("integer_pow", lambda x: x ** 2, [(3,)], name="integer_pow-2"),
