@@ -20,6 +20,7 @@ MODE = _Mode()
 
 
 def is_grad_enabled() -> bool:
+    """torch.is_grad_enabled: whether operations record for autograd now."""
     return MODE.enabled
 
 

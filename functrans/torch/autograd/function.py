@@ -19,6 +19,9 @@ from functrans.torch._grad_mode import MODE, no_grad
 from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, version_error
 from functrans.torch._tensor import Tensor, _shared_vc, edge, wrap
 
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "NestedIOFunction",
+           "once_differentiable"]
+
 _MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 
 
