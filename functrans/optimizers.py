@@ -52,6 +52,7 @@ def apply_updates(params, updates):
 # --- learning-rate schedules ------------------------------------------------------------------
 
 def constant_schedule(value: float) -> Schedule:
+    """A schedule that returns `value` at every step."""
     return lambda step: value
 
 

@@ -33,6 +33,7 @@ _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f":
 # --- shape and dtype rules -------------------------------------------------------------------
 
 def broadcast_shapes(name, *shapes):
+    """The shape `shapes` broadcast to, or a ShapeError naming primitive `name` and the shapes."""
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -74,6 +75,7 @@ def nary_aval(name, out_dtype=None, kinds=None):
 # --- zero-aware tangent arithmetic used by the rules -----------------------------------------
 
 def add_tangents(a, b):
+    """a + b, where either may be a symbolic Zero (returned as the other, adding nothing)."""
     if type(a) is Zero:
         return b
     if type(b) is Zero:
@@ -416,6 +418,7 @@ integer_pow_p.rules["batch"] = unary_batch(integer_pow_p)
 
 def binary(name, impl, *, torch_name=None, out_dtype=None, kinds=None, abstract=None,
            props=("elementwise",), facts=None):
+    """Define the row of a broadcasting binary primitive: impl, shape/dtype rule and batching."""
     prim = define(name, module=M, impl=impl,
                   abstract=abstract or nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=props, facts=facts, torch_name=torch_name)
@@ -628,6 +631,7 @@ floor_divide_p.rules["jvp"] = _zero_jvp(floor_divide_p)
 
 
 def comparison(name, impl, backend_name):
+    """Define the row of a comparison primitive: a bool result with a zero derivative."""
     prim = binary(name, impl, out_dtype=np.dtype(bool), kinds=ANY,
                   facts=dict(scalar_operands=True, fast_impl=backend_call(backend_name)))
     prim.rules["jvp"] = _zero_jvp(prim)
