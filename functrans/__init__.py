@@ -30,5 +30,7 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "tree_util", "flatten_util", "lax", "optimizers",
+    # submodules: the API reference (pdoc follows __all__) documents each of them
+    "tree_util", "flatten_util", "lax", "optimizers", "numpy", "scipy", "torch", "errors",
+    "test_util", "backend", "core", "primitives", "transforms",
 ]
