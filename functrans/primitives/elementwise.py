@@ -338,7 +338,7 @@ abs_p.rules["batch"] = unary_batch(abs_p)
 # with the sign of x. The coefficients are functrans' own fits: weighted rational minimax
 # approximations (linearised least squares, then Lawson iterations, at 50 digits) of
 # erf(x)/x - 1 in x^2 on [0, (27/32)^2] and of exp(x^2) erfc(x) on [27/32, 6], weighted for the
-# relative error of erf. Measured error: at most 1 ulp (tests/numpy/test_elementwise.py).
+# relative error of erf. Measured error: at most 1 ulp (tests/functrans_numpy/test_elementwise.py).
 # Lower precisions are computed in float64 and rounded.
 _ERF_SPLIT = 27 / 32
 _ERF_P = (0.12837916709551256, -0.3237498826897432, -0.03167393074214949,
