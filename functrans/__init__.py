@@ -31,5 +31,8 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "tree_util", "flatten_util", "lax", "optimizers", "random", "clear_caches",
+    "clear_caches",
+    # submodules: the API reference (pdoc follows __all__) documents each of them
+    "tree_util", "flatten_util", "lax", "optimizers", "random", "numpy", "scipy", "torch",
+    "errors", "test_util", "backend", "core", "primitives", "transforms",
 ]

@@ -28,6 +28,7 @@ def set_backend(module) -> None:
 
 
 def get_backend():
+    """The array module primitive implementations run on (numpy unless set_backend changed it)."""
     return _active["module"]
 
 

@@ -61,3 +61,8 @@ class MissingRuleError(FunctransError, NotImplementedError):
 
 class InvalidJaxprError(FunctransError, ValueError):
     """The IR checker found a malformed program."""
+
+
+# every exception above (the API reference lists what __all__ names)
+__all__ = [_n for _n, _v in globals().items()
+           if isinstance(_v, type) and issubclass(_v, Exception) and _v.__module__ == __name__]

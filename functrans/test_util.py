@@ -13,6 +13,8 @@ from functrans.transforms.jvp import jvp
 from functrans.transforms.vjp import vjp
 from functrans.tree_util import tree_flatten, tree_map
 
+__all__ = ["check_grads", "check_jvp", "check_vjp"]
+
 
 def _rand_like(rng, x):
     x = np.asarray(x)

@@ -166,14 +166,17 @@ _sentinel = object()
 
 
 def tree_leaves(tree, is_leaf=None) -> list:
+    """The leaves of `tree`, in tree_flatten's order."""
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    """The PyTreeDef of `tree` (its structure, without the leaves)."""
     return tree_flatten(tree, is_leaf)[1]
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    """Whether `treedef` describes a single leaf."""
     return treedef.node_type is None
 
 

@@ -59,6 +59,7 @@ class ShapedArray:
 
 
 def is_float(dtype) -> bool:
+    """Whether `dtype` is a floating or complex dtype (the ones that carry derivatives)."""
     if isinstance(dtype, np.dtype):  # the common case, without np.issubdtype's overhead
         return dtype.kind in "fc"
     return np.issubdtype(dtype, np.inexact)
@@ -129,4 +130,5 @@ def ndim_of(x) -> int:
 
 
 def is_valid_value(x) -> bool:
+    """Whether `x` can be a value in a program: an array, a numpy or Python scalar, or a tracer."""
     return isinstance(x, (np.ndarray, np.generic, *_PY_SCALARS)) or hasattr(x, "aval")

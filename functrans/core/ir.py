@@ -108,5 +108,6 @@ class ClosedJaxpr:
 
 
 def literal(val) -> Literal:
+    """A scalar constant as a Literal of the IR, with its numpy dtype."""
     arr = np.asarray(val)
     return Literal(arr[()], ShapedArray((), arr.dtype))

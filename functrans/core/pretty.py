@@ -78,8 +78,10 @@ def _pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> str:
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> str:
+    """`jaxpr` as text, JAX's layout: `{ lambda ; invars. let eqns in (outvars,) }`."""
     return _pp_jaxpr(jaxpr, _Names())
 
 
 def pp_eqn(eqn: Eqn) -> str:
+    """One equation as text, `outvars = primitive[params] invars`."""
     return _pp_eqn(eqn, _Names(), 0)

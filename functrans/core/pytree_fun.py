@@ -127,6 +127,7 @@ def split_static(args: Sequence, static_argnums, fname: str):
 
 
 def leaf_avals(leaves) -> list:
+    """The abstract value (shape, dtype, weak type) of each leaf."""
     return [get_aval(x) for x in leaves]
 
 

@@ -30,4 +30,5 @@ class UndefinedPrimal:
 
 
 def is_undefined(x) -> bool:
+    """Whether `x` is an UndefinedPrimal: a linear input transposition solves for."""
     return type(x) is UndefinedPrimal

@@ -384,4 +384,5 @@ def _explain_eager_failure(prim, args, params):
 
 
 def current_level() -> int:
+    """The depth of the trace stack (0: only the eager trace is active)."""
     return len(_state.stack) - 1

@@ -19,6 +19,14 @@ from functrans.numpy._reductions import *  # noqa: F401,F403
 from functrans.numpy._shape import *  # noqa: F401,F403
 from functrans.numpy._sorting import *  # noqa: F401,F403
 
+from functrans.numpy import (_creation, _dtypes, _elementwise, _indexing, _linalg,  # noqa: E402
+                             _padding, _reductions, _shape, _sorting, linalg)
 from functrans.core.trace import set_numpy_api as _set_numpy_api  # noqa: E402
+
+# what `from functrans.numpy import *` and the API reference take: numpy's constants, the
+# linalg submodule and each private module's own list
+__all__ = ["e", "inf", "nan", "pi", "linalg", *sorted(
+    {n for m in (_creation, _dtypes, _elementwise, _indexing, _linalg, _padding, _reductions,
+                 _shape, _sorting) for n in m.__all__})]
 
 _set_numpy_api(__import__(__name__, fromlist=["*"]))

@@ -47,10 +47,12 @@ def _shape_arg(shape, name):
 
 
 def zeros(shape, dtype=None):
+    """numpy.zeros: an array of zeros (a constant, so no derivative flows from it)."""
     return np.zeros(_shape_arg(shape, "zeros"), dtype)
 
 
 def ones(shape, dtype=None):
+    """numpy.ones: an array of ones (a constant)."""
     return np.ones(_shape_arg(shape, "ones"), dtype)
 
 
@@ -60,6 +62,7 @@ def empty(shape, dtype=None):
 
 
 def full(shape, fill_value, dtype=None):
+    """numpy.full: `fill_value` broadcast to `shape`; a traced fill value stays differentiable."""
     if isinstance(fill_value, Tracer):
         fill_value = asarray(fill_value, dtype)
         return broadcast_to(fill_value, np.broadcast_shapes(_shape_arg(shape, "full"),
@@ -82,18 +85,22 @@ def _like(name, a, fill, dtype, shape):
 
 
 def zeros_like(a, dtype=None, shape=None):
+    """numpy.zeros_like: zeros with the shape (and dtype) of `a`; never depends on `a`'s values."""
     return _like("zeros_like", a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, shape=None):
+    """numpy.ones_like: ones with the shape (and dtype) of `a`; never depends on `a`'s values."""
     return _like("ones_like", a, 1, dtype, shape)
 
 
 def empty_like(a, dtype=None, shape=None):
+    """numpy.empty_like, filled with zeros so that traced and eager runs agree."""
     return _like("empty_like", a, 0, dtype, shape)
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
+    """numpy.full_like: `fill_value` with the shape (and dtype) of `a`."""
     return _like("full_like", a, fill_value, dtype, shape)
 
 
@@ -110,6 +117,7 @@ def _static(x, fname, what):
 
 
 def arange(start, stop=None, step=None, dtype=None):
+    """numpy.arange; `start`, `stop` and `step` must be concrete (they fix the shape)."""
     start = _static(start, "arange", "start")
     stop = _static(stop, "arange", "stop")
     step = _static(step, "arange", "step")
@@ -161,14 +169,17 @@ def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
 
 
 def eye(N, M=None, k=0, dtype=float):
+    """numpy.eye: ones on the `k`-th diagonal of an `N` x `M` array (a constant)."""
     return np.eye(N, M, k=k, dtype=dtype)
 
 
 def identity(n, dtype=None):
+    """numpy.identity: the `n` x `n` identity matrix (a constant)."""
     return np.identity(n, dtype)
 
 
 def tri(N, M=None, k=0, dtype=float):
+    """numpy.tri: ones at and below the `k`-th diagonal (a constant)."""
     return np.tri(N, M, k=k, dtype=dtype)
 
 

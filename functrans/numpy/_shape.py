@@ -42,19 +42,23 @@ def _axes(axis, ndim: int, name: str) -> tuple[int, ...]:
 
 
 def shape(a):
+    """numpy.shape: the shape of `a`, a tuple of ints (known while tracing)."""
     return tuple(asarray(a).shape)
 
 
 def ndim(a):
+    """numpy.ndim: the number of dimensions of `a` (known while tracing)."""
     return asarray(a).ndim
 
 
 def size(a, axis=None):
+    """numpy.size: the number of elements of `a`, or along `axis` (known while tracing)."""
     a = asarray(a)
     return a.size if axis is None else a.shape[_axis(axis, a.ndim, "size")]
 
 
 def astype(x, dtype, copy=True):
+    """numpy.astype: `x` converted to `dtype`; the derivative flows through float conversions."""
     x = asarray(x)
     if isinstance(x, np.ndarray):
         return x.astype(dtype, copy=copy)
@@ -84,6 +88,7 @@ def _resolve_shape(shape, n: int, name: str) -> tuple[int, ...]:
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """numpy.reshape in C order (the only order supported); one entry of `shape` may be -1."""
     if order != "C":
         raise NotImplementedError(f"reshape: order={order!r} is not supported; only 'C'.")
     if shape is None:
@@ -95,6 +100,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def ravel(a, order="C"):
+    """numpy.ravel: `a` flattened in C order."""
     if order not in ("C", "A", "K"):
         raise NotImplementedError(f"ravel: order={order!r} is not supported; only 'C'.")
     a = asarray(a)
@@ -102,6 +108,7 @@ def ravel(a, order="C"):
 
 
 def transpose(a, axes=None):
+    """numpy.transpose: the axes of `a` permuted by `axes` (reversed by default)."""
     a = asarray(a)
     if axes is None:
         return S.transpose(a, tuple(reversed(range(a.ndim))))
@@ -116,6 +123,7 @@ permute_dims = transpose
 
 
 def swapaxes(a, axis1, axis2):
+    """numpy.swapaxes: `a` with `axis1` and `axis2` exchanged."""
     a = asarray(a)
     i, j = _axis(axis1, a.ndim, "swapaxes"), _axis(axis2, a.ndim, "swapaxes")
     perm = list(range(a.ndim))
@@ -124,6 +132,7 @@ def swapaxes(a, axis1, axis2):
 
 
 def moveaxis(a, source, destination):
+    """numpy.moveaxis: the axes `source` of `a` moved to positions `destination`."""
     a = asarray(a)
     src = _axes(source, a.ndim, "moveaxis")
     dst = _axes(destination, a.ndim, "moveaxis")
@@ -137,6 +146,7 @@ def moveaxis(a, source, destination):
 
 
 def squeeze(a, axis=None):
+    """numpy.squeeze: `a` without its axes of length one (or only those in `axis`)."""
     a = asarray(a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
@@ -150,6 +160,7 @@ def squeeze(a, axis=None):
 
 
 def expand_dims(a, axis):
+    """numpy.expand_dims: `a` with new axes of length one at positions `axis`."""
     a = asarray(a)
     n = a.ndim + (len(axis) if np.iterable(axis) else 1)
     axes = _axes(axis, n, "expand_dims")
@@ -157,6 +168,7 @@ def expand_dims(a, axis):
 
 
 def broadcast_shapes(*shapes):
+    """numpy.broadcast_shapes: the shape the given shapes broadcast to, or a ShapeError."""
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -166,6 +178,7 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_to(array, shape):
+    """numpy.broadcast_to: `array` broadcast to `shape`."""
     a = asarray(array)
     shape = (operator.index(shape),) if not np.iterable(shape) else tuple(shape)
     if len(shape) < a.ndim or any(d not in (1, s) for d, s in
@@ -177,6 +190,7 @@ def broadcast_to(array, shape):
 
 
 def broadcast_arrays(*args):
+    """numpy.broadcast_arrays: the arguments broadcast to their common shape, as a tuple."""
     args = [asarray(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in args))
     return tuple(S.broadcast_to(a, shape) for a in args)
@@ -188,14 +202,17 @@ def _atleast(arys, n, fn):
 
 
 def atleast_1d(*arys):
+    """numpy.atleast_1d: each argument with at least one dimension."""
     return _atleast(arys, 1, lambda a: S.reshape(a, (1,)))
 
 
 def atleast_2d(*arys):
+    """numpy.atleast_2d: each argument with at least two dimensions."""
     return _atleast(arys, 2, lambda a: S.reshape(a, (1,) * (2 - a.ndim) + a.shape))
 
 
 def atleast_3d(*arys):
+    """numpy.atleast_3d: each argument with at least three dimensions."""
     def up(a):
         if a.ndim == 0:
             return S.reshape(a, (1, 1, 1))
@@ -273,19 +290,23 @@ def _joined(out, arrays):
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
+    """numpy.hstack: the arrays joined along axis 1 (axis 0 for 1-d arrays)."""
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, 0 if arrs and arrs[0].ndim == 1 else 1, dtype=dtype)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
+    """numpy.vstack: the arrays, made at least 2-d, joined along axis 0."""
     return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
 
 
 def dstack(tup):
+    """numpy.dstack: the arrays, made at least 3-d, joined along axis 2."""
     return concatenate([atleast_3d(a) for a in tup], 2)
 
 
 def column_stack(tup):
+    """numpy.column_stack: 1-d arrays as the columns of a 2-d array, joined with 2-d ones."""
     arrs = []
     for a in tup:
         a = asarray(a)
@@ -303,6 +324,7 @@ def _take_range(a, axis, start, stop):
 
 
 def array_split(ary, indices_or_sections, axis=0):
+    """numpy.array_split: like split, but sections may differ in length by one."""
     a = asarray(ary)
     ax = _axis(axis, a.ndim, "array_split")
     n = a.shape[ax]
@@ -324,6 +346,7 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
+    """numpy.split: `ary` cut into equal sections (or at the given indices) along `axis`."""
     if not np.iterable(indices_or_sections):
         a = asarray(ary)
         n = a.shape[_axis(axis, a.ndim, "split")]
@@ -336,6 +359,7 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, indices_or_sections):
+    """numpy.hsplit: split along axis 1 (axis 0 for 1-d arrays)."""
     a = asarray(ary)
     if a.ndim == 0:
         raise ValueError("hsplit only works on arrays of 1 or more dimensions")
@@ -343,6 +367,7 @@ def hsplit(ary, indices_or_sections):
 
 
 def vsplit(ary, indices_or_sections):
+    """numpy.vsplit: split along axis 0 of an array of at least two dimensions."""
     a = asarray(ary)
     if a.ndim < 2:
         raise ValueError("vsplit only works on arrays of 2 or more dimensions")
@@ -350,6 +375,7 @@ def vsplit(ary, indices_or_sections):
 
 
 def dsplit(ary, indices_or_sections):
+    """numpy.dsplit: split along axis 2 of an array of at least three dimensions."""
     a = asarray(ary)
     if a.ndim < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
@@ -359,6 +385,7 @@ def dsplit(ary, indices_or_sections):
 # --- tiling and repeating --------------------------------------------------------------------
 
 def tile(A, reps):
+    """numpy.tile: `A` repeated `reps` times along each axis."""
     a = asarray(A)
     reps = (operator.index(reps),) if not np.iterable(reps) else \
         tuple(operator.index(r) for r in reps)
@@ -385,6 +412,7 @@ def _static_ints(x, name):
 
 
 def repeat(a, repeats, axis=None):
+    """numpy.repeat: each element of `a` repeated `repeats` times along `axis` (None: flattened)."""
     a = asarray(a)
     if axis is None:
         a, axis = S.reshape(a, (a.size,)), 0
@@ -409,12 +437,14 @@ def repeat(a, repeats, axis=None):
 
 
 def flip(m, axis=None):
+    """numpy.flip: `m` with the order of its elements reversed along `axis` (all axes if None)."""
     m = asarray(m)
     axes = tuple(range(m.ndim)) if axis is None else _axes(axis, m.ndim, "flip")
     return S.rev(m, axes)
 
 
 def fliplr(m):
+    """numpy.fliplr: `m` with its columns (axis 1) in reverse order."""
     m = asarray(m)
     if m.ndim < 2:
         raise ValueError("fliplr: input must be >= 2-d.")
@@ -422,6 +452,7 @@ def fliplr(m):
 
 
 def flipud(m):
+    """numpy.flipud: `m` with its rows (axis 0) in reverse order."""
     m = asarray(m)
     if m.ndim < 1:
         raise ValueError("flipud: input must be >= 1-d.")
@@ -429,6 +460,7 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
+    """numpy.roll: the elements of `a` shifted cyclically by `shift` along `axis`."""
     a = given = asarray(a)
     if axis is None:
         return S.reshape(roll(S.reshape(a, (a.size,)), shift, 0), a.shape)
@@ -448,6 +480,7 @@ def roll(a, shift, axis=None):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    """numpy.diagonal: the `offset` diagonal of `a` over `axis1` and `axis2`, as a new array."""
     a = asarray(a)
     if a.ndim < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
@@ -468,6 +501,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """numpy.trace: the sum of the `offset` diagonal of `a` over `axis1` and `axis2`."""
     from functrans.numpy._reductions import sum as _sum
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 

@@ -33,6 +33,7 @@ _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f":
 # --- shape and dtype rules -------------------------------------------------------------------
 
 def broadcast_shapes(name, *shapes):
+    """The shape `shapes` broadcast to, or a ShapeError naming primitive `name` and the shapes."""
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -74,6 +75,7 @@ def nary_aval(name, out_dtype=None, kinds=None):
 # --- zero-aware tangent arithmetic used by the rules -----------------------------------------
 
 def add_tangents(a, b):
+    """a + b, where either may be a symbolic Zero (returned as the other, adding nothing)."""
     if type(a) is Zero:
         return b
     if type(b) is Zero:
@@ -377,7 +379,7 @@ relu_p.rules["batch"] = unary_batch(relu_p)
 # with the sign of x. The coefficients are functrans' own fits: weighted rational minimax
 # approximations (linearised least squares, then Lawson iterations, at 50 digits) of
 # erf(x)/x - 1 in x^2 on [0, (27/32)^2] and of exp(x^2) erfc(x) on [27/32, 6], weighted for the
-# relative error of erf. Measured error: at most 1 ulp (tests/numpy/test_elementwise.py).
+# relative error of erf. Measured error: at most 1 ulp (tests/functrans_numpy/test_elementwise.py).
 # Lower precisions are computed in float64 and rounded.
 _ERF_SPLIT = 27 / 32
 _ERF_P = (0.12837916709551256, -0.3237498826897432, -0.03167393074214949,
@@ -529,6 +531,7 @@ integer_pow_p.rules["batch"] = unary_batch(integer_pow_p)
 
 def binary(name, impl, *, torch_name=None, out_dtype=None, kinds=None, abstract=None,
            props=("elementwise",), facts=None):
+    """Define the row of a broadcasting binary primitive: impl, shape/dtype rule and batching."""
     prim = define(name, module=M, impl=impl,
                   abstract=abstract or nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=props, facts=facts, torch_name=torch_name)
@@ -793,6 +796,7 @@ floor_divide_p.rules["jvp"] = _zero_jvp(floor_divide_p)
 
 
 def comparison(name, impl, backend_name):
+    """Define the row of a comparison primitive: a bool result with a zero derivative."""
     prim = binary(name, impl, out_dtype=np.dtype(bool), kinds=ANY,
                   facts=dict(scalar_operands=True, fast_impl=backend_call(backend_name)))
     prim.rules["jvp"] = _zero_jvp(prim)

@@ -32,6 +32,7 @@ M = "indexing"
 # --- slice: x[start:limit:stride] per axis, all static ---------------------------------------
 
 def slice_(x, start_indices, limit_indices, strides=None):
+    """x[start:limit:strides] per dimension (static bounds); the whole of x is x itself."""
     nd = ndim_of(x)
     strides = tuple(strides) if strides is not None else (1,) * nd
     if tuple(start_indices) == (0,) * nd and tuple(limit_indices) == tuple(shape_of(x)) and \
@@ -96,10 +97,12 @@ slice_p.rules["jvp"] = linear_jvp(slice_p)
 # --- gather / scatter_add: take along one axis with an integer index array -------------------
 
 def gather(operand, indices, *, axis: int):
+    """The entries of `operand` at integer `indices` along `axis` (take_along_axis's layout)."""
     return gather_p.bind(operand, indices, axis=int(axis))
 
 
 def scatter_add(operand, indices, updates, *, axis: int):
+    """`operand` with `updates` added at `indices` along `axis` (repeated indices add up)."""
     return scatter_add_p.bind(operand, indices, updates, axis=int(axis))
 
 

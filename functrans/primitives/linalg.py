@@ -18,6 +18,7 @@ M = "linalg"
 
 
 def dot_general(lhs, rhs, dimension_numbers):
+    """XLA's dot_general: contract the `dimension_numbers` axes, batch over the batch axes."""
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn)

@@ -24,6 +24,7 @@ def _normalize_axes(axes, ndim):
 
 
 def reduced_aval(x, *, axes, dtype=None):
+    """The abstract value of reducing `x` over `axes` (those dimensions dropped)."""
     if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
         raise ShapeError(f"reduction: axes {axes} are out of range or repeated for an operand of "
                          f"shape {x.shape}.")
@@ -68,6 +69,7 @@ def _zero_jvp(prim):
 # --- reduce_sum ------------------------------------------------------------------------------
 
 def reduce_sum(x, axes):
+    """The sum of `x` over `axes` (x itself when there are none)."""
     axes = _normalize_axes(axes, ndim_of(x))
     if not axes:
         return x
@@ -93,10 +95,12 @@ reduce_sum_p.rules["batch"] = reduce_batch(reduce_sum_p)
 # --- reduce_max / reduce_min -----------------------------------------------------------------
 
 def reduce_max(x, axes):
+    """The maximum of `x` over `axes`."""
     return reduce_max_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
 def reduce_min(x, axes):
+    """The minimum of `x` over `axes`."""
     return reduce_min_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
@@ -132,6 +136,7 @@ reduce_min_p.rules["batch"] = reduce_batch(reduce_min_p)
 # --- reduce_prod -----------------------------------------------------------------------------
 
 def reduce_prod(x, axes):
+    """The product of `x` over `axes` (x itself when there are none)."""
     axes = _normalize_axes(axes, ndim_of(x))
     if not axes:
         return x
@@ -203,10 +208,12 @@ def _bool_reduced_aval(name):
 
 
 def reduce_and(x, axes):
+    """Whether every element of bool `x` over `axes` is True."""
     return reduce_and_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
 def reduce_or(x, axes):
+    """Whether any element of bool `x` over `axes` is True."""
     return reduce_or_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
 
 
@@ -221,11 +228,13 @@ reduce_or_p.rules.update(jvp=_zero_jvp(reduce_or_p), batch=reduce_batch(reduce_o
 # --- argmax / argmin -------------------------------------------------------------------------
 
 def argmax(x, axis, index_dtype=np.int64):
+    """The index of the largest element along `axis`, as `index_dtype`."""
     return argmax_p.bind(x, axes=(int(axis) % max(ndim_of(x), 1),),
                          index_dtype=np.dtype(index_dtype))
 
 
 def argmin(x, axis, index_dtype=np.int64):
+    """The index of the smallest element along `axis`, as `index_dtype`."""
     return argmin_p.bind(x, axes=(int(axis) % max(ndim_of(x), 1),),
                          index_dtype=np.dtype(index_dtype))
 
@@ -260,10 +269,12 @@ argmin_p.rules.update(jvp=_zero_jvp(argmin_p), batch=reduce_batch(argmin_p))
 # --- cumsum / cumprod: inclusive scans along one axis, optionally from the end ---------------
 
 def cumsum(x, axis, reverse=False):
+    """The cumulative sum along `axis` (from the end if `reverse`)."""
     return cumsum_p.bind(x, axis=int(axis) % max(ndim_of(x), 1), reverse=bool(reverse))
 
 
 def cumprod(x, axis, reverse=False):
+    """The cumulative product along `axis` (from the end if `reverse`)."""
     return cumprod_p.bind(x, axis=int(axis) % max(ndim_of(x), 1), reverse=bool(reverse))
 
 

@@ -99,8 +99,10 @@ def define(name: str, *, impl: Callable, abstract: Callable, module: str,
 
 
 def names() -> set[str]:
+    """The names of every registered primitive."""
     return set(REGISTRY)
 
 
 def get(name: str) -> Primitive:
+    """The registered primitive called `name`."""
     return REGISTRY[name]

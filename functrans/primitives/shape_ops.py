@@ -70,6 +70,7 @@ def _is_identity_perm(perm):
 # --- convert_element_type --------------------------------------------------------------------
 
 def convert_element_type(x, dtype):
+    """`x` as `dtype` (x itself if it has that dtype already)."""
     dtype = np.dtype(dtype)
     if getattr(x, "dtype", None) == dtype:
         return x
@@ -102,6 +103,7 @@ convert_element_type_p = define(
 # --- broadcast_in_dim ------------------------------------------------------------------------
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """`x` broadcast to `shape`, its axes placed at `broadcast_dimensions` (XLA's rule)."""
     shape = tuple(shape)
     if tuple(shape_of(x)) == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
         return x
@@ -174,6 +176,7 @@ broadcast_in_dim_p.rules["jvp"] = linear_jvp(broadcast_in_dim_p)
 # --- reshape ---------------------------------------------------------------------------------
 
 def reshape(x, new_sizes):
+    """`x` with shape `new_sizes`, in C order (x itself if unchanged)."""
     new_sizes = tuple(int(d) for d in new_sizes)
     if tuple(shape_of(x)) == new_sizes:
         return x
@@ -212,6 +215,7 @@ reshape_p.rules["jvp"] = linear_jvp(reshape_p)
 # --- transpose -------------------------------------------------------------------------------
 
 def transpose(x, permutation):
+    """The axes of `x` permuted (x itself for the identity permutation)."""
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))):
         return x
@@ -253,6 +257,7 @@ transpose_p.rules["jvp"] = linear_jvp(transpose_p)
 # --- squeeze / expand_dims -------------------------------------------------------------------
 
 def squeeze(x, dimensions):
+    """`x` without its length-one axes `dimensions`."""
     dimensions = tuple(sorted(int(d) % max(ndim_of(x), 1) for d in dimensions))
     if not dimensions:
         return x
@@ -284,6 +289,7 @@ squeeze_p.rules["jvp"] = linear_jvp(squeeze_p)
 
 
 def expand_dims(x, dimensions):
+    """`x` with new length-one axes at positions `dimensions` of the result."""
     out_ndim = ndim_of(x) + len(dimensions)
     dimensions = tuple(sorted(int(d) % out_ndim for d in dimensions))
     return expand_dims_p.bind(x, dimensions=dimensions)
@@ -323,6 +329,7 @@ expand_dims_p.rules["jvp"] = linear_jvp(expand_dims_p)
 # --- pad: (low, high, interior) per axis; negative low/high crop -----------------------------
 
 def pad(x, padding_value, padding_config):
+    """`x` padded with `padding_value`: (low, high, interior) per axis, as XLA's pad."""
     config = tuple((int(lo), int(hi), int(it)) for lo, hi, it in padding_config)
     if all(c == (0, 0, 0) for c in config):
         return x
@@ -406,6 +413,7 @@ pad_p.rules["jvp"] = linear_jvp(pad_p)
 # --- concatenate -----------------------------------------------------------------------------
 
 def concatenate(operands, dimension: int):
+    """The operands joined along axis `dimension`."""
     operands = list(operands)
     if len(operands) == 1:
         return operands[0]
@@ -472,6 +480,7 @@ concatenate_p.rules["jvp"] = linear_jvp(concatenate_p)
 # --- iota: the indices 0, 1, ... along one dimension of a new array --------------------------
 
 def iota(dtype, shape, dimension: int = 0):
+    """0, 1, 2, ... along `dimension` of an array of `shape` and `dtype`."""
     return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(int(d) for d in shape),
                        dimension=int(dimension))
 
@@ -509,6 +518,7 @@ iota_p = define("iota", module=M, impl=_iota_impl, abstract=_iota_abstract, jvp=
 # --- rev: reverse the order of elements along some dimensions --------------------------------
 
 def rev(x, dimensions):
+    """`x` with its order reversed along `dimensions`."""
     nd = ndim_of(x)
     dimensions = tuple(sorted({int(d) % nd for d in dimensions})) if nd else ()
     if not dimensions:

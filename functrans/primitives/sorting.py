@@ -24,10 +24,12 @@ M = "sorting"
 
 
 def sort(x, axis: int = -1):
+    """`x` sorted along `axis`."""
     return sort_p.bind(x, axis=int(axis) % max(ndim_of(x), 1))
 
 
 def argsort(x, axis: int = -1, index_dtype=np.int64):
+    """The indices that sort `x` along `axis` (stable), as `index_dtype`."""
     return argsort_p.bind(x, axis=int(axis) % max(ndim_of(x), 1),
                           index_dtype=np.dtype(index_dtype))
 

@@ -82,6 +82,7 @@ def _one_operand_batch(prim):
 # --- solve ------------------------------------------------------------------------------------
 
 def solve(a, b):
+    """The solution x of a @ x = b for square `a` (batched over leading axes)."""
     return solve_p.bind(a, b)
 
 
@@ -138,6 +139,7 @@ solve_p = define("solve", module=M, impl=lambda a, b: xp.linalg.solve(a, b),
 # --- inv --------------------------------------------------------------------------------------
 
 def inv(a):
+    """The inverse of square `a` (batched over leading axes)."""
     return inv_p.bind(a)
 
 
@@ -165,6 +167,7 @@ inv_p.rules["batch"] = _one_operand_batch(inv_p)
 # --- cofactor ---------------------------------------------------------------------------------
 
 def cofactor(a):
+    """The cofactor matrix of square `a`, det(a) * inv(a).T, defined for singular `a` too."""
     return cofactor_p.bind(a)
 
 
@@ -211,6 +214,7 @@ cofactor_p.rules["batch"] = _one_operand_batch(cofactor_p)
 # --- det --------------------------------------------------------------------------------------
 
 def det(a):
+    """The determinant of square `a` (batched over leading axes)."""
     return det_p.bind(a)
 
 
@@ -236,6 +240,7 @@ det_p.rules["batch"] = _one_operand_batch(det_p)
 # --- slogdet ----------------------------------------------------------------------------------
 
 def slogdet(a):
+    """The sign and log of |det(a)| of square `a`, as a pair."""
     return slogdet_p.bind(a)
 
 
@@ -268,6 +273,7 @@ slogdet_p.rules["batch"] = _one_operand_batch(slogdet_p)
 # --- cholesky ---------------------------------------------------------------------------------
 
 def cholesky(a):
+    """The lower Cholesky factor of symmetric positive definite `a`."""
     return cholesky_p.bind(a)
 
 

@@ -6,3 +6,5 @@
 """
 
 from functrans.scipy import special  # noqa: F401
+
+__all__ = ["special"]

@@ -293,6 +293,7 @@ newaxis = None
 
 
 def is_tensor(obj) -> bool:
+    """torch.is_tensor: whether obj is a Tensor."""
     return isinstance(obj, Tensor)
 
 
@@ -302,30 +303,37 @@ def is_inference(input) -> bool:
 
 
 def is_floating_point(input) -> bool:
+    """torch.is_floating_point: whether input's dtype is a float type."""
     return input.is_floating_point()
 
 
 def is_complex(input) -> bool:
+    """torch.is_complex: whether input's dtype is a complex type."""
     return input.is_complex()
 
 
 def numel(input) -> int:
+    """torch.numel: the number of elements of input."""
     return input.numel()
 
 
 def detach(input):
+    """torch.detach: input.detach(), a tensor sharing data but off the graph."""
     return input.detach()
 
 
 def result_type(tensor1, tensor2):
+    """torch.result_type: the dtype PyTorch's promotion gives tensor1 op tensor2."""
     return _dtype.from_numpy(_dtype.result_type(tensor1, tensor2))
 
 
 def promote_types(type1, type2):
+    """torch.promote_types: the smallest dtype both type1 and type2 convert to."""
     return _dtype.from_numpy(_dtype.promote_types(type1.dtype, type2.dtype))
 
 
 def can_cast(from_, to) -> bool:
+    """torch.can_cast: whether PyTorch's casting rules allow from_ to become to."""
     return _dtype._category(from_.dtype) <= _dtype._category(to.dtype)
 
 
@@ -347,3 +355,10 @@ class cuda:
     @staticmethod
     def manual_seed_all(value):
         return None
+
+
+# every public name above, the subpackages autograd and nn included: what
+# `from functrans.torch import *` and the API reference take (less the dtype aliases bool, float
+# and int, which a star import would let shadow Python's types)
+__all__ = sorted(_n for _n in globals() if not _n.startswith("_")
+                 and _n not in ("annotations", "math", "bool", "float", "int"))

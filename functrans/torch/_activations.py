@@ -57,6 +57,7 @@ def _require_dim(name, dim):
 
 
 def softmax(input, dim=None, dtype=None):
+    """torch.softmax: exp(input) normalised to sum to one along dim."""
     _require_dim("softmax", dim)
     x = as_tensor(input, dtype)
     if x._value.ndim == 0:
@@ -66,6 +67,7 @@ def softmax(input, dim=None, dtype=None):
 
 
 def log_softmax(input, dim=None, dtype=None):
+    """torch.log_softmax: log(softmax(input, dim)), computed stably."""
     _require_dim("log_softmax", dim)
     x = as_tensor(input, dtype)
     d = _dim(dim, x._value.ndim)
@@ -90,6 +92,7 @@ def _softplus(x, *, beta, threshold):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    """torch.nn.functional.softplus: log(1 + exp(beta * x)) / beta; x itself above threshold."""
     x = _floats(input, "softplus_cpu")
     return run(_softplus, (x,), (_float_value(x),), {"beta": float(beta),
                                                       "threshold": float(threshold)},
@@ -102,6 +105,7 @@ def _silu(x):
 
 
 def silu(input, inplace=False):
+    """torch.nn.functional.silu: x * sigmoid(x)."""
     return unary_float(_silu, _floats(input, "silu_cpu"))
 
 
@@ -120,6 +124,7 @@ def _gelu_tanh(x):
 
 
 def gelu(input, approximate="none"):
+    """torch.nn.functional.gelu: x * Phi(x), or its tanh approximation (approximate='tanh')."""
     return unary_float(_gelu_tanh if approximate == "tanh" else _gelu,
                        _floats(input, "GeluKernelImpl"))
 
@@ -130,6 +135,7 @@ def _leaky_relu(x, *, slope):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
     x = _floats(input, "leaky_relu_cpu")
     return run(_leaky_relu, (x,), (x._value,), {"slope": float(negative_slope)},
                (float(negative_slope),))
@@ -152,6 +158,7 @@ def _elu(x, *, alpha):
 
 
 def elu(input, alpha=1.0, inplace=False):
+    """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = _floats(input, "elu_cpu")
     return run(_elu, (x,), (x._value,), {"alpha": float(alpha)}, (float(alpha),))
 
@@ -164,6 +171,7 @@ def _mish(x):
 
 
 def mish(input, inplace=False):
+    """torch.nn.functional.mish: x * tanh(softplus(x))."""
     return unary_float(_mish, _floats(input, "mish_cpu"))
 
 
@@ -174,6 +182,7 @@ def _logsigmoid(x):
 
 
 def logsigmoid(input):
+    """torch.nn.functional.logsigmoid: log(sigmoid(x)), computed stably."""
     return unary_float(_logsigmoid, _floats(input, "log_sigmoid_cpu"))
 
 
@@ -187,6 +196,7 @@ def _selu(x):
 
 
 def selu(input, inplace=False):
+    """torch.selu: scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), PyTorch's constants."""
     return unary_float(_selu, _floats(input, "elu_cpu"))
 
 
@@ -196,6 +206,7 @@ def _celu(x, *, alpha):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    """torch.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     x = _floats(input, "elu_cpu")
     return run(_celu, (x,), (_float_value(x),), {"alpha": float(alpha)}, (float(alpha),))
 
@@ -208,6 +219,7 @@ def _hardtanh(x, *, lo, hi):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     x = as_tensor(input)
@@ -216,6 +228,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def relu6(input, inplace=False):
+    """torch.nn.functional.relu6: x clipped to [0, 6]."""
     return hardtanh(input, 0.0, 6.0)
 
 
@@ -229,6 +242,7 @@ def _hardswish(x):
 
 
 def hardswish(input, inplace=False):
+    """torch.nn.functional.hardswish: x * relu6(x + 3) / 6."""
     return unary_float(_hardswish, _floats(input, "hardswish_cpu"))
 
 
@@ -242,14 +256,17 @@ def _hardsigmoid(x):
 
 
 def hardsigmoid(input, inplace=False):
+    """torch.nn.functional.hardsigmoid: relu6(x + 3) / 6."""
     return unary_float(_hardsigmoid, _floats(input, "hardsigmoid_cpu"))
 
 
 def softsign(input):
+    """torch.nn.functional.softsign: x / (1 + |x|)."""
     x = as_tensor(input)
     return x / (x.abs() + 1)
 
 
 def tanhshrink(input):
+    """torch.nn.functional.tanhshrink: x - tanh(x)."""
     x = as_tensor(input)
     return x - x.tanh()

@@ -111,6 +111,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def as_tensor(data, dtype=None, device=None):
+    """torch.as_tensor: data as a tensor, the same tensor if it already is one."""
     if isinstance(data, Tensor):
         if dtype is None or data._value.dtype == _dtype.to_numpy(dtype):
             return data
@@ -154,18 +155,22 @@ def _float_dtype(dtype) -> np.dtype:
 
 
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    """torch.zeros: a tensor of the given size filled with zeros."""
     return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
 
 
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    """torch.ones: a tensor of the given size filled with ones."""
     return _finish(np.ones(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
 
 
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+    """torch.empty: a tensor of the given size (filled with zeros here)."""
     return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    """torch.full: a tensor of the given size filled with fill_value."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(fill_value)
@@ -179,21 +184,25 @@ def _like(input, dtype):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """torch.zeros_like: a tensor of zeros shaped like input."""
     shape, dt = _like(input, dtype)
     return _finish(np.zeros(shape, dt), requires_grad, device)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """torch.ones_like: a tensor of ones shaped like input."""
     shape, dt = _like(input, dtype)
     return _finish(np.ones(shape, dt), requires_grad, device)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """torch.empty_like: a tensor shaped like input (filled with zeros here)."""
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
+    """torch.full_like: a tensor shaped like input filled with fill_value."""
     shape, dt = _like(input, dtype)
     return _finish(np.full(shape, fill_value, dt), requires_grad, device)
 
@@ -238,11 +247,13 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """torch.logspace: steps points from base ** start to base ** end, evenly in the exponent."""
     lin = linspace(start, end, steps, dtype=_dtype.float64)
     return _finish((base ** lin._value).astype(_float_dtype(dtype)), requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """torch.eye: the n x m identity matrix."""
     return _finish(np.eye(n, n if m is None else m, dtype=_float_dtype(dtype)), requires_grad,
                    device)
 
@@ -278,14 +289,17 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
+    """torch.manual_seed: seed the default generator (numpy's, not PyTorch's stream)."""
     return default_generator.manual_seed(seed)
 
 
 def seed():
+    """torch.seed: seed the default generator from fresh entropy, returning the seed."""
     return default_generator.seed()
 
 
 def initial_seed():
+    """torch.initial_seed: the seed of the default generator."""
     return default_generator.initial_seed()
 
 
@@ -294,17 +308,20 @@ def _rng(generator):
 
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """torch.randn: standard normal samples from the default (numpy) generator."""
     v = _rng(generator).standard_normal(_size(shape, size)).astype(_float_dtype(dtype))
     return _finish(v, requires_grad, device)
 
 
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """torch.rand: uniform samples on [0, 1) from the default (numpy) generator."""
     v = _rng(generator).random(_size(shape, size)).astype(_float_dtype(dtype))
     return _finish(v, requires_grad, device)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
+    """torch.randint: integers uniform on [low, high) from the default (numpy) generator."""
     if high is None:
         low, high = 0, low
     dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
@@ -313,11 +330,13 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """torch.randperm: a random permutation of 0 .. n-1."""
     dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
     return _finish(_rng(generator).permutation(n).astype(dt), requires_grad, device)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None):
+    """torch.normal: samples of N(mean, std ** 2) from the default (numpy) generator."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = mean._value if isinstance(mean, Tensor) else mean
         s = std._value if isinstance(std, Tensor) else std
@@ -329,10 +348,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None):
 
 
 def randn_like(input, *, dtype=None, requires_grad=False):
+    """torch.randn_like: standard normal samples shaped like input."""
     shape, dt = _like(input, dtype)
     return _finish(_rng(None).standard_normal(shape).astype(dt), requires_grad)
 
 
 def rand_like(input, *, dtype=None, requires_grad=False):
+    """torch.rand_like: uniform samples on [0, 1) shaped like input."""
     shape, dt = _like(input, dtype)
     return _finish(_rng(None).random(shape).astype(dt), requires_grad)

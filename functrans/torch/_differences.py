@@ -72,4 +72,5 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
+    """torch.trapz: PyTorch's older name of trapezoid (the trapezoidal rule along dim)."""
     return trapezoid(y, x, dx=dx, dim=dim)

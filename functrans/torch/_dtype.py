@@ -63,10 +63,12 @@ _default = [float32]
 
 
 def get_default_dtype() -> dtype:
+    """torch.get_default_dtype: the dtype of new float tensors (float32 at start)."""
     return _default[0]
 
 
 def set_default_dtype(d) -> None:
+    """torch.set_default_dtype: set the dtype of new float tensors."""
     d = as_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")

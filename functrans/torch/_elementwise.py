@@ -72,6 +72,7 @@ sigmoid = fast_unary_float(SIGMOID, "sigmoid")
 
 
 def neg(x):
+    """torch.neg (also negative): -x."""
     return unary(NEG, x)
 
 
@@ -109,6 +110,7 @@ def sign(input):
 
 
 def round(x, decimals=0):
+    """torch.round: to the nearest integer (halves to even), or to `decimals` places."""
     if decimals:
         scale = 10.0 ** decimals
         return div(unary_float(UNARY_OPS["round"], mul(x, scale)), scale)
@@ -119,6 +121,7 @@ ABS = _prim("abs")
 
 
 def abs(x):
+    """torch.abs (also torch.absolute): |x|, with PyTorch's derivative sign(x), 0 at x = 0."""
     x = as_tensor(x)
     if x._value.dtype.kind not in "fc":
         return wrap(np.abs(x._value))
@@ -132,6 +135,7 @@ RELU = _prim("relu")
 
 
 def relu(x):
+    """torch.relu: max(x, 0), with PyTorch's zero derivative at x = 0."""
     return unary(RELU, as_tensor(x))
 
 
@@ -141,6 +145,7 @@ def _reciprocal(x):
 
 
 def reciprocal(x):
+    """torch.reciprocal: 1 / x; integer tensors go to the default float dtype."""
     return unary_float(_reciprocal, x)
 
 
@@ -166,16 +171,19 @@ def pow(x, exponent):
 
 
 def square(x):
+    """torch.square: x * x."""
     return pow(x, 2)
 
 
 def add(input, other, *, alpha=1):
+    """torch.add: input + alpha * other, with PyTorch's type promotion."""
     if alpha != 1:
         other = mul(other, alpha)
     return binary(ADD, input, other)
 
 
 def sub(input, other, *, alpha=1):
+    """torch.sub (also subtract): input - alpha * other."""
     if alpha != 1:
         other = mul(other, alpha)
     return binary(SUB, input, other)
@@ -192,6 +200,7 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other):
+    """torch.mul (also multiply): input * other, with PyTorch's type promotion."""
     return binary(MUL, input, other)
 
 
@@ -204,6 +213,7 @@ def _true_div_dtype(a, b):
 
 
 def div(input, other, *, rounding_mode=None):
+    """torch.div (also divide, true_divide): input / other; rounding_mode 'trunc' or 'floor'."""
     if rounding_mode is None:
         if type(input) is Tensor and type(other) in (float, Tensor) and \
                 input._value.dtype.kind == "f" and \
@@ -231,6 +241,7 @@ FLOOR_DIVIDE = _prim("floor_divide", "FloorDivideBackward0")
 
 
 def floor_divide(input, other):
+    """torch.floor_divide: input / other rounded down, elementwise."""
     return nary(FLOOR_DIVIDE, (input, other))
 
 
@@ -243,6 +254,7 @@ def _remainder(x, y):
 
 
 def remainder(input, other):
+    """torch.remainder: the remainder of input / other with the sign of other (Python's %)."""
     return nary(_remainder, (input, other))
 
 
@@ -250,6 +262,7 @@ FMOD = _prim("fmod", "FmodBackward0")
 
 
 def fmod(input, other):
+    """torch.fmod: the remainder of input / other with the sign of input (C's fmod)."""
     return nary(FMOD, (input, other))
 
 
@@ -257,10 +270,12 @@ MAXIMUM, MINIMUM = _prim("max", "MaximumBackward0"), _prim("min", "MinimumBackwa
 
 
 def maximum(input, other):
+    """torch.maximum: the larger of input and other."""
     return nary(MAXIMUM, (input, other))
 
 
 def minimum(input, other):
+    """torch.minimum: the smaller of input and other."""
     return nary(MINIMUM, (input, other))
 
 
@@ -268,10 +283,14 @@ ATAN2 = _prim("atan2", "Atan2Backward0")
 
 
 def atan2(input, other):
+    """torch.atan2 (also torch.arctan2): the angle of the point (other, input), elementwise."""
     return nary(ATAN2, (input, other), _true_div_dtype(input, other))
 
 
 arctan2 = atan2
+
+
+_COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def _compare(prim_name):
@@ -285,6 +304,8 @@ def _compare(prim_name):
         finally:
             loud(token)
     fn.__name__ = fn.__qualname__ = prim_name
+    fn.__doc__ = (f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} other, elementwise "
+                  "after PyTorch's type promotion, as a bool tensor (no gradient).")
     return fn
 
 
@@ -293,45 +314,55 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def equal(input, other) -> bool:
+    """torch.equal: whether input and other have the same shape and values (a bool)."""
     a, b = as_tensor(input), as_tensor(other)
     return a.shape == b.shape and bool(np.all(a._value == b._value))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """torch.allclose: whether |input - other| <= atol + rtol * |other| everywhere (a bool)."""
     return bool(np.allclose(as_tensor(input)._value, as_tensor(other)._value, rtol=rtol,
                             atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.isclose: |input - other| <= atol + rtol * |other|, elementwise, as a bool tensor."""
     return wrap(np.isclose(as_tensor(input)._value, as_tensor(other)._value, rtol=rtol,
                            atol=atol, equal_nan=equal_nan))
 
 
 def logical_not(x):
+    """torch.logical_not: not x, elementwise, as a bool tensor."""
     return wrap(np.logical_not(as_tensor(x)._value))
 
 
 def logical_and(a, b):
+    """torch.logical_and: a and b, elementwise, as a bool tensor."""
     return wrap(np.logical_and(as_tensor(a)._value, as_tensor(b)._value))
 
 
 def logical_or(a, b):
+    """torch.logical_or: a or b, elementwise, as a bool tensor."""
     return wrap(np.logical_or(as_tensor(a)._value, as_tensor(b)._value))
 
 
 def logical_xor(a, b):
+    """torch.logical_xor: a xor b, elementwise, as a bool tensor."""
     return wrap(np.logical_xor(as_tensor(a)._value, as_tensor(b)._value))
 
 
 def isnan(x):
+    """torch.isnan: whether each element is NaN, as a bool tensor."""
     return wrap(np.isnan(as_tensor(x)._value))
 
 
 def isinf(x):
+    """torch.isinf: whether each element is +inf or -inf, as a bool tensor."""
     return wrap(np.isinf(as_tensor(x)._value))
 
 
 def isfinite(x):
+    """torch.isfinite: whether each element is finite, as a bool tensor."""
     return wrap(np.isfinite(as_tensor(x)._value))
 
 
@@ -339,6 +370,7 @@ WHERE = _prim("select", "WhereBackward0")
 
 
 def where(condition, input=None, other=None):
+    """torch.where: input where condition holds, else other; with condition alone, nonzero."""
     cond = as_tensor(condition)
     if input is None and other is None:
         return tuple(wrap(i) for i in np.nonzero(cond._value))
@@ -401,6 +433,7 @@ def _clamp_max_tensor(x, hi):
 
 
 def clamp(input, min=None, max=None):
+    """torch.clamp (also torch.clip): input limited to [min, max]; the gradient is zero outside."""
     x = as_tensor(input)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if min is not None and max is not None:
@@ -422,6 +455,7 @@ clip = clamp
 
 
 def lerp(input, end, weight):
+    """torch.lerp: input + weight * (end - input), differentiable in all three."""
     return add(input, mul(weight, sub(end, input)))
 
 
@@ -434,6 +468,7 @@ _CLAMP_MAX_TENSOR = Op("ClampMaxBackward1", _clamp_max_tensor.impl, _clamp_max_t
 
 
 def clamp_min(input, min):
+    """torch.clamp_min: input limited from below by min."""
     x = as_tensor(input)
     if isinstance(min, Tensor):
         return nary(_CLAMP_MIN_TENSOR, (x, min))
@@ -441,6 +476,7 @@ def clamp_min(input, min):
 
 
 def clamp_max(input, max):
+    """torch.clamp_max: input limited from above by max."""
     x = as_tensor(input)
     if isinstance(max, Tensor):
         return nary(_CLAMP_MAX_TENSOR, (x, max))
@@ -455,6 +491,7 @@ def _nan_to_num(x, nan, posinf, neginf):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """torch.nan_to_num: NaN, +inf and -inf replaced by nan, posinf and neginf."""
     x = as_tensor(input)
     v = x._value
     if v.dtype.kind not in "fc":
@@ -495,8 +532,10 @@ def _addc(op, input, tensor1, tensor2, value):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
+    """torch.addcmul: input + value * tensor1 * tensor2."""
     return _addc(_addcmul, input, tensor1, tensor2, value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    """torch.addcdiv: input + value * tensor1 / tensor2."""
     return _addc(_addcdiv, input, tensor1, tensor2, value)

@@ -26,6 +26,7 @@ _BLOCKS_LOCK = threading.Lock()
 
 
 def is_grad_enabled() -> bool:
+    """torch.is_grad_enabled: whether operations record for autograd now."""
     return MODE.enabled
 
 

@@ -245,6 +245,7 @@ def _gather(x, index, *, dim):
 
 
 def gather(input, dim, index):
+    """torch.gather (also take_along_dim): values of input at index along dim."""
     x = as_tensor(input)
     idx = as_tensor(index)._value
     d = _dim(dim, x._value.ndim)
@@ -287,6 +288,7 @@ def _values_at(op, x, idx, d):
 
 
 def sort(input, dim=-1, descending=False, stable=False):
+    """torch.sort: input sorted along dim, as a (values, indices) pair."""
     x = as_tensor(input)
     v = x._value
     if v.ndim == 0:
@@ -298,6 +300,7 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
+    """torch.argsort: the indices that sort input along dim."""
     v = as_tensor(input)._value
     if v.ndim == 0:
         return wrap(np.zeros((), np.int64))
@@ -305,6 +308,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    """torch.topk: the k largest (or smallest) elements along dim, as (values, indices)."""
     x = as_tensor(input)
     v = x._value
     d = _dim(dim, max(v.ndim, 1))
@@ -324,6 +328,7 @@ def _index_select(x, index, *, dim):
 
 
 def index_select(input, dim, index):
+    """torch.index_select: the entries of input at index along dim."""
     x = as_tensor(input)
     idx = as_tensor(index)._value.astype(np.int64)
     d = _dim(dim, x._value.ndim)
@@ -339,6 +344,7 @@ _MASKED_FILL_TENSOR = Op("MaskedFillBackward1", _masked_fill.impl, _masked_fill.
 
 
 def masked_fill(input, mask, value):
+    """torch.masked_fill: input with value where mask is True."""
     x = as_tensor(input)
     m = as_tensor(mask)._value.astype(np.bool_)
     if isinstance(value, Tensor):
@@ -347,6 +353,7 @@ def masked_fill(input, mask, value):
 
 
 def masked_select(input, mask):
+    """torch.masked_select: the elements of input where mask is True, as a 1-d tensor."""
     x = as_tensor(input)
     m = as_tensor(mask)._value.astype(np.bool_)
     m = np.broadcast_to(m, np.broadcast_shapes(m.shape, x._value.shape))
@@ -356,11 +363,13 @@ def masked_select(input, mask):
 
 
 def take(input, index):
+    """torch.take: the elements of the flattened input at index."""
     x = as_tensor(input)
     return getitem(reshape(x, (-1,)), as_tensor(index))
 
 
 def nonzero(input, *, as_tuple=False):
+    """torch.nonzero: the indices of the nonzero elements, one row each (or a tuple)."""
     v = as_tensor(input)._value
     nz = np.nonzero(v)
     if as_tuple:
@@ -403,6 +412,7 @@ def _median_index(v, d):
 
 
 def median(input, dim=None, keepdim=False):
+    """torch.median: the lower median; with dim, a (values, indices) pair."""
     x = as_tensor(input)
     v = x._value
     if dim is None:

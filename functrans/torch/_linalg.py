@@ -59,6 +59,7 @@ def _mat_shape_error(a, b):
 
 
 def mm(input, mat2):
+    """torch.mm: the product of two matrices."""
     a, b = as_tensor(input), as_tensor(mat2)
     if a._value.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -71,6 +72,7 @@ def mm(input, mat2):
 
 
 def mv(input, vec):
+    """torch.mv: the product of a matrix and a vector."""
     a, b = as_tensor(input), as_tensor(vec)
     _check_same_dtype("mv", a, b)
     if a._value.ndim != 2 or b._value.ndim != 1 or a._value.shape[1] != b._value.shape[0]:
@@ -80,6 +82,7 @@ def mv(input, vec):
 
 
 def dot(input, other):
+    """torch.dot (also inner): the inner product of two 1-d tensors."""
     a, b = as_tensor(input), as_tensor(other)
     if a._value.ndim != 1 or b._value.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._value.ndim}D and "
@@ -97,12 +100,14 @@ inner = dot
 
 
 def bmm(input, mat2):
+    """torch.bmm: a batch of matrix products, (b, n, m) @ (b, m, p)."""
     a, b = as_tensor(input), as_tensor(mat2)
     _check_same_dtype("bmm", a, b)
     return run(_bmm, (a, b), (a._value, b._value))
 
 
 def matmul(input, other):
+    """torch.matmul: the matrix product with numpy's broadcasting rules (input @ other)."""
     a, b = as_tensor(input), as_tensor(other)
     na, nb = a._value.ndim, b._value.ndim
     if na == 0 or nb == 0:
@@ -137,6 +142,7 @@ def _einsum(*xs, spec):
 
 
 def einsum(equation, *operands):
+    """torch.einsum: the contraction the equation names, over the operands."""
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
     ts = [as_tensor(o) for o in operands]

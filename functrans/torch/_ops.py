@@ -139,6 +139,8 @@ def fast_unary_float(op: Op, name: str):
                 return run1(op, input, v)
         return unary_float(op, input)
     fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"torch.{name}: PyTorch's elementwise {name}; integer and bool tensors go to "
+                  "the default float dtype.")
     return fn
 
 
@@ -190,6 +192,7 @@ _copy_for_grad = Op("CopyBackwards", _copy, lambda x: x)
 
 
 def clone(input, *, memory_format=None):
+    """torch.clone: a copy of input that stays on the graph (CloneBackward0)."""
     x = as_tensor(input)
     return run(_clone, (x,), (x._value,))
 

@@ -50,6 +50,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def get_printoptions() -> dict:
+    """torch.get_printoptions: the current tensor print options, as a dict."""
     return asdict(PRINT_OPTS)
 
 

@@ -53,6 +53,7 @@ def _sum_dtype(v, dtype):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.sum: the sum of the elements (over dim); integers accumulate in int64."""
     x = as_tensor(input)
     v = x._value
     dt = _sum_dtype(v, dtype)
@@ -94,6 +95,7 @@ def _mean_check(v, dtype, name):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.mean: the mean (over dim); integer tensors are refused, as in PyTorch."""
     x = as_tensor(input)
     v = _mean_check(x._value, dtype, "mean")
     if dim is None:
@@ -114,6 +116,7 @@ def _prod_dims(x, *, dims, keepdim):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.prod: the product of the elements (over dim)."""
     x = as_tensor(input)
     v = x._value
     dt = _sum_dtype(v, dtype)
@@ -211,18 +214,21 @@ def _max_min(input, dim, keepdim, other, is_max):
 
 
 def max(input, dim=None, keepdim=False, *, other=None):
+    """torch.max: the largest element; with dim, a (values, indices) pair; with other, maximum."""
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     return _max_min(input, dim, keepdim, other, True)
 
 
 def min(input, dim=None, keepdim=False, *, other=None):
+    """torch.min: the smallest element; with dim, a (values, indices) pair; with other, minimum."""
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     return _max_min(input, dim, keepdim, other, False)
 
 
 def amax(input, dim=(), keepdim=False):
+    """torch.amax: the maximum over dim."""
     x = as_tensor(input)
     dims = _dims(dim, x._value.ndim)
     return run(_amax, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)},
@@ -230,6 +236,7 @@ def amax(input, dim=(), keepdim=False):
 
 
 def amin(input, dim=(), keepdim=False):
+    """torch.amin: the minimum over dim."""
     x = as_tensor(input)
     dims = _dims(dim, x._value.ndim)
     return run(_amin, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)},
@@ -237,6 +244,7 @@ def amin(input, dim=(), keepdim=False):
 
 
 def argmax(input, dim=None, keepdim=False):
+    """torch.argmax: the index of the largest element (of the flattened input if dim is None)."""
     v = as_tensor(input)._value
     if dim is None:
         return wrap(np.asarray(np.argmax(v), np.int64))
@@ -245,6 +253,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
+    """torch.argmin: the index of the smallest element (of the flattened input if dim is None)."""
     v = as_tensor(input)._value
     if dim is None:
         return wrap(np.asarray(np.argmin(v), np.int64))
@@ -297,12 +306,14 @@ def _warn_dof(name, v, params):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """torch.var: the variance over dim, with Bessel's correction by default."""
     x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
     _warn_dof("var", v, params)
     return run(_var, (x,), (v,), params, key)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """torch.std: the standard deviation over dim, with Bessel's correction by default."""
     x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
     _warn_dof("std", v, params)
     return run(_std, (x,), (v,), params, key)
@@ -329,6 +340,7 @@ def _norm(x, *, ord, dims, keepdim):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm: the p-norm (Frobenius by default) over dim, zero gradient at a zero input."""
     x = as_tensor(input, dtype)
     ord = 2 if p in ("fro", None) else float(p)
     dims = _dims(dim, x._value.ndim)
@@ -348,6 +360,7 @@ def _logsumexp(x, *, dims, keepdim):
 
 
 def logsumexp(input, dim, keepdim=False):
+    """torch.logsumexp: log(sum(exp(input))) over dim, computed stably."""
     x = as_tensor(input)
     dims = _dims(dim, x._value.ndim)
     return run(_logsumexp, (x,), (_float_value(x),), {"dims": dims, "keepdim": bool(keepdim)},
@@ -359,6 +372,7 @@ CUMPROD = _prim("cumprod", "CumprodBackward0")
 
 
 def cumsum(input, dim, *, dtype=None):
+    """torch.cumsum: the cumulative sum along dim."""
     x = as_tensor(input)
     v = x._value
     dt = _sum_dtype(v, dtype)
@@ -368,6 +382,7 @@ def cumsum(input, dim, *, dtype=None):
 
 
 def cumprod(input, dim, *, dtype=None):
+    """torch.cumprod: the cumulative product along dim."""
     x = as_tensor(input)
     v = x._value
     dt = _sum_dtype(v, dtype)
@@ -377,18 +392,21 @@ def cumprod(input, dim, *, dtype=None):
 
 
 def all(input, dim=None, keepdim=False):
+    """torch.all: whether every element (along dim) is nonzero, as a bool tensor."""
     v = as_tensor(input)._value
     return wrap(np.asarray(np.all(v, axis=None if dim is None else _dim(dim, v.ndim),
                                   keepdims=keepdim)))
 
 
 def any(input, dim=None, keepdim=False):
+    """torch.any: whether any element (along dim) is nonzero, as a bool tensor."""
     v = as_tensor(input)._value
     return wrap(np.asarray(np.any(v, axis=None if dim is None else _dim(dim, v.ndim),
                                   keepdims=keepdim)))
 
 
 def count_nonzero(input, dim=None):
+    """torch.count_nonzero: the number of nonzero elements (along dim)."""
     v = as_tensor(input)._value
     return wrap(np.asarray(np.count_nonzero(v, axis=dim), np.int64))
 

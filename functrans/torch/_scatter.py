@@ -127,6 +127,7 @@ def _scatter_positions(x, dim, index):
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """torch.scatter: input with src (or value) written at index along dim."""
     x = as_tensor(input)
     if src is None:
         src = value
@@ -154,6 +155,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 
 def scatter_add(input, dim, index, src):
+    """torch.scatter_add: input with src added at index along dim."""
     x, s = as_tensor(input), as_tensor(src)
     idx = as_tensor(index)._value
     v = x._value
@@ -184,6 +186,7 @@ def _along_dim_positions(shape, dim, index):
 
 
 def index_add(input, dim, index, source, *, alpha=1):
+    """torch.index_add: input with alpha * source added at index along dim."""
     x, s = as_tensor(input), as_tensor(source)
     idx = as_tensor(index)._value
     v = x._value
@@ -223,6 +226,7 @@ _INDEX_FILL_TENSOR = Op("IndexFillBackward1", _index_fill.impl, _index_fill.trac
 
 
 def index_fill(input, dim, index, value):
+    """torch.index_fill: input with value at index along dim."""
     x = as_tensor(input)
     idx = as_tensor(index)._value
     v = x._value
@@ -265,6 +269,7 @@ def _trailing(v, shape):
 
 
 def index_put(input, indices, values, accumulate=False):
+    """torch.index_put: input with values at indices (added if accumulate)."""
     from functrans.torch._indexing import (
         INDEX_PUT,
         _index_spec,

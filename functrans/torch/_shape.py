@@ -130,6 +130,7 @@ def reshape_as(input, other):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    """torch.flatten: the dimensions start_dim .. end_dim merged into one."""
     x = as_tensor(input)
     shp = x._value.shape
     if not shp:
@@ -144,6 +145,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
+    """torch.unflatten: dimension dim split into the dimensions sizes."""
     x = as_tensor(input)
     shp = x._value.shape
     d = _dim(dim, len(shp))
@@ -168,6 +170,7 @@ T_OP = prim_op(REGISTRY["transpose"], "TBackward0")
 
 
 def squeeze(input, dim=None):
+    """torch.squeeze: a view without the dimensions of size one (or only dim)."""
     x = as_tensor(input)
     shp = x._value.shape
     if dim is None:
@@ -182,12 +185,14 @@ def squeeze(input, dim=None):
 
 
 def unsqueeze(input, dim):
+    """torch.unsqueeze: a view with a new dimension of size one at dim."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim + 1)
     return _view_op(UNSQUEEZE, x, {"dimensions": (d,)}, ((d,),))
 
 
 def permute(input, *dims):
+    """torch.permute: a view of input with its dimensions in the order dims."""
     x = as_tensor(input)
     dims = _shape_arg(dims)
     nd = x._value.ndim
@@ -200,6 +205,7 @@ def permute(input, *dims):
 
 
 def transpose(input, dim0, dim1):
+    """torch.transpose (also swapaxes, swapdims): a view with dim0 and dim1 exchanged."""
     x = as_tensor(input)
     nd = x._value.ndim
     if nd == 0:
@@ -215,6 +221,7 @@ swapaxes = swapdims = transpose
 
 
 def t(input):
+    """torch.t: the transpose of a tensor of at most two dimensions."""
     x = as_tensor(input)
     nd = x._value.ndim
     if nd > 2:
@@ -245,6 +252,7 @@ def mT(input):
 
 
 def movedim(input, source, destination):
+    """torch.movedim (also moveaxis): the dimensions source moved to destination."""
     x = as_tensor(input)
     nd = x._value.ndim
     src = [source] if isinstance(source, int) else list(source)
@@ -302,10 +310,12 @@ def expand_as(input, other):
 
 
 def broadcast_to(input, size):
+    """torch.broadcast_to: input broadcast to size."""
     return expand(input, tuple(size))
 
 
 def broadcast_tensors(*tensors):
+    """torch.broadcast_tensors: the tensors broadcast to their common shape."""
     ts = [as_tensor(t) for t in tensors]
     shape = np.broadcast_shapes(*(t._value.shape for t in ts))
     return tuple(t if t._value.shape == shape else expand(t, shape) for t in ts)
@@ -317,6 +327,7 @@ def _repeat(x, *, repeats):
 
 
 def repeat(input, *sizes):
+    """torch.repeat (Tensor.repeat): input tiled sizes times along each dimension."""
     x = as_tensor(input)
     sizes = _shape_arg(sizes)
     if len(sizes) < x._value.ndim:
@@ -338,6 +349,7 @@ def _stack(*xs, dim, dt):
 
 
 def cat(tensors, dim=0, *, out=None):
+    """torch.cat (also concat, concatenate): the tensors joined along dim."""
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -354,6 +366,7 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0, *, out=None):
+    """torch.stack: the tensors joined along a new dimension dim."""
     ts = [as_tensor(t) for t in tensors]
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -369,11 +382,13 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def hstack(tensors):
+    """torch.hstack: the tensors joined along dim 1 (dim 0 for 1-d tensors)."""
     ts = [as_tensor(t) for t in tensors]
     return cat(ts, 0 if ts[0]._value.ndim == 1 else 1)
 
 
 def vstack(tensors):
+    """torch.vstack: the tensors, made at least 2-d, joined along dim 0."""
     ts = [as_tensor(t) for t in tensors]
     ts = [reshape(t, (1, -1)) if t._value.ndim < 2 else t for t in ts]
     return cat(ts, 0)
@@ -412,6 +427,7 @@ def _views(x, outs, again, name):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    """torch.split: views of pieces of split_size_or_sections entries along dim."""
     x = as_tensor(tensor)
     d = _dim(dim, x._value.ndim)
     n = x._value.shape[d]
@@ -441,6 +457,7 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    """torch.chunk: input cut into `chunks` pieces along dim (the last may be smaller)."""
     x = as_tensor(input)
     n = x._value.shape[_dim(dim, x._value.ndim)]
     step = -(-n // chunks) if chunks else n
@@ -452,6 +469,7 @@ def _pymax_int(a, b):
 
 
 def unbind(input, dim=0):
+    """torch.unbind: the slices of input along dim, as a tuple of views."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim)
     return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}, (d,)),
@@ -462,6 +480,7 @@ NARROW = prim_op(REGISTRY["slice"], "SliceBackward0")
 
 
 def narrow(input, dim, start, length):
+    """torch.narrow: a view of length entries of input from start along dim."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim)
     n = x._value.shape[d]
@@ -477,6 +496,7 @@ def narrow(input, dim, start, length):
 
 
 def select(input, dim, index):
+    """torch.select: a view of input at index along dim, that dimension removed."""
     from functrans.torch._indexing import getitem
     x = as_tensor(input)
     idx = [slice(None)] * x._value.ndim
@@ -488,6 +508,7 @@ FLIP = prim_op(REGISTRY["rev"], "FlipBackward0")
 
 
 def flip(input, dims):
+    """torch.flip: input with its order reversed along dims."""
     x = as_tensor(input)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     ds = tuple(sorted({_dim(d, x._value.ndim) for d in dims}))
@@ -503,6 +524,7 @@ def _roll(x, *, shifts, dims):
 
 
 def roll(input, shifts, dims=None):
+    """torch.roll: the elements shifted cyclically by shifts along dims (flattened if None)."""
     x = as_tensor(input)
     shifts = shifts if isinstance(shifts, int) else tuple(shifts)
     dims = dims if dims is None or isinstance(dims, int) else tuple(dims)
@@ -522,11 +544,13 @@ def _triu(x, *, k):
 
 
 def tril(input, diagonal=0):
+    """torch.tril: the lower triangle of the matrix (zeros above the diagonal-th diagonal)."""
     x = as_tensor(input)
     return run(_tril, (x,), (x._value,), {"k": int(diagonal)}, (int(diagonal),))
 
 
 def triu(input, diagonal=0):
+    """torch.triu: the upper triangle of the matrix (zeros below the diagonal-th diagonal)."""
     x = as_tensor(input)
     return run(_triu, (x,), (x._value,), {"k": int(diagonal)}, (int(diagonal),))
 
@@ -552,6 +576,7 @@ _DIAGONAL = Op("DiagonalBackward0", _diagonal_view, _diagonal.traced)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    """torch.diagonal: the offset diagonal over dim1 and dim2, as the last dimension."""
     x = as_tensor(input)
     nd = x._value.ndim
     params = {"offset": int(offset), "dim1": _dim(dim1, nd), "dim2": _dim(dim2, nd)}
@@ -564,6 +589,7 @@ def _trace(x):
 
 
 def trace(input):
+    """torch.trace: the sum of the main diagonal of a matrix."""
     x = as_tensor(input)
     return run(_trace, (x,), (x._value,))
 
@@ -618,6 +644,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def tile(input, dims):
+    """torch.tile: input repeated dims times along each dimension."""
     x = as_tensor(input)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     nd = x._value.ndim

@@ -143,6 +143,7 @@ def jvp(f, primals, tangents, has_aux=False):
 
 
 def as_values(xs):
+    """Each of `xs` checked as a traceable value (see as_value), for jvp's tangents."""
     return [as_value(x, "jvp tangents") for x in xs]
 
 

@@ -1,5 +1,5 @@
 """Cases for sort and argsort (functrans/primitives/sorting.py). Random reals have no ties, so
-finite differences see a smooth function; ties are checked against JAX in tests/numpy."""
+finite differences see a smooth function; ties are checked against JAX in tests/functrans_numpy."""
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 (functrans/primitives/square_matrices.py), directly and through functrans.numpy.linalg. Matrices
 are diagonally dominant (cholesky's: positive definite), so well conditioned and finite
 differences are accurate; singular ones are checked against JAX in
-tests/numpy/test_square_matrices.py. cholesky reads only the lower triangle but its rule
+tests/functrans_numpy/test_square_matrices.py. cholesky reads only the lower triangle but its rule
 symmetrises the tangent (as JAX), so its differentiable cases symmetrise their input first: finite
 differences along a random direction then see the same symmetric part."""
 

@@ -25,6 +25,11 @@ from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgr
 
 Variable = Tensor
 
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "NestedIOFunction",
+           "once_differentiable", "gradcheck", "gradgradcheck", "GradcheckError", "Variable",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "set_detect_anomaly", "detect_anomaly", "functional", "function"]
+
 
 def _tensors(x, what):
     if isinstance(x, Tensor):

@@ -20,6 +20,9 @@ from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, version_er
 from functrans.torch._inplace import rebase_view
 from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wrap
 
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "NestedIOFunction",
+           "once_differentiable"]
+
 _MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 
 

@@ -7,6 +7,8 @@ import numpy as np
 
 from functrans.torch._tensor import Tensor, wrap
 
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
+
 
 def _tuple(x):
     return (tuple(x), True) if isinstance(x, tuple | list) else ((x,), False)

@@ -13,6 +13,8 @@ import numpy as np
 
 from functrans.torch._tensor import Tensor, wrap
 
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck when the analytical and numerical Jacobians disagree."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from functrans.torch._tensor import Tensor, _init
 from functrans.torch.nn import functional  # noqa: F401
 
+__all__ = ["Parameter", "functional"]
+
 
 class Parameter(Tensor):
     """A leaf tensor that requires grad by default."""

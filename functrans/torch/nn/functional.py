@@ -37,6 +37,12 @@ from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
+__all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
+           "logsigmoid", "mish", "relu6", "selu", "silu", "softplus", "softsign", "tanhshrink",
+           "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
+           "cross_entropy", "linear"]
+
 _REDUCTIONS = ("mean", "sum", "none")
 
 
@@ -48,12 +54,14 @@ def _softmax_dim(name, ndim, stacklevel):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """torch.nn.functional.softmax: torch.softmax, with PyTorch's deprecated implicit dim."""
     if dim is None:
         dim = _softmax_dim("softmax", O.as_tensor(input)._value.ndim, _stacklevel)
     return A.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """torch.nn.functional.log_softmax: torch.log_softmax, with the implicit dim too."""
     if dim is None:
         dim = _softmax_dim("log_softmax", O.as_tensor(input)._value.ndim, _stacklevel)
     return A.log_softmax(input, dim, dtype=dtype)
@@ -100,6 +108,7 @@ def _mse(x, t, *, reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """torch.nn.functional.mse_loss: the squared error, averaged, summed or kept."""
     _check_reduction(reduction)
     x, t, dt = _pair(input, target)
     return run(_mse, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
@@ -107,6 +116,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """torch.nn.functional.l1_loss: the absolute error, averaged, summed or kept."""
     _check_reduction(reduction)
     x, t, _ = _pair(input, target)
     d = EW.abs(EW.sub(x, t))
@@ -125,6 +135,7 @@ def _bce(p, t, *, reduction):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
+    """torch.nn.functional.binary_cross_entropy of probabilities (logs clamped at -100)."""
     _check_reduction(reduction)
     x, t, dt = _pair(input, target, "bce")
     if weight is not None:
@@ -160,6 +171,7 @@ def _bce_logits_pos(x, t, pw, *, reduction):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
+    """torch.nn.functional.binary_cross_entropy_with_logits: BCE of sigmoid(input), stably."""
     _check_reduction(reduction)
     x, t, dt = _pair(input, target, "logits")
     if weight is not None:
@@ -200,6 +212,7 @@ def _nll(logp, target, weight, *, reduction, ignore_index):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    """torch.nn.functional.nll_loss: minus the log-probability of each target class."""
     _check_reduction(reduction)
     x = O.as_tensor(input)
     tgt = O.as_tensor(target)._value.astype(np.int64)

@@ -100,10 +100,12 @@ def carry_fix(init: str, body: str, a, b) -> str:
 
 
 def any_tracer(xs) -> bool:
+    """Whether any of `xs` is a tracer."""
     return any(isinstance(x, Tracer) for x in xs)
 
 
 def level(x) -> int:
+    """The trace level of `x` (0 for a concrete value)."""
     return x._trace.main.level if isinstance(x, Tracer) else 0
 
 
@@ -136,6 +138,7 @@ def pruned(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def split_list(xs, sizes):
+    """`xs` cut into consecutive lists of lengths `sizes` (which must add up to len(xs))."""
     out, i = [], 0
     for s in sizes:
         out.append(list(xs[i:i + s]))
@@ -171,6 +174,7 @@ def _compiled(closed: ClosedJaxpr, loop_body: bool):
 
 
 def zeros_like_aval(aval: ShapedArray):
+    """Zeros of the shape and dtype of `aval`."""
     from functrans.primitives.shape_ops import broadcast_to
     return broadcast_to(np.zeros((), aval.dtype), aval.shape)
 
@@ -206,6 +210,7 @@ def batch_jaxpr(closed: ClosedJaxpr, in_dims, size: int, instantiate):
 
 
 def batch_size(vals, dims) -> int:
+    """The length of the batch axis: the size of the first batched value along its axis."""
     return next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
 
 

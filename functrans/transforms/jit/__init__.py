@@ -16,4 +16,6 @@ from functrans.transforms.jit.simplify import forward_trivial, simplify  # noqa:
 
 __all__ = ["jit", "Jitted", "Lowered", "jit_p", "compile_program", "optimize",
            "optimize_with_stats", "simplify", "forward_trivial", "fold_constants", "cse", "dce",
-           "inline_calls", "count_eqns", "set_workspace_limit", "workspace_bytes"]
+           "inline_calls", "count_eqns", "set_workspace_limit", "workspace_bytes",
+           # the submodules not named above, so that the API reference documents them
+           "api", "call", "codegen", "facts", "fold", "inline", "rewrite"]

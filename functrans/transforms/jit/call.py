@@ -31,6 +31,7 @@ from functrans.transforms.vmap import vmap_jaxpr
 # --- program surgery shared by the rules ----------------------------------------------------
 
 def used_inputs(closed: ClosedJaxpr) -> list[bool]:
+    """For each input of `closed`, whether any equation or output reads it."""
     used = {a for e in closed.jaxpr.eqns for a in e.invars if type(a) is Var}
     used.update(a for a in closed.jaxpr.outvars if type(a) is Var)
     return [v in used for v in closed.jaxpr.invars]
@@ -62,6 +63,7 @@ def specialize_inputs(closed: ClosedJaxpr, bindings: dict) -> ClosedJaxpr:
 
 
 def select_outputs(closed: ClosedJaxpr, outs) -> ClosedJaxpr:
+    """`closed` keeping only the outputs at positions `outs`, dead code removed."""
     jaxpr = closed.jaxpr
     b = ProgramBuilder(closed)
     b.eqns = list(jaxpr.eqns)

@@ -46,8 +46,10 @@ def emit_broadcast(builder, x, shape, dims=None):
 
 
 def emit_binary(builder, name, x, y):
+    """Append the binary primitive `name` on x and y to `builder`; returns its output."""
     return builder.emit(_prim(name), [x, y], {})
 
 
 def emit_neg(builder, x):
+    """Append -x to `builder`; returns its output."""
     return builder.emit(_prim("neg"), [x], {})

@@ -139,4 +139,5 @@ def value_key(v):
 
 
 def params_key(params: dict):
+    """A hashable key of an equation's params, compared by value (see value_key)."""
     return tuple(sorted((k, value_key(v)) for k, v in params.items()))

@@ -5,8 +5,8 @@ returns a JSON-able record of everything recorded (tensor values, dtypes, shapes
 grad_fn names), the warnings raised and the error the program ended with, if any. The parity
 tests compare functrans.torch's record with PyTorch's: live when torch is installed, and always
 with the records in parity_fixtures.json (written by running this file under torch==2.13.0:
-`python tests/torch/parity_programs.py`, or
-`python tests/torch/parity_programs.py NAME...` to record only the programs named).
+`python tests/functrans_torch/parity_programs.py`, or
+`python tests/functrans_torch/parity_programs.py NAME...` to record only the programs named).
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ def _report(problems):
 def test_there_are_at_least_40_programs():
     assert len(PROGRAMS) >= 40
     assert set(_RECORDED["programs"]) == set(PROGRAMS), \
-        "fixtures are stale: run `python tests/torch/parity_programs.py` with torch installed"
+        ("fixtures are stale: run `python tests/functrans_torch/parity_programs.py` with torch "
+         "installed")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,0 +1,75 @@
+"""Reads a pytest JUnit report for .ci/run.
+
+    skipped_tests.py --skipped-for-references REPORT   print the pytest node ids (one a line) of
+        the tests skipped for want of PyTorch or JAX, and of the modules skipped whole at
+        collection (a module-level importorskip)
+    skipped_tests.py --check-ran [--no-reference-skips] REPORT   exit 1 unless some test passed
+        (and, with --no-reference-skips, none skipped for want of PyTorch or JAX)
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+REFERENCE_LIBRARIES = re.compile(r"torch|jax", re.IGNORECASE)
+
+
+def node_id(classname: str, name: str) -> str:
+    """pytest's node id from a JUnit (classname, name): the classname is the file's dotted path,
+    then any classes; a module skipped at collection has an empty classname."""
+    parts = (classname or name).split(".")
+    for k in range(len(parts), 0, -1):
+        path = Path(*parts[:k]).with_suffix(".py")
+        if path.is_file():
+            rest = parts[k:] + ([name] if classname else [])
+            return "::".join([path.as_posix(), *rest])
+    raise SystemExit(f"no test file found for JUnit classname {classname!r}, name {name!r}")
+
+
+def skips(report: Path):
+    """(node id, skip reason) of each skipped test case in the report (the reason only: the
+    details hold file paths, which may name torch)."""
+    for case in ET.parse(report).getroot().iter("testcase"):
+        skipped = case.find("skipped")
+        if skipped is not None:
+            yield node_id(case.get("classname", ""), case.get("name", "")), \
+                skipped.get("message", "")
+
+
+def for_references(node: str, message: str) -> bool:
+    return "::" not in node or bool(REFERENCE_LIBRARIES.search(message))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("report", type=Path)
+    parser.add_argument("--skipped-for-references", action="store_true")
+    parser.add_argument("--check-ran", action="store_true")
+    parser.add_argument("--no-reference-skips", action="store_true")
+    args = parser.parse_args()
+    if args.skipped_for_references:
+        for node in sorted({n for n, m in skips(args.report) if for_references(n, m)}):
+            print(node)
+    if args.check_ran:
+        suites = list(ET.parse(args.report).getroot().iter("testsuite"))
+        ran = sum(int(s.get("tests", 0)) - int(s.get("skipped", 0)) for s in suites)
+        if ran <= 0:
+            print(f"{args.report.name}: no test ran; a run that tests nothing proves nothing.",
+                  file=sys.stderr)
+            return 1
+        print(f"   {args.report.name}: {ran} tests ran")
+    if args.no_reference_skips:
+        left = [f"{n}: {m.strip()}" for n, m in skips(args.report) if for_references(n, m)]
+        if left:
+            print("still skipped for want of PyTorch or JAX:\n  " + "\n  ".join(left[:20]),
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
