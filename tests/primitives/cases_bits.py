@@ -1,6 +1,6 @@
 """Cases for the bit-level primitives (functrans/primitives/bits.py): threefry2x32, the shifts
 and bit casts. All have integer (or bit-made) outputs, hence no derivative to check; the hash's
-values are checked against published test vectors in tests/random/test_keys.py."""
+values are checked against published test vectors in tests/functrans_random/test_keys.py."""
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Programs drawn from both jax.random (float64 enabled) and functrans.random, and the records
 of JAX's results in jax_fixtures.json, which the tests compare functrans against (live JAX too,
-when installed). Re-record with JAX installed: `python tests/random/jax_programs.py`.
+when installed). Re-record with JAX installed: `python tests/functrans_random/jax_programs.py`.
 
 Bits, integers, booleans and permutations must be equal. Floats are compared in ulps (units in
 the last place, counted across zero), against the bound each sampler lists: 0 where the float is
