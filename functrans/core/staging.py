@@ -126,6 +126,7 @@ class JaxprTrace(Trace):
         return self.main.global_data.const(self, val)
 
     lift = pure
+    pure_scalar = pure  # a Python scalar is staged as a weakly typed Literal
 
     def process_primitive(self, prim, tracers, params):
         avals_in = [t._aval for t in tracers]

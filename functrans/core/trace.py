@@ -12,6 +12,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from functrans.core.avals import ShapedArray
 from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
     TracerBoolConversionError, UnexpectedTracerError
@@ -88,8 +90,17 @@ class Trace:
     def lift(self, tracer):
         return self.pure(tracer)
 
+    def pure_scalar(self, val):
+        """A Python scalar operand entering this trace (see `scalar_operand`)."""
+        dyn = _state.dynamic
+        if 0 < dyn.level < self.main.level:
+            return self.lift(dyn.trace.pure(val))
+        return self.pure(np.asarray(val))
+
     def full_raise(self, val):
         if not isinstance(val, Tracer):
+            if isinstance(val, _PY_SCALARS) and not isinstance(val, np.generic):
+                return self.pure_scalar(val)
             return self.pure(val)
         vmain = val._trace.main
         if vmain is self.main:
@@ -105,6 +116,21 @@ class Trace:
 
     def process_primitive(self, prim, tracers, params):
         raise NotImplementedError
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def scalar_operand(val):
+    """A Python scalar `val` as the operand primitives and their rules see, which has `.dtype`
+    and `.shape` like every other: while a program is staged, its weakly typed literal (a tracer
+    whose type still promotes like the Python scalar, as JAX's weak-typed constants do);
+    eagerly, a 0-d array of its Python type's dtype. A Python scalar never reaches a rule as
+    such: `Trace.full_raise` converts it the same way for the trace it enters."""
+    dyn = _state.dynamic
+    if dyn.level:
+        return dyn.trace.pure_scalar(val)
+    return np.asarray(val)
 
 
 class Tracer:
