@@ -207,22 +207,22 @@ class Tracer:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tracers (np.sin(x), ndarray + x) run their functrans.numpy twin."""
-        fn = _numpy_twin(ufunc.__name__) if method == "__call__" and not kwargs else None
+        fn = _numpy_dispatch["table"].get(ufunc) if method == "__call__" and not kwargs \
+            else None
         if fn is None:
             raise TracerArrayConversionError(
-                f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} was "
-                f"applied to a traced value {self.aval.str_short()}"
-                f"{' with arguments ' + str(sorted(kwargs)) if kwargs else ''}, which functrans "
-                f"cannot trace. {_twin_hint(ufunc.__name__)}")
+                f"{_numpy_dispatch['explain'](ufunc, method, sorted(kwargs))} (applied to a "
+                f"traced value {self.aval.str_short()} inside `{self._trace.main.name}`).")
         return fn(*inputs)
 
     def __array_function__(self, func, types, args, kwargs):
-        """numpy functions on tracers (np.sum(x), np.dot(a, x)) run their functrans.numpy twin."""
-        fn = _numpy_twin(func.__name__)
+        """numpy functions on tracers (np.sum(x), np.dot(a, x)) run their functrans.numpy twin,
+        found by identity: numpy.linalg.trace is not numpy.trace, though both are "trace"."""
+        fn = _numpy_dispatch["table"].get(func)
         if fn is None:
             raise TracerArrayConversionError(
-                f"numpy.{func.__name__} was called on a traced value, which functrans cannot "
-                f"trace. {_twin_hint(func.__name__)}")
+                f"{_numpy_dispatch['explain'](func, '__call__', [])} (called on a traced value "
+                f"{self.aval.str_short()} inside `{self._trace.main.name}`).")
         return fn(*args, **kwargs)
 
     def __len__(self):
@@ -239,25 +239,21 @@ class Tracer:
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
 
-_numpy_api: dict[str, Any] = {"module": None}
+def _no_numpy_dispatch(func, method, kwargs) -> str:
+    return (f"numpy.{getattr(func, '__name__', func)} cannot trace values: import "
+            "functrans.numpy and use its functions on traced values")
 
 
-def set_numpy_api(module) -> None:
-    """Name the module whose functions stand in for numpy's on tracers (functrans.numpy)."""
-    _numpy_api["module"] = module
+_numpy_dispatch: dict[str, Any] = {"table": {}, "explain": _no_numpy_dispatch}
 
 
-def _numpy_twin(name: str):
-    module = _numpy_api["module"]
-    fn = getattr(module, name, None) if module is not None else None
-    return fn if callable(fn) else None
-
-
-def _twin_hint(name: str) -> str:
-    if _numpy_twin(name) is not None:
-        return f"Call functrans.numpy.{name} directly, without keyword arguments numpy-only."
-    return (f"functrans.numpy has no `{name}`: express it with functrans.numpy functions "
-            "(import functrans.numpy as fnp).")
+def set_numpy_dispatch(table: dict, explain) -> None:
+    """Install how numpy functions met on tracers are run (called once by functrans.numpy):
+    `table` maps numpy function and ufunc objects to their functrans stand-ins, by identity;
+    `explain(func, method, kwarg_names)` says why one cannot be traced and what to call
+    instead."""
+    _numpy_dispatch["table"] = table
+    _numpy_dispatch["explain"] = explain
 
 
 def install_array_methods(methods: dict[str, Any]) -> None:

@@ -19,6 +19,10 @@ from functrans.numpy._reductions import *  # noqa: F401,F403
 from functrans.numpy._shape import *  # noqa: F401,F403
 from functrans.numpy._sorting import *  # noqa: F401,F403
 
-from functrans.core.trace import set_numpy_api as _set_numpy_api  # noqa: E402
+from functrans.core.trace import set_numpy_dispatch as _set_numpy_dispatch  # noqa: E402
+from functrans.numpy import _dispatch  # noqa: E402
 
-_set_numpy_api(__import__(__name__, fromlist=["*"]))
+_module = __import__(__name__, fromlist=["*"])
+_stand_ins = _dispatch.stand_ins(_module)
+_set_numpy_dispatch(_stand_ins, _dispatch.explainer(_module, _stand_ins))
+del _module, _stand_ins
