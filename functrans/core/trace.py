@@ -256,6 +256,12 @@ def set_numpy_dispatch(table: dict, explain) -> None:
     _numpy_dispatch["explain"] = explain
 
 
+def numpy_stand_in(func):
+    """The function run in place of numpy's `func` (a function or ufunc object) when it meets
+    a traced value, or None when it cannot be traced."""
+    return _numpy_dispatch["table"].get(func)
+
+
 def install_array_methods(methods: dict[str, Any]) -> None:
     """Give tracers numpy-style operators and methods (called once by functrans.numpy)."""
     for name, fn in methods.items():

@@ -32,7 +32,7 @@ def _public_functions(module) -> dict:
     return out
 
 
-def _is_numpy_function(obj) -> bool:
+def is_numpy_function(obj) -> bool:
     return isinstance(obj, np.ufunc | types.FunctionType | types.BuiltinFunctionType) or \
         hasattr(obj, "_implementation")  # numpy's array_function_dispatch wrappers
 
@@ -52,7 +52,7 @@ def stand_ins(fnp) -> dict:
         np_space = _NUMPY_NAMESPACES[np_name]
         for name, fn in _public_functions(_submodule(fnp, fnp_path)).items():
             obj = getattr(np_space, name, None)
-            if obj is not None and _is_numpy_function(obj):
+            if obj is not None and is_numpy_function(obj):
                 table[obj] = fn
     return table
 
