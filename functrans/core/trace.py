@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray
+from functrans.core.avals import PYTHON_SCALARS, ShapedArray
 from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
     TracerBoolConversionError, UnexpectedTracerError
 
@@ -99,7 +99,7 @@ class Trace:
 
     def full_raise(self, val):
         if not isinstance(val, Tracer):
-            if isinstance(val, _PY_SCALARS) and not isinstance(val, np.generic):
+            if isinstance(val, PYTHON_SCALARS) and not isinstance(val, np.generic):
                 return self.pure_scalar(val)
             return self.pure(val)
         vmain = val._trace.main
@@ -116,9 +116,6 @@ class Trace:
 
     def process_primitive(self, prim, tracers, params):
         raise NotImplementedError
-
-
-_PY_SCALARS = (bool, int, float, complex)
 
 
 def scalar_operand(val):
