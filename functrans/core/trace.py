@@ -123,7 +123,8 @@ def scalar_operand(val):
     and `.shape` like every other: while a program is staged, its weakly typed literal (a tracer
     whose type still promotes like the Python scalar, as JAX's weak-typed constants do);
     eagerly, a 0-d array of its Python type's dtype. A Python scalar never reaches a rule as
-    such: `Trace.full_raise` converts it the same way for the trace it enters."""
+    such: `Trace.full_raise` converts it the same way for the trace it enters. (Eager `bind`
+    hands operands to the numpy `impl` as they are: an impl takes what numpy takes.)"""
     dyn = _state.dynamic
     if dyn.level:
         return dyn.trace.pure_scalar(val)
