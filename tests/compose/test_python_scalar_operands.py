@@ -17,6 +17,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
+from functrans import lax
 from functrans.primitives import elementwise as E
 from functrans.primitives.registry import REGISTRY
 
@@ -195,3 +196,30 @@ def test_issue_reproducers():
         return fnp.mean((u - y) ** 2.0)
 
     close(ft.jit(ft.grad(mse))(u), 2 * (u - y) / 3, rtol=1e-15)
+
+
+@ft.custom_jvp
+def _power(x, p):
+    return x ** p
+
+
+_power.defjvp(lambda primals, tangents: (_power(*primals),
+                                         primals[1] * primals[0] ** (primals[1] - 1.0)
+                                         * tangents[0]))
+
+
+@pytest.mark.parametrize("name,f,want", [
+    # each with its closed-form derivative at x = 3
+    ("cond", lambda x: lax.cond(x > 0, lambda a, b: a ** b, lambda a, b: a * b, x, 2.0), 6.0),
+    ("scan", lambda x: lax.scan(lambda c, _: (c * x ** 2.0, None), 1.0, None, length=3)[0],
+     6 * 3.0 ** 5),
+    ("fori_loop", lambda x: lax.fori_loop(0, 3, lambda i, c: c * x ** 2.0 + 1.0, 0.0),
+     4 * 3.0 ** 3 + 2 * 3.0),
+    ("checkpoint", ft.checkpoint(lambda x: x ** 2.0 * fnp.fmax(x, 0.0)), 27.0),
+    ("custom_jvp", lambda x: _power(x, 3.0), 27.0),
+    ("stop_gradient", lambda x: ft.stop_gradient(x ** 2.0) * x ** 2.0, 54.0),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_rows_beside_transforms_with_python_scalar_operands(name, f, want):
+    for g in (ft.grad(f), ft.jit(ft.grad(f)), ft.grad(ft.jit(f))):
+        close(g(3.0), want, rtol=1e-13)
+    close(ft.vmap(ft.jit(ft.grad(f)))(np.array([3.0, 3.0])), [want, want], rtol=1e-13)
