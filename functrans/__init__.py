@@ -7,9 +7,10 @@
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
 from functrans import primitives as _primitives  # noqa: F401  (registers the table)
-from functrans import dtypes, flatten_util, lax, optimizers, tree_util  # noqa: F401
+from functrans import dtypes, flatten_util, lax, optimizers, random, tree_util  # noqa: F401
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
+from functrans.core.cache import clear_caches  # noqa: F401
 from functrans.primitives.ad_control import stop_gradient  # noqa: F401
 from functrans.transforms.checkpoint import checkpoint, remat  # noqa: F401
 from functrans.transforms.custom import custom_jvp, custom_vjp  # noqa: F401
@@ -30,5 +31,5 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "tree_util", "flatten_util", "lax", "optimizers", "dtypes",
+    "tree_util", "flatten_util", "lax", "optimizers", "random", "clear_caches", "dtypes",
 ]

@@ -24,9 +24,31 @@ class TracerBoolConversionError(ConcretizationTypeError):
     """`if`/`bool()` on a traced value."""
 
 
+class TracerIntegerConversionError(ConcretizationTypeError):
+    """`int()`, `range()` or list indexing (`__index__`) on a traced value."""
+
+
 class TracerArrayConversionError(ConcretizationTypeError):
     """A traced value was handed to numpy itself (np.asarray, a numpy function without a
     functrans.numpy equivalent)."""
+
+
+class TracerItemAssignmentError(FunctransError, TypeError):
+    """`x[i] = v` on a traced array: traced arrays are immutable (use `x.at[i].set(v)`)."""
+
+
+class UnsizedTracerError(FunctransError, TypeError):
+    """`len()` of, or iteration over, a 0-d traced array (it has no leading axis)."""
+
+
+class ArgumentError(FunctransError, ValueError):
+    """An argument of a transform or of a `lax` function has an invalid value (a negative
+    `length`, an axis out of range); the message names the argument, its value and the range."""
+
+
+class ArgumentTypeError(FunctransError, TypeError):
+    """An argument of a transform or of a `lax` function has the wrong type (`in_axes=0.5`,
+    `length=2.5`); the message names the argument, its type and what is accepted."""
 
 
 class UnexpectedTracerError(FunctransError, RuntimeError):

@@ -64,8 +64,8 @@ def ravel_pytree(tree):
                 piece = slice_(vec, (start,), (start + size,))
                 out.append(convert_element_type(reshape(piece, shape), dt))
             else:
-                out.append(np.asarray(vec[start:start + size]).reshape(shape).astype(
-                    dt, copy=False))
+                # a copy: each leaf is the caller's own, not a view into `vec`
+                out.append(np.asarray(vec[start:start + size]).reshape(shape).astype(dt))
             start += size
         return tree_unflatten(treedef, out)
 

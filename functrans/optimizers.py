@@ -26,6 +26,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.errors import ArgumentError
 from functrans.flatten_util import ravel_pytree
 from functrans.tree_util import tree_map
 
@@ -50,29 +51,42 @@ def apply_updates(params, updates):
 
 
 # --- learning-rate schedules ------------------------------------------------------------------
+# Each schedule takes the step count as a Python int (then it returns a Python float) or as an
+# array or traced value (inside a jitted step: then it computes with functrans.numpy), with the
+# same values either way.
+
+def _is_python_step(step) -> bool:
+    return isinstance(step, int | np.integer)
+
 
 def constant_schedule(value: float) -> Schedule:
+    """The same learning rate at every step."""
     return lambda step: value
 
 
 def exponential_decay(init_value: float, decay_steps: int, decay_rate: float,
                       staircase: bool = False, end_value: float | None = None) -> Schedule:
-    """init_value * decay_rate ** (step / decay_steps), floored at end_value if given.
+    """init_value * decay_rate ** (step / decay_steps), floored at end_value if given; with
+    `staircase`, the exponent is the whole number of decay_steps done.
 
     >>> exponential_decay(1.0, 10, 0.5)(20)
     0.25
     """
     if decay_steps <= 0:
-        raise ValueError(f"exponential_decay: decay_steps must be positive, got {decay_steps}.")
+        raise ArgumentError(f"exponential_decay: decay_steps must be positive, got "
+                            f"{decay_steps}.")
+    if decay_rate <= 0:
+        raise ArgumentError(f"exponential_decay: decay_rate must be positive, got {decay_rate} "
+                            "(a rate of 0.5 halves the learning rate every decay_steps).")
 
     def schedule(step):
-        if isinstance(step, int | np.integer):
+        if _is_python_step(step):
             p = step // decay_steps if staircase else step / decay_steps
             v = init_value * decay_rate ** p
             return max(v, end_value) if end_value is not None else v
-        p = fnp.divide(step, decay_steps)
+        p = (fnp.floor_divide if staircase else fnp.divide)(step, decay_steps)
         v = fnp.multiply(init_value, fnp.exp(fnp.multiply(p, math.log(decay_rate))))
-        return v if end_value is None else fnp.where(fnp.greater(v, end_value), v, end_value)
+        return v if end_value is None else fnp.maximum(v, end_value)
 
     return schedule
 
@@ -85,11 +99,11 @@ def piecewise_constant(boundaries, values) -> Schedule:
     """
     boundaries, values = list(boundaries), list(values)
     if len(values) != len(boundaries) + 1:
-        raise ValueError(f"piecewise_constant: needs one more value than boundaries, got "
-                         f"{len(values)} values and {len(boundaries)} boundaries.")
+        raise ArgumentError(f"piecewise_constant: needs one more value than boundaries, got "
+                            f"{len(values)} values and {len(boundaries)} boundaries.")
 
     def schedule(step):
-        if isinstance(step, int | np.integer):
+        if _is_python_step(step):
             return values[sum(step >= b for b in boundaries)]
         v = values[0]
         for b, nxt in zip(boundaries, values[1:]):
@@ -105,9 +119,17 @@ def cosine_decay(init_value: float, decay_steps: int, alpha: float = 0.0) -> Sch
     >>> round(cosine_decay(1.0, 100)(50), 12)
     0.5
     """
+    if decay_steps <= 0:
+        raise ArgumentError(f"cosine_decay: decay_steps must be positive, got {decay_steps}.")
+
     def schedule(step):
-        t = min(step, decay_steps) / decay_steps
-        return init_value * ((1 - alpha) * 0.5 * (1 + math.cos(math.pi * t)) + alpha)
+        if _is_python_step(step):
+            t = min(step, decay_steps) / decay_steps
+            return init_value * ((1 - alpha) * 0.5 * (1 + math.cos(math.pi * t)) + alpha)
+        t = fnp.divide(fnp.minimum(step, decay_steps), decay_steps)
+        cosine = fnp.multiply(0.5, fnp.add(1.0, fnp.cos(fnp.multiply(math.pi, t))))
+        return fnp.multiply(init_value, fnp.add(fnp.multiply(1 - alpha, cosine), alpha))
+
     return schedule
 
 

@@ -8,6 +8,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import optimizers as optim
+from functrans.errors import ArgumentError
 from functrans.tree_util import tree_leaves
 
 
@@ -83,6 +84,60 @@ def test_schedules():
     np.testing.assert_allclose(pc(np.array(4)), 0.5)
     with pytest.raises(ValueError, match="one more value"):
         optim.piecewise_constant([1, 2], [1.0])
+
+
+def _closed_forms():
+    """(schedule, its value at step k from the formula) for every schedule in the module."""
+    return {
+        "constant": (optim.constant_schedule(0.3), lambda k: 0.3),
+        "exponential": (optim.exponential_decay(1e-2, 7, 0.3), lambda k: 1e-2 * 0.3 ** (k / 7)),
+        "staircase": (optim.exponential_decay(1e-2, 7, 0.3, staircase=True),
+                      lambda k: 1e-2 * 0.3 ** (k // 7)),
+        "end_value": (optim.exponential_decay(1.0, 2, 0.5, end_value=0.1),
+                      lambda k: max(0.5 ** (k / 2), 0.1)),
+        "piecewise": (optim.piecewise_constant([3, 6], [1.0, 0.5, 0.1]),
+                      lambda k: 1.0 if k < 3 else 0.5 if k < 6 else 0.1),
+        "cosine": (optim.cosine_decay(2.0, 10, alpha=0.1),
+                   lambda k: 2.0 * (0.9 * 0.5 * (1 + math.cos(math.pi * min(k, 10) / 10)) + 0.1)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_closed_forms()))
+def test_every_schedule_gives_its_closed_form_eagerly_and_inside_jit(name):
+    # cosine_decay once failed inside a jitted step (Python min() on the traced count), and a
+    # staircase exponential_decay silently ignored the staircase there
+    schedule, closed = _closed_forms()[name]
+    jitted = ft.jit(schedule)
+    for k in (0, 1, 3, 5, 6, 7, 10, 13, 14, 40):
+        np.testing.assert_allclose(schedule(k), closed(k), rtol=1e-13, err_msg=f"step {k}")
+        np.testing.assert_allclose(jitted(k), closed(k), rtol=1e-13, err_msg=f"jit, step {k}")
+        np.testing.assert_allclose(jitted(np.int32(k)), closed(k), rtol=1e-13)
+
+
+def test_adam_with_cosine_decay_inside_a_jitted_step_matches_eager_steps():
+    opt = optim.adam(optim.cosine_decay(0.1, 4))
+    grad = ft.grad(lambda p: fnp.sum(p["w"] * p["w"] * p["w"]))
+
+    def step(params, state):
+        updates, state = opt.update(grad(params), state, params)
+        return optim.apply_updates(params, updates), state
+
+    jitted = ft.jit(step)
+    eager = staged = {"w": np.array([1.0, -2.0])}
+    e_state = j_state = opt.init(eager)
+    for _ in range(6):  # past decay_steps: the rate stays at its floor
+        eager, e_state = step(eager, e_state)
+        staged, j_state = jitted(staged, j_state)
+    np.testing.assert_allclose(staged["w"], eager["w"], rtol=1e-13)
+    assert int(j_state.step) == e_state.step == 6
+
+
+def test_schedule_arguments_are_checked():
+    with pytest.raises(ArgumentError, match="decay_steps must be positive"):
+        optim.cosine_decay(1.0, 0)
+    with pytest.raises(ArgumentError, match="decay_rate must be positive"):
+        optim.exponential_decay(1.0, 10, 0.0)
+    assert issubclass(ArgumentError, ValueError)
 
 
 def test_adam_with_a_schedule_uses_the_step_count():

@@ -8,8 +8,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from functrans.core.avals import ShapedArray
+from functrans.core.cache import LRUCache
 
 _counter = itertools.count()
+DERIVED_CACHE_SIZE = 32  # per program: batch sizes under vmap, nonzero patterns under jvp...
 
 
 class Var:
@@ -78,13 +80,15 @@ class Jaxpr:
 class ClosedJaxpr:
     """A `Jaxpr` together with the values of its constvars."""
 
-    __slots__ = ("jaxpr", "consts", "out_tree", "__weakref__", "_cache")
+    __slots__ = ("jaxpr", "consts", "out_tree", "derived", "__weakref__")
 
     def __init__(self, jaxpr: Jaxpr, consts):
         assert len(jaxpr.constvars) == len(consts)
         self.jaxpr = jaxpr
         self.consts = list(consts)
-        self._cache = {}
+        # programs derived from this one (by jvp, transpose, vmap per batch size, the code
+        # generator), built once each and kept while this program lives, up to a bound
+        self.derived = LRUCache(DERIVED_CACHE_SIZE, name="derived programs", register=False)
         self.out_tree = None
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
@@ -99,7 +103,8 @@ class ClosedJaxpr:
 
     def __call__(self, *args):
         from functrans.core.eval import eval_jaxpr
-        return eval_jaxpr(self.jaxpr, self.consts, *args)
+        from functrans.core.ownership import unaliased
+        return unaliased(eval_jaxpr(self.jaxpr, self.consts, *args), [*args, *self.consts])
 
 
 def literal(val) -> Literal:

@@ -3,6 +3,8 @@ are filled in by one row of the table in `functrans/primitives`."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Any, Callable
 
 from functrans.core.trace import bind as _bind
@@ -46,3 +48,31 @@ def lookup(prim: Primitive, kind: str) -> Callable[..., Any]:
             f"run. Add `{kind}=...` to its row (the define(\"{prim.name}\", ...) call) in "
             f"{prim.module.replace('.', '/')}.py.")
     return rule
+
+
+# The derivative convention JVPs follow: None for each row's `jvp` rule (JAX's), or the rule kind
+# of another convention a row may state beside it (`torch_jvp`: PyTorch's derivative where it
+# differs from JAX's, as at pow(0, y) or atan2(0, 0)); functrans.torch differentiates under "torch".
+_CONVENTION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "functrans_derivative_convention", default=None)
+
+
+@contextlib.contextmanager
+def derivative_convention(name: str):
+    """Within the block, a JVP applies each primitive's `<name>_jvp` rule where its row states
+    one, and its `jvp` rule elsewhere."""
+    token = _CONVENTION.set(f"{name}_jvp")
+    try:
+        yield
+    finally:
+        _CONVENTION.reset(token)
+
+
+def jvp_rule(prim: Primitive) -> Callable[..., Any]:
+    """The JVP rule of `prim` under the current derivative convention."""
+    kind = _CONVENTION.get()
+    if kind is not None:
+        rule = prim.rules.get(kind)
+        if rule is not None:
+            return rule
+    return prim.rules.get("jvp") or lookup(prim, "jvp")

@@ -8,8 +8,9 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_valid_value
 from functrans.core.trace import Tracer
+from functrans.core.trace import _state as _trace_state  # read only: is a program staged
 from functrans.errors import DTypeError
-from functrans.tree_util import tree_flatten, tree_unflatten
+from functrans.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 
 class Store:
@@ -21,18 +22,47 @@ class Store:
         self.val = None
 
 
-def flatten_fun(f: Callable, in_tree) -> tuple[Callable, Store]:
-    """`f` over flat leaves; the output structure lands in the returned store."""
+def flatten_fun(f: Callable, in_tree, name: str = "functrans") -> tuple[Callable, Store]:
+    """`f` over flat leaves; the output structure lands in the returned store. An output leaf
+    that is not an array fails here, named by its place in the output (`name` is the
+    transform's, for the message).
+
+    A transform calls `f` on tracers, so a numpy array among its results is a constant of `f`
+    (an array it closed over, or made). Run eagerly (jvp, vjp, vmap), the transform hands it
+    to its caller: it is copied here, so the caller never holds the function's own array.
+    While a program is staged (jit, make_jaxpr) it stays a constant of the program, and jit
+    copies constants it returns."""
     store = Store()
 
     def f_flat(*leaves):
         args, kwargs = tree_unflatten(in_tree, leaves)
         out = f(*args, **kwargs)
         out_flat, out_tree = tree_flatten(out)
+        for o in out_flat:
+            if not (isinstance(o, Tracer) or is_valid_value(o) or hasattr(o, "__array__")):
+                raise _not_an_array_output(out, name)
         store.val = out_tree
+        if not _trace_state.dynamic.level:
+            out_flat = [o.copy() if isinstance(o, np.ndarray) else o for o in out_flat]
         return out_flat
 
     return f_flat, store
+
+
+def _not_an_array_output(out, name: str) -> DTypeError:
+    """The error naming the first output leaf that is not an array, by its path."""
+    for path, o in tree_flatten_with_path(out)[0]:
+        if not (isinstance(o, Tracer) or is_valid_value(o) or hasattr(o, "__array__")):
+            where = f"output{keystr(path)}" if path else "the output"
+            kind = f"{type(o).__module__}.{type(o).__qualname__}" \
+                if type(o).__module__ != "builtins" else type(o).__name__
+            return DTypeError(
+                f"{name}: {where} of the function has type {kind} ({o!r:.40}), which is not an "
+                "array. A transformed function returns pytrees (tuple, list, dict, None) of "
+                f"arrays or Python scalars. Return the {kind} value from outside the transformed "
+                "function (a wrapper that calls it and adds the value), or drop it from the "
+                "output.")
+    raise AssertionError("no output leaf is invalid")
 
 
 def as_value(x, where: str):

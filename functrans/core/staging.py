@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from functrans.core.avals import get_aval, weak_scalar_type
+from functrans.core.cache import LRUCache
 from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from functrans.core.trace import Trace, Tracer, new_main
 
@@ -69,8 +70,7 @@ class JaxprBuilder:
         return ClosedJaxpr(jaxpr, self.constvals)
 
 
-_abstract_cache: dict = {}
-_ABSTRACT_CACHE_SIZE = 4096
+_abstract_cache = LRUCache(4096, name="abstract eval")
 
 
 def abstract_eval(prim, avals, params):
@@ -86,10 +86,7 @@ def abstract_eval(prim, avals, params):
     except TypeError:  # an unhashable param (an index array): no caching
         return prim.abstract_eval(*avals, **params)
     if out is None:
-        out = prim.abstract_eval(*avals, **params)
-        if len(_abstract_cache) >= _ABSTRACT_CACHE_SIZE:
-            _abstract_cache.clear()
-        _abstract_cache[key] = out
+        out = _abstract_cache.put(key, prim.abstract_eval(*avals, **params))
     return out
 
 
@@ -186,7 +183,10 @@ def make_jaxpr(f, static_argnums=()):
         avals = [get_aval(as_value(x, "make_jaxpr")) for x in leaves]
         avals = [a.weakened() if weak_scalar_type(x) is not None else a
                  for a, x in zip(avals, leaves)]
-        f_flat, out_tree = flatten_fun(lambda *d, **kw: f(*merge(d), **kw), in_tree)
+        f_flat, out_tree = flatten_fun(lambda *d, **kw: f(*merge(d), **kw), in_tree,
+                                       "make_jaxpr")
+        # the caller owns the program: its constants are copies of the arrays the function
+        # closed over, taken now (writing into one would otherwise change the other)
         closed = trace_to_jaxpr(f_flat, avals, name="make_jaxpr", capture_consts=True)
         closed.out_tree = out_tree.val
         return closed

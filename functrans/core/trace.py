@@ -16,7 +16,8 @@ import numpy as np
 
 from functrans.core.avals import PYTHON_SCALARS, ShapedArray
 from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
-    TracerBoolConversionError, UnexpectedTracerError
+    TracerBoolConversionError, TracerIntegerConversionError, TracerItemAssignmentError, \
+    UnexpectedTracerError, UnsizedTracerError
 
 
 class MainTrace:
@@ -139,6 +140,8 @@ class Tracer:
     __array_priority__ = 1000
     # True for tracers carrying a derivative (jvp/grad): float() of them would drop it
     differentiated = False
+    # why a Python value cannot be had, for messages (vmap's tracers hold a batch of values)
+    unknown_value_note = "its value is not known until the program runs"
 
     @property
     def aval(self) -> ShapedArray:
@@ -158,14 +161,12 @@ class Tracer:
         val = self.concrete_value()
         if val is not None:
             return val
-        cls = TracerBoolConversionError if what == "bool" else ConcretizationTypeError
+        use, fix = _CONVERSION_HELP[what]
+        cls = _CONVERSION_ERROR.get(what, ConcretizationTypeError)
         raise cls(
-            f"`{what}()` was called on a traced value {self.aval.str_short()} while tracing for "
-            f"`{self._trace.main.name}`: its value is not known until the program runs, so Python "
-            "cannot branch or convert on it. Mark the argument static (jit(f, static_argnums=...) "
-            "or make_jaxpr(f, static_argnums=...)), express the choice elementwise with "
-            "functrans.numpy.where(cond, a, b), or branch with "
-            "functrans.lax.cond(pred, true_fun, false_fun, *operands).")
+            f"{use} was called on a traced value {self.aval.str_short()} while tracing for "
+            f"`{self._trace.main.name}`: {self.unknown_value_note}, so Python cannot branch or "
+            f"convert on it. {fix}")
 
     def __bool__(self):
         return bool(self._concretize("bool"))
@@ -181,19 +182,54 @@ class Tracer:
         self._refuse_dropping_derivative("complex")
         return complex(self._concretize("complex"))
 
+    def item(self, *args):
+        """The Python value where the transform knows it and no derivative is lost (an integer
+        under eager grad); otherwise an error naming the fix."""
+        self._refuse_dropping_derivative("item")
+        return np.asarray(self._concretize("item")).item(*args)
+
+    def tolist(self):
+        """As nested Python lists, where `item()` would give a value; else the same error."""
+        self._refuse_dropping_derivative("tolist")
+        return np.asarray(self._concretize("tolist")).tolist()
+
     def _refuse_dropping_derivative(self, what: str):
         # int() and `if` on a differentiated value are fine (piecewise-constant, as in JAX);
         # a Python float would silently leave the program with a zero derivative
-        if self.differentiated:
+        if self.differentiated and self.aval.dtype.kind in "fc":
+            use, _ = _CONVERSION_HELP[what]
             raise ConcretizationTypeError(
-                f"`{what}()` was called on a value being differentiated by "
-                f"`{self._trace.main.name}` ({self.aval.str_short()}): a Python {what} would "
-                "silently drop its derivative. Keep it an array: to change the dtype use "
-                f"x.astype({what}) or functrans.numpy.asarray(x, {what}); to print it, print "
-                "the tracer or compute the value outside the differentiated function.")
+                f"{use} was called on a value being differentiated by "
+                f"`{self._trace.main.name}` ({self.aval.str_short()}): a Python number would "
+                "silently drop its derivative. Keep it an array and compute with "
+                "functrans.numpy (fnp.sin(x), not math.sin(x)); to change the dtype use "
+                "x.astype(float) or functrans.numpy.asarray(x, float); to print it or read "
+                "its value, print the tracer or call .item() on the transform's result, "
+                "outside the differentiated function.")
 
     def __index__(self):
         return int(self._concretize("index"))
+
+    def __format__(self, spec):
+        if not spec:
+            return str(self)
+        val = self.concrete_value()  # eager grad knows it: printing it drops nothing
+        if val is not None:
+            return format(val, spec)
+        raise ConcretizationTypeError(
+            f"format spec {spec!r} applied to a traced value {self.aval.str_short()} while "
+            f"tracing for `{self._trace.main.name}`: {self.unknown_value_note}, so it has no "
+            f"digits to format. Print it without a spec (f\"{{x}}\" shows its shape and dtype), "
+            "or return it from the function and format the result.")
+
+    def __setitem__(self, idx, value):
+        at = _index_text(idx)
+        raise TracerItemAssignmentError(
+            f"`x[{at}] = ...` on a traced array {self.aval.str_short()} while tracing for "
+            f"`{self._trace.main.name}`: traced arrays are immutable, so an in-place assignment "
+            f"cannot be recorded. Write `x = x.at[{at}].set(value)` instead, which returns the "
+            f"updated array (`x[{at}] += v` is `x = x.at[{at}].add(v)`; also .multiply, "
+            ".min, .max).")
 
     def __array__(self, dtype=None, copy=None):
         # never hand numpy the concrete value: the result would silently leave the trace
@@ -201,7 +237,8 @@ class Tracer:
             f"numpy tried to convert a traced value {self.aval.str_short()} (inside "
             f"`{self._trace.main.name}`) into a plain array, which would silently drop it from "
             "the program and its derivatives. Use functrans.numpy (import functrans.numpy as "
-            "fnp) on traced values instead of numpy.")
+            "fnp) on traced values instead of numpy (fnp.asarray(x) keeps it traced), or "
+            "convert the transform's result outside the function.")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tracers (np.sin(x), ndarray + x) run their functrans.numpy twin."""
@@ -225,16 +262,70 @@ class Tracer:
 
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of a 0-d traced array; it has no leading axis.")
+            raise UnsizedTracerError(
+                f"len() of a 0-d traced array {self.aval.str_short()} (while tracing for "
+                f"`{self._trace.main.name}`): a scalar has no leading axis. Check x.ndim or "
+                "x.shape first; to treat a scalar as one element, use fnp.atleast_1d(x).")
         return self.shape[0]
 
     def __iter__(self):
         if not self.shape:
-            raise TypeError("iteration over a 0-d traced array; it has no leading axis.")
+            raise UnsizedTracerError(
+                f"iteration over a 0-d traced array {self.aval.str_short()} (while tracing for "
+                f"`{self._trace.main.name}`): a scalar has no leading axis. Check x.ndim or "
+                "x.shape first; to treat a scalar as one element, use fnp.atleast_1d(x).")
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+_STATIC = ("mark the argument static (jit(f, static_argnums=...) or "
+           "make_jaxpr(f, static_argnums=...))")
+# what the user wrote, and the fix, for each conversion a tracer refuses
+_CONVERSION_HELP = {
+    "bool": ("`bool()` (an `if`, `while`, `and`/`or`/`not` or `assert` on it)",
+             "For an elementwise choice use functrans.numpy.where(cond, a, b); to run one of two "
+             "branches, functrans.lax.cond(pred, true_fun, false_fun, *operands); for a `while` "
+             "loop whose condition is traced, functrans.lax.while_loop(cond_fun, body_fun, "
+             f"init_val); or, if the value is configuration, {_STATIC}."),
+    "int": ("`int()`",
+            f"If the value is configuration (a count, a size), {_STATIC}; otherwise keep it an "
+            "array (x.astype(int)), or loop with functrans.lax.fori_loop."),
+    "index": ("`index()` (range(x), indexing a list or tuple with x, or a shape)",
+              f"If the value is configuration (a count, a size), {_STATIC}; to index an array "
+              "with it, index the array itself (arr[x], functrans.numpy.take); for a loop count, "
+              "use functrans.lax.fori_loop."),
+    "float": ("`float()` (or a `math` function such as math.sin, which converts to float)",
+              "Keep it an array and use functrans.numpy's functions (fnp.sin for math.sin, "
+              f"fnp.exp for math.exp, ...), or {_STATIC}."),
+    "complex": ("`complex()` (or a `cmath` function, which converts to complex)",
+                "Keep it an array and use functrans.numpy's functions (fnp.exp for cmath.exp, "
+                f"...), or {_STATIC}."),
+    "item": ("`.item()`",
+             "Keep it an array and compute with functrans.numpy (fnp) functions; return it from "
+             f"the function and call .item() on the result; or {_STATIC}."),
+    "tolist": ("`.tolist()`",
+               "Keep it an array and compute with functrans.numpy (fnp) functions; return it "
+               f"from the function and call .tolist() on the result; or {_STATIC}."),
+}
+_CONVERSION_ERROR = {"bool": TracerBoolConversionError, "int": TracerIntegerConversionError,
+                     "index": TracerIntegerConversionError}
+
+
+def _index_text(idx) -> str:
+    """An index as it would be written between brackets, for messages (`0`, `1:3`, `..., 0`)."""
+    if isinstance(idx, tuple):
+        return ", ".join(_index_text(i) for i in idx) if idx else "()"
+    if isinstance(idx, slice):
+        parts = ["" if v is None else _index_text(v) for v in (idx.start, idx.stop, idx.step)]
+        return ":".join(parts if idx.step is not None else parts[:2])
+    if idx is Ellipsis:
+        return "..."
+    if idx is None or isinstance(idx, bool | int | np.integer):
+        return repr(idx) if isinstance(idx, bool) or idx is None else str(int(idx))
+    text = repr(idx) if isinstance(idx, list) else ""
+    return text if 0 < len(text) <= 24 else "idx"
 
 
 def _no_numpy_dispatch(func, method, kwargs) -> str:

@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from functrans.core.ownership import unaliased
 from functrans.core.trace import Tracer
 from functrans.errors import ConcretizationTypeError
 from functrans.numpy._core import asarray
@@ -254,4 +255,6 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
             out.append(S.reshape(x, tuple(s if i == ax else 1 for i, s in enumerate(shape))))
         else:
             out.append(S.broadcast_in_dim(x, tuple(shape), (ax,)))
+    if copy:  # new, writable arrays, as numpy's (else views, read-only as numpy's are)
+        out = unaliased(out, xs)
     return tuple(out)

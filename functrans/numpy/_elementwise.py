@@ -18,6 +18,8 @@ import builtins
 import numpy as np
 
 from functrans.core.avals import weak_scalar_type
+from functrans.core.cache import LRUCache
+from functrans.core.ownership import owned
 from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
@@ -50,7 +52,7 @@ _BOOL = np.dtype(bool)
 
 # --- numpy's dtype resolution ----------------------------------------------------------------
 
-_RESOLVED: dict = {}
+_RESOLVED = LRUCache(4096, name="ufunc dtype resolution")
 
 
 def _dtype_key(a):
@@ -69,7 +71,7 @@ def _dtype_key(a):
 def _resolve(ufunc, args):
     """The operand dtypes (then the output dtype) numpy's `ufunc` would use for `args`."""
     key = (ufunc, *map(_dtype_key, args))
-    dtypes = _RESOLVED.get(key)
+    dtypes = _RESOLVED.peek(key)
     if dtypes is None:
         operands = key[1:]
         if not any(isinstance(k, np.dtype) for k in operands):  # weak only: numpy's defaults
@@ -83,7 +85,7 @@ def _resolve(ufunc, args):
             fix = "x.astype(float)" if takes_floats else "x.astype(int) or x.astype(bool)"
             raise DTypeError(f"{ufunc.__name__}: not defined for operands of dtype {names} "
                              f"(numpy: {e}). Convert the operands first, e.g. {fix}.") from None
-        _RESOLVED[key] = dtypes
+        _RESOLVED.put(key, dtypes)
     return dtypes
 
 
@@ -179,15 +181,15 @@ rint = _unary(E.round_p, np.rint)
 
 
 def positive(x):
-    """numpy.positive: x itself (converted as numpy would)."""
-    x, = _converted(np.positive, (x,))
-    return x
+    """numpy.positive: a copy of x (converted as numpy would)."""
+    out, = _converted(np.positive, (x,))
+    return owned(out, x)
 
 
 def absolute(x):
     """numpy.absolute (also `abs`): |x|; bools are returned unchanged, as numpy does."""
-    x, = _converted(np.absolute, (x,))
-    return x if x.dtype == _BOOL else E.abs_p.bind(x)
+    a, = _converted(np.absolute, (x,))
+    return owned(a, x) if a.dtype == _BOOL else E.abs_p.bind(a)
 
 
 abs = absolute
@@ -202,8 +204,8 @@ def _rounding(prim, ufunc):
     def fn(x):
         if type(x) is _ndarray and x.dtype.kind == "f" and _trace_state.dynamic.level == 0:
             return prim.impl(x)
-        x, = _converted(ufunc, (x,))
-        return x if x.dtype.kind in "biu" else prim.bind(x)  # integers are already whole
+        a, = _converted(ufunc, (x,))
+        return owned(a, x) if a.dtype.kind in "biu" else prim.bind(a)  # ints are whole
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values (integers unchanged)."
     return fn
@@ -216,11 +218,11 @@ trunc = _rounding(E.trunc_p, np.trunc)
 
 def round(a, decimals=0):
     """numpy.round (also `around`): round half to even, to `decimals` decimal places."""
-    a = asarray(a)
+    given, a = a, asarray(a)
     decimals = int(decimals)
     if a.dtype.kind in "iu":
         if decimals >= 0:
-            return a
+            return owned(a, given)  # a new array, as numpy's
         # numpy rounds integers to tens, hundreds, ... in float64 and converts back
         return convert_element_type(round(convert_element_type(a, np.float64), decimals),
                                     a.dtype)
@@ -386,7 +388,7 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):
         out = E.max(out, _cast(a_min, dtype))
     if a_max is not None:
         out = E.min(out, _cast(a_max, dtype))
-    return out
+    return out if a_min is not None or a_max is not None else owned(out, a)
 
 
 # --- logic and classification ----------------------------------------------------------------
@@ -590,9 +592,9 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """numpy.nan_to_num: NaN to `nan`, +-inf to the dtype's largest finite values (or the
     values given). Derivative 1 where x is finite, 0 where it was replaced."""
-    x = asarray(x)
+    given, x = x, asarray(x)
     if x.dtype.kind not in "fc":
-        return x
+        return owned(x, given) if copy else x
     if x.dtype.kind == "c":
         raise DTypeError("nan_to_num: complex inputs are not supported; apply it to the real "
                          "and imaginary parts separately.")

@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from functrans.core.trace import Tracer
+from functrans.core.ownership import owned
 from functrans.numpy._core import asarray
 from functrans.primitives import shape_ops as S
 from functrans.primitives.indexing import slice_
@@ -87,6 +88,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     widths = [(operator.index(lo), operator.index(hi)) for lo, hi in widths]
     if any(lo < 0 or hi < 0 for lo, hi in widths):
         raise ValueError(f"pad: pad widths must be non-negative, got {widths}.")
+    if not any(lo or hi for lo, hi in widths):
+        return owned(x, array)  # nothing to pad: a copy, as numpy's
     if mode == "constant":
         value = kwargs.get("constant_values", 0)
         if isinstance(value, Tracer) and value.ndim == 0:

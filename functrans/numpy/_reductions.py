@@ -18,6 +18,7 @@ import numpy as np
 
 from functrans.core.trace import _state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
+from functrans.core.ownership import owned
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import elementwise as E
@@ -69,6 +70,12 @@ def _keep(out, shape, axes, keepdims):
     if not keepdims:
         return out
     return reshape(out, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+
+
+def _reduced(res, a, axes):
+    """`res`, the reduction of `a` over `axes`, as a new array when `axes` is empty and
+    nothing was computed (numpy's reductions over no axes return a copy)."""
+    return res if axes else owned(res, a)
 
 
 def _accumulator(dtype):
@@ -134,7 +141,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
         res = sum(a, axis, keepdims=keepdims)
         return E.add(res, convert_element_type(asarray(initial), res.dtype))
     axes = normalize_axes(axis, a.ndim, "sum")
-    return _keep(R.reduce_sum(a, axes), a.shape, axes, keepdims)
+    return _reduced(_keep(R.reduce_sum(a, axes), a.shape, axes, keepdims), a, axes)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -142,7 +149,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
     _no_out(out, "prod")
     a = _prepare(a, dtype, _accumulator)
     axes = normalize_axes(axis, a.ndim, "prod")
-    return _keep(R.reduce_prod(a, axes), a.shape, axes, keepdims)
+    return _reduced(_keep(R.reduce_prod(a, axes), a.shape, axes, keepdims), a, axes)
 
 
 def _mean_dtype(dtype):
@@ -263,7 +270,7 @@ def _order_stat(prim, name):
             res = prim.bind(a, axes=axes) if axes else a
             if initial is not None:
                 res = _combine_initial(prim, res, initial)
-        return _keep(res, a.shape, axes, keepdims)
+        return _reduced(_keep(res, a.shape, axes, keepdims), a, axes)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"numpy.{name}; the derivative is shared equally among tied extrema "
                   "(as in JAX).")
@@ -320,7 +327,7 @@ def _scan(scan, name):
             axis = 0
         ax = single_axis(axis, a.ndim, name)
         if a.ndim == 0:
-            return reshape(a, (1,))
+            return owned(reshape(a, (1,)), a)  # a new array, as numpy's
         return scan(a, ax)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"numpy.{name}: axis=None scans the flattened array."
@@ -389,7 +396,8 @@ def all(a, axis=None, out=None, keepdims=False):
     _no_out(out, "all")
     a = _truth(a)
     axes = normalize_axes(axis, a.ndim, "all")
-    return _keep(R.reduce_and(a, axes) if axes else a, a.shape, axes, keepdims)
+    return _reduced(_keep(R.reduce_and(a, axes) if axes else a, a.shape, axes, keepdims), a,
+                    axes)
 
 
 def any(a, axis=None, out=None, keepdims=False):
@@ -397,7 +405,8 @@ def any(a, axis=None, out=None, keepdims=False):
     _no_out(out, "any")
     a = _truth(a)
     axes = normalize_axes(axis, a.ndim, "any")
-    return _keep(R.reduce_or(a, axes) if axes else a, a.shape, axes, keepdims)
+    return _reduced(_keep(R.reduce_or(a, axes) if axes else a, a.shape, axes, keepdims), a,
+                    axes)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):

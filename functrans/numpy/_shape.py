@@ -11,6 +11,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 
 from functrans.core.trace import Tracer, install_array_methods
+from functrans.core.ownership import owned
 from functrans.errors import ConcretizationTypeError, ShapeError
 from functrans.numpy._core import asarray, promote, result_dtype
 from functrans.primitives import shape_ops as S
@@ -239,7 +240,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                                 if i != ax) for s in shapes):
         raise ShapeError(f"concatenate: shapes {shapes} must agree on every axis except the "
                          f"concatenation axis {ax} and have the same number of dimensions.")
-    return S.concatenate(arrays, ax)
+    return _joined(S.concatenate(arrays, ax), arrays)
 
 
 concat = concatenate
@@ -262,7 +263,13 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         raise ShapeError(f"stack: all input arrays must have the same shape, got "
                          f"{[a.shape for a in arrays]}. Broadcast or reshape them first.")
     ax = _axis(axis, arrays[0].ndim + 1, "stack")
-    return S.concatenate([S.expand_dims(a, (ax,)) for a in arrays], ax)
+    return _joined(S.concatenate([S.expand_dims(a, (ax,)) for a in arrays], ax), arrays)
+
+
+def _joined(out, arrays):
+    """A join's result as numpy's: a new array even when there was one array to join (the
+    primitive's wrapper then hands back that array, or a view of it)."""
+    return owned(out, arrays[0]) if len(arrays) == 1 else out
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
@@ -361,7 +368,8 @@ def tile(A, reps):
     # broadcast to (r0, n0, r1, n1, ...) and merge each pair: copy i of axis k is block i
     inter = tuple(x for r, n in zip(reps, a.shape) for x in (r, n))
     b = S.broadcast_in_dim(a, inter, tuple(range(1, 2 * nd, 2)))
-    return S.reshape(b, tuple(r * n for r, n in zip(reps, a.shape)))
+    # a new, writable array, as numpy's (the reshape may be a view of `a` or of a broadcast)
+    return owned(S.reshape(b, tuple(r * n for r, n in zip(reps, a.shape))), a)
 
 
 def _static_ints(x, name):
@@ -392,7 +400,8 @@ def repeat(a, repeats, axis=None):
         # insert a copy axis after `ax`, broadcast it to r, merge it into `ax`
         shape = a.shape[:ax + 1] + (r,) + a.shape[ax + 1:]
         b = S.broadcast_in_dim(a, shape, tuple(i for i in range(a.ndim + 1) if i != ax + 1))
-        return S.reshape(b, a.shape[:ax] + (n * r,) + a.shape[ax + 1:])
+        # a new, writable array, as numpy's (as in tile)
+        return owned(S.reshape(b, a.shape[:ax] + (n * r,) + a.shape[ax + 1:]), a)
     if reps.shape != (n,):
         raise ValueError(f"repeat: repeats of shape {reps.shape} cannot be broadcast to the "
                          f"{n} elements of axis {ax}.")
@@ -420,7 +429,7 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    a = asarray(a)
+    a = given = asarray(a)
     if axis is None:
         return S.reshape(roll(S.reshape(a, (a.size,)), shift, 0), a.shape)
     shifts = np.atleast_1d(_static_ints(shift, "roll"))
@@ -435,7 +444,7 @@ def roll(a, shift, axis=None):
         s = s % n if n else 0
         if s:
             a = S.concatenate([_take_range(a, ax, n - s, n), _take_range(a, ax, 0, n - s)], ax)
-    return a
+    return a if a is not given else owned(a, given)  # no shift: a copy, as numpy's
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

@@ -193,19 +193,25 @@ def unary_batch(prim):
 # --- unary family ----------------------------------------------------------------------------
 
 def unary(name, impl, deriv=None, *, torch_name=None, kinds=FLOAT, out_dtype=None,
-          differentiable=True, facts=None):
+          differentiable=True, facts=None, torch_deriv=None):
     """A row for an elementwise unary primitive whose JVP is `t * deriv(x, y)`, y the output
-    (reuse it where that is cheaper). `differentiable=False` declares a zero derivative."""
+    (reuse it where that is cheaper). `differentiable=False` declares a zero derivative.
+    `torch_deriv`, where PyTorch's formula differs (in value, or in reading y rather than x),
+    gives the row's torch_jvp rule."""
     prim = define(name, module=M, impl=impl,
                   abstract=nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=("elementwise",), facts=facts, torch_name=torch_name)
     if differentiable:
-        def jvp(primals, tangents):
-            x, = primals
-            t, = tangents
-            y = prim.bind(x)
-            return y, mul(t, deriv(x, y))
-        prim.rules["jvp"] = jvp
+        def jvp_of(d):
+            def jvp(primals, tangents):
+                x, = primals
+                t, = tangents
+                y = prim.bind(x)
+                return y, mul(t, d(x, y))
+            return jvp
+        prim.rules["jvp"] = jvp_of(deriv)
+        if torch_deriv is not None:
+            prim.rules["torch_jvp"] = jvp_of(torch_deriv)
     else:
         prim.rules["jvp"] = _zero_jvp(prim)
     prim.rules["batch"] = unary_batch(prim)
@@ -283,7 +289,8 @@ sqrt_p = unary("sqrt", lambda x: xp.sqrt(x), lambda x, y: div(_const(y, 0.5), y)
                torch_name="SqrtBackward0", facts=dict(fast_impl=backend_call("sqrt")))
 # d x^(-1/2) = -0.5 x^(-3/2) = -0.5 y/x
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda x, y: mul(_const(y, -0.5), div(y, x)),
-                torch_name="RsqrtBackward0")
+                torch_name="RsqrtBackward0",  # PyTorch: -0.5 y^3, from the result alone
+                torch_deriv=lambda x, y: mul(_const(y, -0.5), mul(mul(y, y), y)))
 # d x^(1/3) = (1/3) y^(-2)
 cbrt_p = unary("cbrt", lambda x: xp.cbrt(x),
                lambda x, y: mul(_const(y, 1 / 3), integer_pow(y, -2)), kinds=REAL_FLOAT)
@@ -308,8 +315,8 @@ signbit_p = unary("signbit", lambda x: xp.signbit(x), kinds=REAL, out_dtype=np.d
                   differentiable=False)  # the sign bit itself: true for -0.0 and -nan
 
 
-def _abs_jvp(primals, tangents):
-    # as JAX: the derivative is +1 at 0 (PyTorch uses sign(x), 0 there)
+def _abs_jvp(primals, tangents, torch=False):
+    # as JAX: the derivative is +1 at 0; PyTorch's is sign(x), 0 there
     x, = primals
     t, = tangents
     if np.dtype(x.dtype).kind == "c":
@@ -321,12 +328,46 @@ def _abs_jvp(primals, tangents):
             "float64; complex numbers may appear where no derivative flows). Differentiate "
             "with respect to the real and imaginary parts as two float arrays instead, e.g. "
             "|z| = fnp.sqrt(x**2 + y**2).")
+    if torch:  # sgn(x): 0 at nan too, where numpy's sign is nan
+        return abs(x), mul(t, select(ne(x, x), _const(x, 0), sign(x)))
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
 abs_p = define("abs", module=M, impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
-               jvp=_abs_jvp, props=("elementwise",), torch_name="AbsBackward0")
+               jvp=_abs_jvp, torch_jvp=lambda p, t: _abs_jvp(p, t, torch=True),
+               props=("elementwise",), torch_name="AbsBackward0")
 abs_p.rules["batch"] = unary_batch(abs_p)
+
+
+def _relu_impl(x):
+    # max(x, 0) as PyTorch computes it: NaN stays NaN, and -0.0 stays -0.0 (maximum gives
+    # its second operand at a tie)
+    return xp.maximum(xp.zeros((), x.dtype), x)
+
+
+def _relu_jvp(primals, tangents):
+    # as JAX's jax.nn.relu: the tangent where x > 0, else 0 (0 at the kink and at NaN)
+    x, = primals
+    t, = tangents
+    return relu_p.bind(x), select(gt(x, _const(x, 0)), t, _const(t, 0))
+
+
+def _relu_jvp_torch(primals, tangents):
+    # PyTorch's threshold_backward(grad, result, 0): 0 where y <= 0, else the tangent (a NaN
+    # passes it on). It reads the result y with a zero derivative in it, so a gradient built
+    # with create_graph depends on y (its derivative there is zeros, not "unused"): the factor
+    # y^0 is exactly 1 (at NaN and inf too) and carries that dependency
+    x, = primals
+    t, = tangents
+    y = relu_p.bind(x)
+    live = select(le(y, _const(y, 0)), _const(t, 0), t)
+    return y, mul(live, integer_pow(y, 0))
+
+
+relu_p = define("relu", module=M, impl=_relu_impl, abstract=nary_aval("relu", kinds=REAL),
+                jvp=_relu_jvp, torch_jvp=_relu_jvp_torch, props=("elementwise",),
+                torch_name="ReluBackward0")
+relu_p.rules["batch"] = unary_batch(relu_p)
 
 
 # --- erf -------------------------------------------------------------------------------------
@@ -376,6 +417,78 @@ def _erf_impl(x):
 erf_p = unary("erf", _erf_impl,
               lambda x, y: mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x)))),
               kinds=REAL_FLOAT, torch_name="ErfBackward0")
+
+
+# erf_inv: M. Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), the same
+# polynomials in w = -log1p(-x^2) as XLA's ErfInv, evaluated in the operand's precision, so
+# that samples built on it (functrans.random.normal) agree with JAX's to an ulp or two.
+# Coefficients run from the highest power down.
+_ERFINV32 = (  # w < 5: in w - 2.5; else: in sqrt(w) - 3
+    (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941),
+    (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+     -0.0076224613, 0.00943887047, 1.00167406, 2.83297682))
+_ERFINV64 = (  # w < 6.25: in w - 3.125; w < 16: in sqrt(w) - 3.25; else: in sqrt(w) - 5
+    (-3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+     1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+     6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+     2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+     1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+     4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+     0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
+     0.24015818242558961693, 1.6536545626831027356),
+    (2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+     1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+     2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+     6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+     0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+     -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
+     3.0838856104922207635),
+    (-2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+     -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+     2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+     -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+     7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026,
+     1.0103004648645343977, 4.8499064014085844221))
+
+
+def _horner(coeffs, t, dtype):
+    """sum coeffs[k] t^(n-1-k), highest power first, each step rounded to `dtype`."""
+    acc = xp.full(np.shape(t), coeffs[0], dtype)
+    for c in coeffs[1:]:
+        acc *= t
+        acc += np.asarray(c, dtype)
+    return acc
+
+
+def _erf_inv_impl(x):
+    x = xp.asarray(x)
+    dtype = x.dtype if x.dtype == np.float64 else np.dtype(np.float32)  # f16: upcast, as XLA
+    z = x.astype(dtype).reshape(-1)
+    if dtype == np.float64:  # (polynomial, upper end of its w range, w-offset, in sqrt(w))
+        pieces = ((_ERFINV64[0], 6.25, 3.125, False), (_ERFINV64[1], 16.0, 3.25, True),
+                  (_ERFINV64[2], np.inf, 5.0, True))
+    else:
+        pieces = ((_ERFINV32[0], 5.0, 2.5, False), (_ERFINV32[1], np.inf, 3.0, True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -xp.log1p(-z * z)
+        p = xp.empty_like(z)
+        lower = -np.inf
+        for coeffs, upper, offset, root in pieces:
+            # each polynomial only where w falls in its range (the last takes the rest, NaN too)
+            mask = (w < upper) & (w >= lower) if upper != np.inf else ~(w < lower)
+            wi = w[mask]
+            ti = (xp.sqrt(wi) if root else wi) - np.asarray(offset, dtype)
+            p[mask] = _horner(coeffs, ti, dtype)
+            lower = upper
+        out = xp.where(xp.abs(z) == 1, xp.copysign(np.asarray(np.inf, dtype), z), p * z)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+# y = erfinv(x): d y = sqrt(pi)/2 exp(y^2)
+erf_inv_p = unary("erf_inv", _erf_inv_impl,
+                  lambda x, y: mul(_const(x, np.sqrt(np.pi) / 2), exp(mul(y, y))),
+                  kinds=REAL_FLOAT, torch_name="ErfinvBackward0")
 
 
 # --- integer_pow: x ** n for a Python int n (x ** 2 and friends) ------------------------------
@@ -502,6 +615,19 @@ def _div_jvp(primals, tangents):
     return out, add_tangents(a, b)
 
 
+def _div_jvp_torch(primals, tangents):
+    # PyTorch's div_tensor_other_backward reads the operands, not the result:
+    # d(x/y)/dy = -(x/y)/y with x/y computed again (so a second derivative with respect to the
+    # quotient, taken as a non-leaf, does not flow through this factor)
+    x, y = primals
+    tx, ty = tangents
+    out = div(x, y)
+    shape = shape_of(out)
+    a = Zero(None) if type(tx) is Zero else broadcast_to(div(tx, y), shape)
+    b = Zero(None) if type(ty) is Zero else neg(mul(ty, div(div(x, y), y)))
+    return out, add_tangents(a, b)
+
+
 def _div_transpose(ct, x, y):
     if is_undefined(y):
         raise TypeError("div: the divisor is a linear input; x / y is not linear in y.")
@@ -545,7 +671,7 @@ div_p = binary("div", _div_impl, torch_name="DivBackward0", kinds=NUMBER,
                props=("elementwise", "linear"),
                facts=dict(identity=1, identity_sides=(1,), neg_cancels=True,
                           scalar_operands=True, fast_impl=_fast_div, linear_operands=(0,)))
-div_p.rules.update(jvp=_div_jvp, transpose=_div_transpose)
+div_p.rules.update(jvp=_div_jvp, torch_jvp=_div_jvp_torch, transpose=_div_transpose)
 
 
 # pow: x ** y elementwise. y may be an integer array with a float x (as in JAX): then
@@ -585,8 +711,24 @@ def _pow_dy(x, y, out):
     return mul(log(safe_x), out)
 
 
+def _pow_dx_torch(x, y, out):
+    # PyTorch's pow_backward_self: 0 wherever y == 0, also at x == 0 (JAX: 0 * 0^-1 = nan)
+    if y.dtype != x.dtype:
+        return _pow_dx(x, y, out)  # already 0 where the integer y is 0
+    jac = mul(y, pow(x, sub(y, _one(y))))
+    return select(eq(y, _const(y, 0)), _const(jac, 0), jac)
+
+
+def _pow_dy_torch(x, y, out):
+    # PyTorch's pow_backward_exponent: x^y log(x), but 0 where x == 0 and y >= 0; so -inf at
+    # x == 0, y < 0 (inf * log(0)) where JAX's log(1) * inf gives nan
+    jac = mul(out, log(x))
+    return select(and_(eq(x, _const(x, 0)), ge(y, _const(y, 0))), _const(jac, 0), jac)
+
+
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
+pow_p.rules["torch_jvp"] = binary_jvp(pow_p, _pow_dx_torch, _pow_dy_torch)
 
 
 def _balanced_eq(x, out, y):
@@ -595,14 +737,25 @@ def _balanced_eq(x, out, y):
     return div(hit, select(eq(y, out), _const(out, 2), _one(out)))
 
 
+def _balanced_torch(x, y, loses):
+    """PyTorch's maximum/minimum backward for x, from the operands (not the result): 0.5 at a
+    tie, 0 where `loses(x, y)`, else 1 (so 1 for both where one is NaN; JAX's rule: 0)."""
+    one = _one(x)
+    return select(eq(x, y), _const(x, 0.5), select(loses(x, y), _const(x, 0), one))
+
+
 max_p = binary("max", lambda x, y: xp.maximum(x, y), kinds=ANY,
                props=("elementwise", "commutative"), torch_name="MaximumBackward0")
 max_p.rules["jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_eq(x, out, y),
                                 lambda x, y, out: _balanced_eq(y, out, x))
+max_p.rules["torch_jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_torch(x, y, lt),
+                                      lambda x, y, out: _balanced_torch(y, x, lt))
 min_p = binary("min", lambda x, y: xp.minimum(x, y), kinds=ANY,
                props=("elementwise", "commutative"), torch_name="MinimumBackward0")
 min_p.rules["jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_eq(x, out, y),
                                 lambda x, y, out: _balanced_eq(y, out, x))
+min_p.rules["torch_jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_torch(x, y, gt),
+                                      lambda x, y, out: _balanced_torch(y, x, gt))
 
 
 def _atan2_d(num):
@@ -613,9 +766,21 @@ def _atan2_d(num):
     return d
 
 
+def _atan2_d_torch(num):
+    # PyTorch's atan2_backward: 1/(x^2 + y^2) taken as 0 where x^2 + y^2 == 0, so the
+    # derivatives at (0, 0) are 0 and -0 (JAX: 0/0 = nan)
+    def d(x, y, out):
+        r2 = add(mul(x, x), mul(y, y))
+        zero = eq(r2, _const(r2, 0))
+        recip = select(zero, _const(r2, 0), div(_one(r2), r2))
+        return mul(y, recip) if num else mul(neg(x), recip)
+    return d
+
+
 atan2_p = binary("atan2", lambda x, y: xp.arctan2(x, y), kinds=REAL_FLOAT,
                  torch_name="Atan2Backward0")
 atan2_p.rules["jvp"] = binary_jvp(atan2_p, _atan2_d(True), _atan2_d(False))
+atan2_p.rules["torch_jvp"] = binary_jvp(atan2_p, _atan2_d_torch(True), _atan2_d_torch(False))
 
 # rem: numpy's remainder (Python's %): x - floor(x/y) y, with the sign of y.
 # d/dx = 1, d/dy = -floor_divide(x, y)
@@ -731,6 +896,7 @@ rsqrt = _wrapper(rsqrt_p, "rsqrt")
 cbrt = _wrapper(cbrt_p, "cbrt")
 logistic = _wrapper(logistic_p, "logistic")
 erf = _wrapper(erf_p, "erf")
+erf_inv = _wrapper(erf_inv_p, "erf_inv")
 sign = _wrapper(sign_p, "sign")
 floor = _wrapper(floor_p, "floor")
 ceil = _wrapper(ceil_p, "ceil")
@@ -739,6 +905,7 @@ trunc = _wrapper(trunc_p, "trunc")
 is_finite = _wrapper(is_finite_p, "is_finite")
 signbit = _wrapper(signbit_p, "signbit")
 abs = _wrapper(abs_p, "abs")
+relu = _wrapper(relu_p, "relu")
 add = _wrapper(add_p, "add")
 sub = _wrapper(sub_p, "sub")
 mul = _wrapper(mul_p, "mul")

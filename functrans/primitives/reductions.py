@@ -9,7 +9,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.elementwise import add, div, eq_p, mul
+from functrans.primitives.elementwise import add, div, eq, eq_p, mul, select
 from functrans.primitives.indexing import slice_
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import (bdim_after_removing, broadcast_in_dim,
@@ -168,9 +168,26 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     return ans, reshape(ts, out_shape)
 
 
+def _reduce_prod_jvp_torch(primals, tangents, *, axes):
+    """PyTorch's rule: sum(t * prod / x) when no entry of the whole operand is 0 (so a nan
+    entry makes every derivative nan), the exclusive products above otherwise."""
+    x, = primals
+    t, = tangents
+    ans, exclusive = _reduce_prod_jvp(primals, tangents, axes=axes)
+    if isinstance(exclusive, Zero):
+        return ans, exclusive
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    is_zero = eq(x, zero)
+    x_nonzero = select(is_zero, one, x)  # the quotient is not selected where x has a 0
+    quotient = reduce_sum(mul(t, div(expand_reduced(ans, shape_of(x), axes), x_nonzero)), axes)
+    any_zero = reduce_or(is_zero, tuple(range(ndim_of(x))))
+    return ans, select(any_zero, exclusive, quotient)
+
+
 reduce_prod_p = define(
     "reduce_prod", module=M, impl=lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype),
-    abstract=reduced_aval, jvp=_reduce_prod_jvp, torch_name="ProdBackward1")
+    abstract=reduced_aval, jvp=_reduce_prod_jvp, torch_jvp=_reduce_prod_jvp_torch,
+    torch_name="ProdBackward1")
 reduce_prod_p.rules["batch"] = reduce_batch(reduce_prod_p)
 
 

@@ -52,6 +52,12 @@ from functrans.core.primitive import Primitive
 REGISTRY: dict[str, Primitive] = {}
 
 RULE_KINDS = ("jvp", "transpose", "batch")
+# A row may state PyTorch's derivative beside JAX's where the two differ, as rule `torch_jvp`:
+# in value (pow at 0, atan2 at the origin, maximum at NaN) or in what it reads (div reads its
+# operands, rsqrt and relu their result: that decides where a second-order gradient with
+# respect to a non-leaf tensor flows). functrans.torch differentiates with it (see
+# functrans.core.primitive.derivative_convention), the functional API with `jvp`.
+CONVENTION_RULE_KINDS = ("torch_jvp",)
 
 FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",

@@ -171,6 +171,7 @@ from functrans.torch._grad_mode import (  # noqa
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -296,7 +297,7 @@ def is_tensor(obj) -> bool:
 
 
 def is_inference(input) -> bool:
-    """False: functrans.torch has no inference tensors (inference_mode acts as no_grad)."""
+    """Whether `input` is an inference tensor (made in `inference_mode()`)."""
     return input.is_inference()
 
 

@@ -90,7 +90,22 @@ acosh, atanh, exp2 = globals()["acosh"], globals()["atanh"], globals()["exp2"]
 expm1, log2, log10 = globals()["expm1"], globals()["log2"], globals()["log10"]
 log1p, rsqrt, erf = globals()["log1p"], globals()["rsqrt"], globals()["erf"]
 floor, ceil, trunc = globals()["floor"], globals()["ceil"], globals()["trunc"]
-sign = globals()["sign"]
+_sign_of_any = globals()["sign"]
+
+
+def _sign_value(x):
+    # PyTorch's sign is (0 < x) - (x < 0): 0 at nan, where numpy's (and JAX's) is nan
+    return E.select(E.ne(x, x), np.zeros((), x.dtype), E.sign(x))
+
+
+_sign = composite("SignBackward0")(_sign_value)
+
+
+def sign(input):
+    """torch.sign: -1, 0 or 1 as PyTorch gives them (0 at nan); its derivative is zero."""
+    if type(input) is Tensor and input._value.dtype.kind == "f":
+        return unary(_sign, input)
+    return _sign_of_any(input)
 
 
 def round(x, decimals=0):
@@ -100,29 +115,24 @@ def round(x, decimals=0):
     return unary_float(UNARY_OPS["round"], x)
 
 
-@composite("AbsBackward0")
-def _abs(x):
-    # |x| = x * sign(x), sign with a zero derivative: d|x| = sign(x), 0 at 0 (PyTorch's choice)
-    return E.mul(x, E.sign(x))
+ABS = _prim("abs")
 
 
 def abs(x):
     x = as_tensor(x)
     if x._value.dtype.kind not in "fc":
         return wrap(np.abs(x._value))
-    return unary(_abs, x)
+    return unary(ABS, x)
 
 
 absolute = abs
 
 
-@composite("ReluBackward0")
-def _relu(x):
-    return E.select(E.gt(x, np.zeros((), x.dtype)), x, np.zeros((), x.dtype))
+RELU = _prim("relu")
 
 
 def relu(x):
-    return unary(_relu, as_tensor(x))
+    return unary(RELU, as_tensor(x))
 
 
 @composite("ReciprocalBackward0")

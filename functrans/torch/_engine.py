@@ -271,9 +271,8 @@ def _run_hooks(node, buf, create_graph):
         if type(h) is tuple:  # a tensor hook: (output_nr, fn(grad) -> grad | None)
             nr, fn = h
             g = buf[nr]
-            if g is None:
-                continue
-            res = fn(g if create_graph else wrap(np.asarray(g)))
+            # an output of a multi-output node that no gradient reached: the hook sees None
+            res = fn(None if g is None else g if create_graph else wrap(np.asarray(g)))
             if res is not None:
                 buf[nr] = res if create_graph else res._value
         else:  # a node pre-hook: fn(grad_outputs) -> grad_outputs | None

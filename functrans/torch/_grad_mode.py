@@ -14,13 +14,24 @@ import threading
 class _Mode(threading.local):
     def __init__(self):
         self.enabled = True
+        self.inference = False
 
 
 MODE = _Mode()
 
+# How many inference_mode blocks are open, in all threads: while none is, making a tensor skips
+# the (thread-local) inference-mode test
+INFERENCE_BLOCKS = [0]
+_BLOCKS_LOCK = threading.Lock()
+
 
 def is_grad_enabled() -> bool:
     return MODE.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an `inference_mode()` block is active in this thread."""
+    return MODE.inference
 
 
 class _GradModeContext:
@@ -44,17 +55,40 @@ class _GradModeContext:
         if inspect.isclass(fn):
             raise TypeError(f"{type(self).__name__} decorates functions, not classes.")
         if inspect.isgeneratorfunction(fn):
-            @functools.wraps(fn)
-            def gen(*args, **kwargs):
-                with self.clone():
-                    yield from fn(*args, **kwargs)
-            return gen
+            return _wrap_generator(self.clone, fn)
 
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
             with self.clone():
                 return fn(*args, **kwargs)
         return wrapped
+
+
+def _wrap_generator(make_context, fn):
+    """A generator function whose body runs under a fresh `make_context()` at every resumption
+    (as PyTorch's decorators do): the caller's mode holds between the yields."""
+    @functools.wraps(fn)
+    def generator_context(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as e:
+                    with make_context():
+                        response = gen.throw(e)
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return generator_context
 
 
 class no_grad(_GradModeContext):
@@ -111,10 +145,31 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like no_grad (functrans.torch has no separate inference tensors)."""
+    """no_grad whose tensors are inference tensors, as in PyTorch: autograd refuses to save
+    them for backward, and outside inference mode they refuse in-place updates and
+    `requires_grad=True`. `inference_mode(False)` turns it off (and grad mode on)."""
 
     def __init__(self, mode: bool = True):
+        self._mode = bool(mode)
         self._target = not mode
 
+    def __enter__(self):
+        self._prev = MODE.enabled
+        self._prev_inference = MODE.inference
+        MODE.enabled = self._target
+        MODE.inference = self._mode
+        if self._mode:
+            with _BLOCKS_LOCK:
+                INFERENCE_BLOCKS[0] += 1
+        return None
+
+    def __exit__(self, *exc):
+        MODE.enabled = self._prev
+        MODE.inference = self._prev_inference
+        if self._mode:
+            with _BLOCKS_LOCK:
+                INFERENCE_BLOCKS[0] -= 1
+        return False
+
     def clone(self):
-        return inference_mode(not self._target)
+        return inference_mode(self._mode)

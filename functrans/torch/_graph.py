@@ -86,6 +86,8 @@ class OpNode(Node):
             self._saved_out = None
 
 
+# one class per torch name (bounded by the primitive table and the shim's ops); never evicted,
+# since type(grad_fn) identity must hold; setdefault keeps one class when threads race
 _NODE_CLASSES: dict[str, type] = {}
 
 
@@ -99,7 +101,7 @@ def node_class(name: str) -> type:
         attrs = {"__slots__": ()}
         if name in _CPP_NODES:
             attrs["_cpp_prefix"] = "torch::autograd::"
-        cls = _NODE_CLASSES[name] = type(name, (OpNode,), attrs)
+        cls = _NODE_CLASSES.setdefault(name, type(name, (OpNode,), attrs))
     return cls
 
 

@@ -21,7 +21,7 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, composite, run
-from functrans.torch._tensor import Tensor, _shared_vc, move_retained_grad, wrap
+from functrans.torch._tensor import Tensor, _shared_vc, is_inference, move_retained_grad, wrap
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -32,6 +32,12 @@ NO_GRAD_VIEW_ERROR = (
     "your code by moving both the view and the inplace either both inside the no_grad block "
     "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
     "be tracked).")
+
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def _base(self):
@@ -70,6 +76,8 @@ def _type_name(dt) -> str:
 def write(self, value):
     """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
     version counter."""
+    if is_inference(self) and not MODE.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     dst = self._value
     src = value._value if isinstance(value, Tensor) else np.asarray(value)
     if src.shape != dst.shape:
@@ -133,9 +141,17 @@ def inplace(self, fn, *args, **kwargs):
 def _inplace_on_view(view, base, res):
     """`view` (of `base`) <- res: the base becomes CopySlices(base, res), the view is taken
     again from it."""
+    return rebase_view(view, base, res, written=False)
+
+
+def rebase_view(view, base, res, written=True):
+    """The history of `view` (of `base`) after it was overwritten in place with `res` (already
+    `written` into its storage, or written here): the base becomes CopySlices(base, res), and
+    the view is taken again from it."""
     from functrans.torch._indexing import copy_slices, view_positions
     new_base = copy_slices(base, res, view_positions(view))
-    write(view, res)  # the storage is shared: this writes the base too
+    if not written:
+        write(view, res)  # the storage is shared: this writes the base too
     vc = base._vc
     vc[1] += 1
     _rebase(base, new_base, vc)

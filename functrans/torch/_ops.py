@@ -58,7 +58,7 @@ def _promoted(op: Op) -> Op:
     if p is None:
         def fn(*xs, dt):
             return op.traced(*[S.convert_element_type(x, dt) for x in xs])
-        p = _PROMOTED[op] = Op(op.name, fn, fn, op.multiple)
+        p = _PROMOTED.setdefault(op, Op(op.name, fn, fn, op.multiple))  # one per op
     return p
 
 

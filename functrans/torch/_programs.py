@@ -3,9 +3,12 @@
 A recorded node stands for `op` applied to inputs of given shapes and dtypes, some of which need
 a gradient. Its backward program is `functrans.transforms.vjp.vjp` of that operation, staged with
 `trace_to_jaxpr` into a jaxpr taking (inputs..., outputs..., cotangents...) and returning the
-cotangents of the inputs that need one. Before staging ends, recomputations of the operation's
-own outputs are replaced by the saved outputs (so `exp` keeps its result, as PyTorch does) and
-dead equations are dropped; what the program still reads is exactly what a node must save.
+cotangents of the inputs that need one. The VJP follows PyTorch's derivative convention where
+a row states one (`torch_jvp`). Where a rule reads the operation's own output, the program reads
+the saved output (so `exp` keeps its result, as PyTorch does); a value a rule computes again
+from the inputs stays computed from them (PyTorch's div reads its operands, not its result).
+That decides where a second-order gradient with respect to a non-leaf input flows. Dead
+equations are dropped; what the program still reads is exactly what a node must save.
 
 The program runs either compiled to straight-line numpy calls on raw arrays (plain backward), or
 through `eval_jaxpr` on recording tensors (`create_graph=True`).
@@ -14,8 +17,10 @@ through `eval_jaxpr` on recording tensors (`create_graph=True`).
 from __future__ import annotations
 
 from functrans.core.avals import ShapedArray
+from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import Jaxpr, Literal, Var
+from functrans.core.primitive import derivative_convention
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
 from functrans.primitives.shape_ops import instantiate
@@ -59,24 +64,36 @@ class MissingDerivative:
         self.out_avals = out_avals
 
 
-_CACHE: dict = {}
+PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
 
 
-def get_program(op, params, pkey, vals, needs, out_avals):
-    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`.
-    `pkey` stands for the params in the cache key; None means params that cannot be a key
-    (the program is built and not kept)."""
-    key = (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
-    prog = _CACHE.get(key)
+def program_key(op, pkey, vals, needs) -> tuple:
+    """The key of the backward program of `op` on arrays `vals` (their shapes and dtypes)."""
+    if len(vals) == 1:
+        v = vals[0]
+        return (op, pkey, ((v.shape, v.dtype),), needs)
+    if len(vals) == 2:
+        v, w = vals
+        return (op, pkey, ((v.shape, v.dtype), (w.shape, w.dtype)), needs)
+    return (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
+
+
+def get_program(op, params, pkey, vals, needs, outs):
+    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`;
+    `outs` are the op's results. `pkey` stands for the params in the cache key; None means
+    params that cannot be a key (the program is built and not kept)."""
+    key = program_key(op, pkey, vals, needs)
+    prog = PROGRAMS.get(key)
     if prog is None:
         in_avals = [ShapedArray(v.shape, v.dtype) for v in vals]
+        out_avals = [ShapedArray(o.shape, o.dtype) for o in outs]
         diff = tuple(i for i, n in enumerate(needs) if n)
         try:
             prog = build_program(op, params, in_avals, diff, out_avals)
         except FunctransError as e:
             prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
         if pkey is not None:
-            _CACHE[key] = prog
+            prog = PROGRAMS.put(key, prog)
     return prog
 
 
@@ -93,14 +110,15 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
                 full[i] = v
             return op.traced(*full, **params)
 
-        outs, pullback = vjp(f, *[xs[i] for i in diff])
-        outs = list(outs) if op.multiple else [outs]
-        out_box.append(outs)
-        in_cts = pullback(list(cts) if op.multiple else cts[0])
+        with derivative_convention("torch"):  # PyTorch's derivative where a row states it
+            outs, pullback = vjp(f, *[xs[i] for i in diff])
+            outs = list(outs) if op.multiple else [outs]
+            out_box.append(outs)
+            in_cts = pullback(list(cts) if op.multiple else cts[0])
         return [*outs, *[instantiate(c) for c in in_cts]]
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
-    jaxpr = _cse(closed.jaxpr)
+    jaxpr = _cse(closed.jaxpr, keep=closed.jaxpr.outvars[:n_out])
     const_of = dict(zip(jaxpr.constvars, closed.consts))
     in_vars = jaxpr.invars[:n_in]
     ct_vars = jaxpr.invars[n_in:]
@@ -141,9 +159,11 @@ def _atom_key(a):
     return a
 
 
-def _cse(jaxpr: Jaxpr) -> Jaxpr:
-    """Merge equations applying the same primitive with the same params to the same atoms: the
-    primal recomputation inside a VJP then meets the forward output it duplicates."""
+def _cse(jaxpr: Jaxpr, keep=()) -> Jaxpr:
+    """Merge equations applying the same primitive with the same params to the same atoms,
+    except into an equation computing one of the variables `keep` (the forward outputs: a rule
+    that computes one again means to read the inputs, not the saved output)."""
+    keep = {v for v in keep if type(v) is Var}
     env: dict = {}
     seen: dict = {}
     eqns = []
@@ -164,7 +184,7 @@ def _cse(jaxpr: Jaxpr) -> Jaxpr:
             for o, p in zip(e.outvars, prev):
                 env[o] = p
             continue
-        if key is not None:
+        if key is not None and not keep.intersection(e.outvars):
             seen[key] = e.outvars
         eqns.append(e._replace(invars=invars))
     return Jaxpr(jaxpr.constvars, jaxpr.invars, [ren(a) for a in jaxpr.outvars], eqns)

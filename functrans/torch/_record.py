@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray
-from functrans.torch._grad_mode import MODE
+from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
 from functrans.torch._graph import _seq, node_class
-from functrans.torch._programs import _CACHE, get_program
-from functrans.torch._tensor import Tensor, edge, wrap
+from functrans.torch._programs import get_program
+from functrans.torch._tensor import Tensor, check_saveable, edge, mark_inference, wrap
 
 _new = object.__new__
 
@@ -58,7 +57,7 @@ class Op:
         return f"Op({self.name})"
 
 
-_PRIM_OPS: dict = {}
+_PRIM_OPS: dict = {}  # one Op per (primitive, name): bounded by the table, never evicted
 
 
 def prim_op(prim, name=None) -> Op:
@@ -68,7 +67,8 @@ def prim_op(prim, name=None) -> Op:
     if op is None:
         nm = name or prim.torch_name or f"{''.join(w.title() for w in prim.name.split('_'))}" \
             "Backward0"
-        op = _PRIM_OPS[key] = Op(nm, prim.impl, prim.bind, prim.multiple_results)
+        # setdefault: threads racing here share one Op (it keys the backward programs)
+        op = _PRIM_OPS.setdefault(key, Op(nm, prim.impl, prim.bind, prim.multiple_results))
     return op
 
 
@@ -113,6 +113,8 @@ def _plain(out):
     t._output_nr = 0
     t._vc = None
     t._meta = None
+    if INFERENCE_BLOCKS[0] and MODE.inference:
+        mark_inference(t)
     return t
 
 
@@ -142,20 +144,13 @@ def run2(op: Op, a, b, va, vb):
     return _plain(out)
 
 
-def _program(op, inputs, vals, outs, needs, params, pkey):
-    key = (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
-    prog = _CACHE.get(key)
-    if prog is None:
-        prog = get_program(op, params, pkey, vals, needs, [_aval(o) for o in outs])
-    return prog
-
-
 def _saved_inputs(prog, inputs, vals):
     """What a node keeps of its inputs: (tensor, version), or (None, array) for constants."""
     saved = []
     for i in prog.used_inputs:
         t = inputs[i]
         if isinstance(t, Tensor):
+            check_saveable(t)
             vc = t._vc
             saved.append((t, 0 if vc is None else vc[0]))
         else:
@@ -175,16 +170,7 @@ def record(op, inputs, vals, out, needs, params, pkey):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     n = len(vals)
-    if n == 2:
-        v, w = vals
-        prog = _CACHE.get((op, pkey, ((v.shape, v.dtype), (w.shape, w.dtype)), needs))
-    elif n == 1:
-        v = vals[0]
-        prog = _CACHE.get((op, pkey, ((v.shape, v.dtype),), needs))
-    else:
-        prog = _CACHE.get((op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs))
-    if prog is None:
-        prog = get_program(op, params, pkey, vals, needs, [_aval(out)])
+    prog = get_program(op, params, pkey, vals, needs, (out,))
     node = _new(op.node_cls)
     node._seq = next(_seq)
     node._pre_hooks = None
@@ -203,6 +189,7 @@ def record(op, inputs, vals, out, needs, params, pkey):
     elif len(used) == 1:
         x = inputs[used[0]]
         if isinstance(x, Tensor):
+            check_saveable(x)
             vc = x._vc
             node._saved = [(x, 0 if vc is None else vc[0])]
         else:
@@ -231,7 +218,7 @@ def record(op, inputs, vals, out, needs, params, pkey):
 def record_multiple(op, inputs, vals, out, needs, params, pkey):
     """Record the node of an op with several results."""
     outs = [_as_array(o) for o in out]
-    prog = _program(op, inputs, vals, outs, needs, params, pkey)
+    prog = get_program(op, params, pkey, vals, needs, outs)
     node = _new(op.node_cls)
     node._seq = next(_seq)
     node._pre_hooks = None
@@ -254,10 +241,6 @@ def record_multiple(op, inputs, vals, out, needs, params, pkey):
     else:
         node._saved_out = None
     return results
-
-
-def _aval(o):
-    return ShapedArray(o.shape, o.dtype)
 
 
 def apply_primitive(prim, tensors, params):

@@ -14,7 +14,7 @@ from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
-from functrans.torch._elementwise import _abs, maximum, minimum
+from functrans.torch._elementwise import maximum, minimum
 from functrans.torch._ops import _float_value, _prim, as_tensor, clone
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
@@ -315,13 +315,13 @@ def _norm(x, *, ord, dims, keepdim):
     if ord == 2:
         out = _sqrt_zero_grad_at_zero(R.reduce_sum(E.mul(x, x), dims))
     elif ord == 1:
-        out = R.reduce_sum(_abs.traced(x), dims)
+        out = R.reduce_sum(E.abs(x), dims)
     elif ord == math.inf:
-        out = R.reduce_max(_abs.traced(x), dims)
+        out = R.reduce_max(E.abs(x), dims)
     else:
         p = np.asarray(ord, x.dtype)
         nz = E.ne(x, zero)
-        a = E.select(nz, _abs.traced(x), one)
+        a = E.select(nz, E.abs(x), one)
         s = R.reduce_sum(E.select(nz, E.pow(a, p), zero), dims)
         snz = E.ne(s, zero)
         out = E.select(snz, E.pow(E.select(snz, s, one), E.div(one, p)), zero)

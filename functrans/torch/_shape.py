@@ -38,6 +38,7 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
             m.base, m.replay = x, (replay,)
             m.no_grad_view = not MODE.enabled
         m.view_rebases = vc[1]
+        m.inference = xm is not None and xm.inference  # a view is what its source is
         if not MODE.enabled and x._requires_grad:
             out._requires_grad = True  # as PyTorch's: a view with no history that requires grad
     return out

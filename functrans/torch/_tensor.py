@@ -20,7 +20,7 @@ import numpy as np
 from functrans.core.avals import ShapedArray
 from functrans.core.trace import MainTrace, Trace, Tracer
 from functrans.torch import _dtype
-from functrans.torch._grad_mode import MODE
+from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
 from functrans.torch._graph import AccumulateGrad
 
 NON_LEAF_GRAD_WARNING = (
@@ -110,7 +110,7 @@ class _Meta:
     """Rarely used per-tensor autograd state."""
 
     __slots__ = ("grad", "retains_grad", "acc", "base", "replay", "no_grad_view", "view_rebases",
-                 "hooks", "post_hooks", "name", "multi_view")
+                 "hooks", "post_hooks", "name", "multi_view", "inference")
 
     def __init__(self):
         self.view_rebases = 0
@@ -124,6 +124,7 @@ class _Meta:
         self.post_hooks = None
         self.name = None
         self.multi_view = None
+        self.inference = False  # made in inference mode (or a view or detach of such a tensor)
 
 
 class TapeTrace(Trace):
@@ -249,6 +250,8 @@ class Tensor(Tracer):
         if flag and self._value.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if flag:
+            _check_inference_requires_grad(self)
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -258,6 +261,8 @@ class Tensor(Tracer):
             raise RuntimeError(_NON_LEAF_FLAG)
         if requires_grad and self._value.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad:
+            _check_inference_requires_grad(self)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -284,6 +289,8 @@ class Tensor(Tracer):
 
     @property
     def _version(self) -> int:
+        if is_inference(self):
+            raise RuntimeError("Inference tensors do not track version counter.")
         vc = self._vc
         return 0 if vc is None else vc[0]
 
@@ -383,7 +390,10 @@ class Tensor(Tracer):
 
     def detach(self) -> "Tensor":
         """The same storage and version counter, cut from the graph."""
-        return wrap(self._value, vc=_shared_vc(self))
+        inference = is_inference(self)  # an inference tensor has no version counter
+        t = wrap(self._value, vc=None if inference else _shared_vc(self))
+        mark_inference(t, inference)
+        return t
 
     def detach_(self) -> "Tensor":
         if self._grad_fn is not None and self._meta is not None and \
@@ -555,6 +565,34 @@ def _dim(dim, ndim):
 _new = object.__new__
 
 
+INFERENCE_SAVE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+
+def mark_inference(t, inference=True):
+    """Make `t` an inference tensor (or, with `inference=False`, a normal one)."""
+    m = t._meta
+    if inference:
+        t._get_meta().inference = True
+    elif m is not None:
+        m.inference = False
+
+
+def is_inference(t) -> bool:
+    m = t._meta
+    return m is not None and m.inference
+
+
+def check_saveable(t):
+    """Refuse to save an inference tensor for backward, with PyTorch's message."""
+    m = t._meta
+    if m is not None and m.inference:
+        raise RuntimeError(INFERENCE_SAVE_ERROR)
+
+
 def _init(t, value, requires_grad, grad_fn, output_nr):
     t._value = value
     t._requires_grad = requires_grad
@@ -562,6 +600,14 @@ def _init(t, value, requires_grad, grad_fn, output_nr):
     t._output_nr = output_nr
     t._vc = None
     t._meta = None
+    if INFERENCE_BLOCKS[0] and MODE.inference:
+        mark_inference(t)
+
+
+def _check_inference_requires_grad(t):
+    if is_inference(t) and not MODE.inference:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
 
 
 def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
@@ -573,6 +619,8 @@ def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tens
     t._output_nr = output_nr
     t._vc = vc
     t._meta = None
+    if INFERENCE_BLOCKS[0] and MODE.inference:
+        mark_inference(t)
     return t
 
 

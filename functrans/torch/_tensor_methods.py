@@ -13,7 +13,7 @@ from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
-from functrans.torch._tensor import Tensor, _device_arg_ok
+from functrans.torch._tensor import Tensor, _device_arg_ok, is_inference
 
 
 def _swap(f):
@@ -218,7 +218,7 @@ _METHODS = {
     "index_fill_": _inplace_of(SC.index_fill),
     "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,
     "transpose_": I.transpose_, "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
-    "is_inference": lambda self: False,
+    "is_inference": is_inference,
     "uniform_": _uniform_, "normal_": _normal_, "apply_": _apply_,
 }
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 
+from functrans.core.ownership import unaliased_tree
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, split_static
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import current_level
 from functrans.primitives.registry import define
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, any_tracer, batch_jaxpr,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        any_tracer, batch_jaxpr,
                                                         batch_size, hoist, instantiate_zeros,
                                                         keep_outputs, run, stage,
                                                         weak_avals)
@@ -29,13 +31,11 @@ M = "../transforms/checkpoint"
 
 def _cached(closed, key, build):
     """A derived program cached on `closed`, unless it closes over tracers (then rebuilt)."""
-    hit = closed._cache.get(key)
+    hit = closed.derived.get(key)
     if hit is not None:
         return hit
     val = build()
-    if not any_tracer(val[1]):
-        closed._cache[key] = val
-    return val
+    return closed.derived.put(key, val) if not any_tracer(val[1]) else val
 
 
 def _checkpoint_impl(*args, jaxpr, prevent_cse):
@@ -98,7 +98,7 @@ def _checkpoint_batch(vals, dims, *, jaxpr, prevent_cse):
 checkpoint_p = define("checkpoint", module=M, impl=_checkpoint_impl,
                       abstract=_checkpoint_abstract, jvp=_checkpoint_jvp,
                       transpose=_checkpoint_transpose, batch=_checkpoint_batch,
-                      multiple_results=True, props=HIGHER_ORDER)
+                      multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
@@ -122,12 +122,13 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     @functools.wraps(fun)
     def remat_fun(*args, **kwargs):
         if current_level() == 0:  # no transform active: nothing to save or recompute
-            return fun(*args, **kwargs)
+            return unaliased_tree(fun(*args, **kwargs), (args, kwargs))
         dyn, merge, _ = split_static(args, static_argnums, "checkpoint")
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
         avals = weak_avals(leaves, "checkpoint")  # Python scalars stay weak, as in eager mode
         leaves = [as_value(x, "checkpoint") for x in leaves]
-        f_flat, out_store = flatten_fun(lambda *d, **kw: fun(*merge(d), **kw), in_tree)
+        f_flat, out_store = flatten_fun(lambda *d, **kw: fun(*merge(d), **kw), in_tree,
+                                        "checkpoint")
         prog, consts = stage(lambda *xs: [as_value(o, "checkpoint") for o in f_flat(*xs)],
                              avals, "checkpoint")
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=prog, prevent_cse=bool(prevent_cse))

@@ -32,6 +32,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.eval import eval_jaxpr
+from functrans.core.ownership import unaliased, unaliased_tree
 from functrans.core.pytree_fun import as_value
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import Zero, is_undefined
@@ -41,7 +42,8 @@ from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import bdim_to_front, convert_element_type, moveaxis
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, any_tracer, batch_jaxpr,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        any_tracer, batch_jaxpr,
                                                         batch_size, instantiate_zeros, level,
                                                         run, stage)
 from functrans.transforms.jvp import JVPTracer, jvp_jaxpr
@@ -231,6 +233,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, num_
     else:
         out, t_out = jvp(rule_consts, args, t_args)
     _check_rule_outputs(out, [*rule_consts, *args], "the JVP rule", "custom_jvp")
+    out = unaliased(out, consts)  # the rule may return an array the function closes over
     _check_rule_outputs(t_out, [*rule_consts, *args, *t_args], "the JVP rule", "custom_jvp")
     t_out = [t if is_float(a.dtype) else Zero(a) for t, a in zip(t_out, call_jaxpr.out_avals)]
     const_nz = [type(t) is not Zero for t in tangents[:num_consts]]
@@ -287,7 +290,8 @@ def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, num_consts, num_rule_
 custom_jvp_call_p = define(
     "custom_jvp_call", module=M, impl=_custom_jvp_call_impl, abstract=_custom_jvp_call_abstract,
     jvp=_custom_jvp_call_jvp, transpose=_custom_jvp_call_transpose,
-    batch=_custom_jvp_call_batch, multiple_results=True, props=HIGHER_ORDER)
+    batch=_custom_jvp_call_batch, multiple_results=True, props=HIGHER_ORDER,
+    facts=OWNED_RESULTS)
 
 
 class custom_jvp:
@@ -361,7 +365,7 @@ class custom_jvp:
         leaves, in_tree = tree_flatten(tuple(diff))
         leaves = [as_value(x, name) for x in leaves]
         if current_level() == 0:  # no transform active: nothing to differentiate
-            return self.fun(*args)
+            return unaliased_tree(self.fun(*args), args)
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
         jvp_flat = _flat_jvp_rule(self.jvp, nondiff, in_tree, out_tree, prog.out_avals, name,
                                   self.symbolic_zeros)
@@ -511,6 +515,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     else:
         out, residuals = fwd(fwd_consts, args, mask)
     _check_rule_outputs([*out, *residuals], [*fwd_consts, *args], "fwd", "custom_vjp")
+    out = unaliased(out, consts)  # fwd may return an array the function closes over
     nb = len(bwd_consts)
     # bwd's own closed-over values travel with the residuals
     t_out = custom_lin_p.bind(*bwd_consts, *residuals, *[t for t, m in zip(t_args, mask) if m],
@@ -570,7 +575,7 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_
 custom_vjp_call_p = define(
     "custom_vjp_call", module=M, impl=_custom_vjp_call_impl, abstract=_custom_vjp_call_abstract,
     jvp=_custom_vjp_call_jvp, batch=_custom_vjp_call_batch, multiple_results=True,
-    props=HIGHER_ORDER)
+    props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, mask):
@@ -656,7 +661,7 @@ class custom_vjp:
         leaves, in_tree = tree_flatten(tuple(diff))
         leaves = [as_value(x, name) for x in leaves]
         if current_level() == 0:  # no transform active: nothing to differentiate
-            return self.fun(*args)
+            return unaliased_tree(self.fun(*args), args)
         prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
         fwd_flat, bwd_flat = _flat_vjp_rules(self.fwd, self.bwd, nondiff, rebuild, in_tree,
                                              out_tree, prog.out_avals,

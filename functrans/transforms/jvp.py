@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval, is_float
-from functrans.core.primitive import lookup
+from functrans.core.ownership import unaliased
+from functrans.core.primitive import jvp_rule
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
@@ -80,7 +81,7 @@ class JVPTrace(Trace):
             if prim.multiple_results:
                 return [JVPTracer(self, o, Zero(get_aval(o))) for o in out]
             return JVPTracer(self, out, Zero(get_aval(out)))
-        rule = prim.rules.get("jvp") or lookup(prim, "jvp")
+        rule = jvp_rule(prim)
         primal_out, tangent_out = rule(primals, tangents, **params)
         if prim.multiple_results:
             return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
@@ -122,9 +123,10 @@ def jvp(f, primals, tangents, has_aux=False):
     p_flat = [as_value(x, "jvp primals") for x in p_flat]
     t_in = [tangent_input(i, get_aval(p), t, "jvp")
             for i, (p, t) in enumerate(zip(p_flat, as_values(t_flat)))]
-    f_flat, out_tree = flatten_fun(f, p_tree)
+    f_flat, out_tree = flatten_fun(f, p_tree, "jvp")
     p_out, t_out = jvp_flat(f_flat, p_flat, t_in)
-    t_out = [tangent_output(t) for t in t_out]
+    outs = unaliased([*p_out, *[tangent_output(t) for t in t_out]], [*p_flat, *t_flat])
+    p_out, t_out = outs[:len(p_out)], outs[len(p_out):]
     if has_aux:
         pair, t_pair = tree_unflatten(out_tree.val, p_out), tree_unflatten(out_tree.val, t_out)
         if not isinstance(pair, tuple | list) or len(pair) != 2:

@@ -34,6 +34,7 @@ import functools
 import numpy as np
 
 from functrans.core.avals import get_aval, is_float, ndim_of, shape_of
+from functrans.core.ownership import unaliased, unaliased_tree
 from functrans.core.pytree_fun import as_value, normalize_argnums
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
@@ -532,8 +533,8 @@ def value_grad_and_laplacian(f, argnums=0, *, indices=None):
             vals.append(y)
             grads.append(_per_input(g, a.shape, a.dtype, in_leaves, in_tree, argnums))
             laps.append(_zeros(a.shape, a.dtype) if s is None else s)
-        return (tree_unflatten(out_tree, vals), tree_unflatten(out_tree, grads),
-                tree_unflatten(out_tree, laps))
+        return unaliased_tree((tree_unflatten(out_tree, vals), tree_unflatten(out_tree, grads),
+                               tree_unflatten(out_tree, laps)), args)
 
     return wrapped
 
@@ -585,8 +586,8 @@ def value_grad_and_hessian_diag(f, argnums=0, *, indices=None):
             else:
                 diags.append(_zeros((*a.shape, len(sel)), a.dtype) if s is None
                              else moveaxis(s, 0, a.ndim))
-        return (tree_unflatten(out_tree, vals), tree_unflatten(out_tree, grads),
-                tree_unflatten(out_tree, diags))
+        return unaliased_tree((tree_unflatten(out_tree, vals), tree_unflatten(out_tree, grads),
+                               tree_unflatten(out_tree, diags)), args)
 
     return wrapped
 
@@ -634,6 +635,6 @@ def divergence(F, argnums=0):
                 eye = np.eye(n, dtype=dtype)[:, start:start + size]
                 total = _add(total, reduce_sum(mul(block, eye), (0, 1)))
             start += size
-        return _zeros((), dtype) if total is None else total
+        return unaliased([_zeros((), dtype) if total is None else total], in_leaves)[0]
 
     return wrapped

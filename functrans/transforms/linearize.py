@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functrans.core.avals import get_aval
 from functrans.core.ir import ClosedJaxpr
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import JaxprBuilder, JaxprTrace
 from functrans.core.symbolic import Zero
@@ -99,10 +100,11 @@ def linearize(f, *primals, has_aux=False):
     check_callable(f, "linearize")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "linearize") for x in flat]
-    f_flat, out_store = flatten_fun(f, in_tree)
+    f_flat, out_store = flatten_fun(f, in_tree, "linearize")
     if has_aux:
         f_flat, aux_info = with_aux_leaves(f_flat, out_store, "linearize: ")
     out, lin = linearize_flat(f_flat, flat, num_aux=(lambda: aux_info()[2]) if has_aux else 0)
+    out = unaliased(out, flat)
     if has_aux:
         out_tree, aux_tree, n_aux = aux_info()
         out, aux = out[:len(out) - n_aux], tree_unflatten(aux_tree, out[len(out) - n_aux:])
@@ -114,10 +116,13 @@ def linearize(f, *primals, has_aux=False):
         if t_tree != in_tree:
             raise TypeError(f"linearize: the tangents' structure {t_tree} differs from the "
                             f"primals' {in_tree}.")
+        t_flat = [as_value(t, "linearize tangents") for t in t_flat]
+        given = list(t_flat)
         # numpy broadcasting would hide a shape mismatch; an integer primal takes float0
-        t_flat = [tangent_input(i, a, as_value(t, "linearize tangents"), "linearize")
+        t_flat = [tangent_input(i, a, t, "linearize")
                   for i, (t, a) in enumerate(zip(t_flat, lin.in_avals))]
-        return tree_unflatten(out_tree, [tangent_output(t) for t in lin(t_flat)])
+        return tree_unflatten(out_tree, unaliased([tangent_output(t) for t in lin(t_flat)],
+                                                  given))
 
     out = tree_unflatten(out_tree, out)
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)

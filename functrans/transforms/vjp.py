@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from functrans.core.avals import get_aval, is_float
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, normalize_argnums
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, ShapeError
@@ -26,11 +27,12 @@ def vjp(f, *primals, has_aux=False):
     check_callable(f, "vjp")
     flat, in_tree = tree_flatten((primals, {}))
     flat = [as_value(x, "vjp") for x in flat]
-    f_flat, out_store = flatten_fun(f, in_tree)
+    f_flat, out_store = flatten_fun(f, in_tree, "vjp")
     if has_aux:
         f_flat, aux_info = with_aux_leaves(f_flat, out_store, "")
     out_flat, lin = linearize_flat(f_flat, flat, name="vjp",
                                    num_aux=(lambda: aux_info()[2]) if has_aux else 0)
+    out_flat = returned = unaliased(out_flat, flat)  # aux leaves included
     aux = None
     if has_aux:
         out_tree, aux_tree, n_aux = aux_info()
@@ -55,7 +57,9 @@ def vjp(f, *primals, has_aux=False):
             if ca.dtype != a.dtype and not isinstance(c, Tracer):
                 c = np.asarray(c, a.dtype)
             cts.append(c)
-        cts_in = [instantiate(c) for c in lin.transpose(cts)]
+        # the caller's cotangents, primals and outputs may reach the result unchanged
+        cts_in = unaliased([instantiate(c) for c in lin.transpose(cts)],
+                           [*ct_flat, *flat, *returned])
         return tree_unflatten(in_tree, cts_in)[0]
 
     out = tree_unflatten(out_tree, out_flat)

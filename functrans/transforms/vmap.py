@@ -10,12 +10,13 @@ import functools
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray, get_aval, is_valid_value
+from functrans.core.avals import ShapedArray, get_aval
+from functrans.core.ownership import unaliased
 from functrans.core.primitive import lookup
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Trace, Tracer, new_main
-from functrans.errors import DTypeError, ShapeError
+from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
 from functrans.tree_util import broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, \
     tree_unflatten
@@ -23,6 +24,8 @@ from functrans.tree_util import broadcast_prefix, keystr, tree_flatten, tree_fla
 
 class BatchTracer(Tracer):
     __slots__ = ("val", "bdim")
+    unknown_value_note = ("under vmap it stands for one value per element of the mapped axis, "
+                          "not a single value")
 
     def __init__(self, trace, val, bdim):
         self._trace = trace
@@ -68,9 +71,9 @@ def move_batch_axis(x, bdim, size: int, out_axis):
         return x
     nd = np.ndim(x) + (bdim is None)  # rank of the batched result
     if not isinstance(out_axis, int) or not -nd <= out_axis < nd:
-        raise ValueError(f"vmap: out_axes entry {out_axis!r} is out of range for an output of "
-                         f"rank {nd} (batch axis included); use an int in [{-nd}, {nd}) or "
-                         "None.")
+        raise ArgumentError(f"vmap: out_axes entry {out_axis!r} is out of range for an output "
+                            f"of rank {nd} (batch axis included); use an int in [{-nd}, {nd}) "
+                            "or None.")
     if bdim is None:
         nd = np.ndim(x)
         out_axis = out_axis % (nd + 1)
@@ -101,6 +104,8 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
     check_callable(f, "vmap")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    in_axes = _axes_spec(in_axes, "in_axes")
+    out_axes = _axes_spec(out_axes, "out_axes")
 
     @functools.wraps(f)
     def batched(*args, **kwargs):
@@ -132,10 +137,11 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                 norm_dims.append(None)
                 continue
             nd = np.ndim(x)
-            if not isinstance(d, int) or not -nd <= d < nd:
-                raise ValueError(f"vmap: in_axes entry {d!r} for {names[i]} (shape "
-                                 f"{np.shape(x)}) is out of range; it must be an int in "
-                                 f"[{-nd}, {nd}) or None.")
+            if not -nd <= d < nd:
+                raise ArgumentError(
+                    f"vmap: in_axes entry {d!r} for {names[i]} (shape {np.shape(x)}) is out of "
+                    f"range; it must be an int in [{-nd}, {nd}) (an axis of that argument), or "
+                    "None to pass the argument unmapped.")
             d %= nd
             norm_dims.append(d)
             sizes.append((names[i], d, np.shape(x)[d]))
@@ -150,7 +156,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
             raise ShapeError(f"vmap got mapped axes of different sizes: {desc}. All mapped "
                              "axes must have the same size (check in_axes).")
         size = sizes[0][2] if size is None else size
-        f_flat, out_tree = flatten_fun(f, in_tree)
+        f_flat, out_tree = flatten_fun(f, in_tree, "vmap")
         # unmapped Python scalars reach f as they are, as in JAX: an int stays an int (so it can
         # be a static argument of a jit inside). Unmapped arrays are traced all the same, so a
         # numpy array can be indexed by a batched value.
@@ -161,20 +167,26 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
             full = list(given)
             for i, v in zip(traced, xs):
                 full[i] = v
-            outs = f_flat(*full)
-            for o in outs:
-                if not isinstance(o, Tracer) and not is_valid_value(o):
-                    raise DTypeError(
-                        f"vmap: the function returned a leaf of type {type(o).__name__} "
-                        f"({o!r:.40}), which is not an array. Return pytrees (tuple, list, dict, "
-                        "None) of arrays or Python scalars.")
-            return outs
+            return f_flat(*full)
 
         outs = batch_flat(f_mapped, [flat[i] for i in traced], [norm_dims[i] for i in traced],
                           lambda: _out_dims(out_axes, out_tree.val), size)
-        return tree_unflatten(out_tree.val, outs)
+        return tree_unflatten(out_tree.val, unaliased(outs, flat))
 
     return batched
+
+
+def _axes_spec(spec, which: str):
+    """in_axes/out_axes with numpy integers as ints; anything but ints and None refused."""
+    leaves, tree = tree_flatten(spec)
+    for a in leaves:
+        if isinstance(a, bool) or not isinstance(a, int | np.integer):
+            raise ArgumentTypeError(
+                f"vmap: {which}={spec!r} holds {a!r}, a {type(a).__name__}; {which} must be an "
+                f"int (an axis), None (not mapped), or a pytree (tuple, list, dict) of "
+                f"those shaped like the {'arguments' if which == 'in_axes' else 'output'}, "
+                f"e.g. {which}=0 or {which}=(0, None).")
+    return tree_unflatten(tree, [int(a) for a in leaves])
 
 
 def _out_dims(out_axes, out_tree):

@@ -1,6 +1,8 @@
 """Tracers: numpy-style operators and methods, errors that teach (concretization, leaks,
 unsupported arguments), and trace stacks private to each thread."""
 
+import math
+import operator
 import threading
 
 import numpy as np
@@ -9,8 +11,10 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.core.trace import Tracer
+from functrans import lax
 from functrans.errors import ConcretizationTypeError, TracerBoolConversionError, \
-    UnexpectedTracerError
+    TracerIntegerConversionError, TracerItemAssignmentError, UnexpectedTracerError, \
+    UnsizedTracerError
 
 X = np.array([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]])
 Y = np.array([[1.5, 0.2, -0.9], [2.2, -0.6, 0.8]])
@@ -82,14 +86,25 @@ def relu_if(x):
     return -x
 
 
-@pytest.mark.parametrize("convert", [bool, int, float], ids=["bool", "int", "float"])
-def test_python_conversions_of_a_staged_value_teach_the_fix(convert):
-    with pytest.raises(ConcretizationTypeError) as info:
-        ft.make_jaxpr(lambda x: convert(fnp.sin(x)))(0.5)
+@pytest.mark.parametrize("convert, value, aval, error, fixes", [
+    (bool, lambda x: x > 0, "bool[]", TracerBoolConversionError,
+     ["static_argnums", "functrans.numpy.where", "lax.cond", "lax.while_loop"]),
+    (int, fnp.sin, "f64[]", TracerIntegerConversionError, ["static_argnums", "lax.fori_loop"]),
+    (operator.index, lambda x: fnp.floor(x).astype(int), "i64[]", TracerIntegerConversionError,
+     ["static_argnums", "index the array itself"]),
+    (float, fnp.sin, "f64[]", ConcretizationTypeError,
+     ["static_argnums", "fnp.sin for math.sin"]),
+    (math.sin, fnp.sin, "f64[]", ConcretizationTypeError,
+     ["math.sin", "fnp.sin for math.sin"]),
+], ids=["bool", "int", "index", "float", "math.sin"])
+def test_python_conversions_of_a_staged_value_teach_the_fix(convert, value, aval, error, fixes):
+    with pytest.raises(error) as info:
+        ft.make_jaxpr(lambda x: convert(value(x)))(0.5)
     msg = str(info.value)
-    assert f"`{convert.__name__}()`" in msg and "f64[]" in msg  # the abstract value
-    assert "static_argnums" in msg and "where" in msg  # the fixes
-    assert issubclass(ConcretizationTypeError, TypeError)
+    assert aval in msg and "make_jaxpr" in msg  # the abstract value, and where it is traced
+    for fix in fixes:
+        assert fix in msg
+    assert issubclass(error, ConcretizationTypeError) and issubclass(error, TypeError)
 
 
 def test_if_on_a_staged_value_names_it_and_suggests_static_argnums_or_where():
@@ -129,6 +144,93 @@ def test_python_float_of_a_differentiated_value_refuses_to_drop_its_derivative(c
         assert "drop its derivative" in str(info.value) and "astype" in str(info.value)
 
 
+@pytest.mark.parametrize("method", ["item", "tolist"])
+def test_item_and_tolist_of_a_traced_value_say_it_is_traced_and_name_the_fix(method):
+    # once: AttributeError: 'JaxprTracer' object has no attribute 'item'
+    call = lambda x: getattr(x, method)()  # noqa: E731
+    for run, where in ((lambda f: ft.jit(f)(np.ones(3)), "jit("),
+                       (lambda f: ft.make_jaxpr(f)(np.ones(3)), "make_jaxpr"),
+                       (lambda f: ft.vmap(f)(np.ones((2, 3))), "vmap")):
+        with pytest.raises(ConcretizationTypeError) as info:
+            run(lambda x: fnp.sum(x) * call(x[0]))
+        msg = str(info.value)
+        assert f"`.{method}()` was called on a traced value f64[]" in msg and where in msg
+        assert "static_argnums" in msg and "functrans.numpy" in msg
+        assert f"call .{method}() on the result" in msg
+    # eager grad knows the value, but a Python number would drop the derivative
+    with pytest.raises(ConcretizationTypeError, match="drop its derivative") as info:
+        ft.grad(lambda x: x * call(x))(2.0)
+    assert "functrans.numpy" in str(info.value)
+    # an integer value has no derivative to drop: usable as in eager code
+    pick = lambda x: x[fnp.argmax(x).item()] * 2.0  # noqa: E731
+    np.testing.assert_array_equal(ft.grad(pick)(np.array([1.0, 3.0, 2.0])), [0.0, 2.0, 0.0])
+
+
+@pytest.mark.parametrize("assign, at", [
+    (lambda x: x.__setitem__(0, 1.0), "0"),
+    (lambda x: x.__setitem__(slice(1, 3), 1.0), "1:3"),
+    (lambda x: x.__setitem__((Ellipsis, 0), 1.0), "..., 0"),
+    (lambda x: x.__setitem__(slice(None, None, 2), 1.0), "::2"),
+])
+def test_item_assignment_on_a_traced_array_points_to_at_set(assign, at):
+    # once: TypeError: 'JaxprTracer' object does not support item assignment
+    def f(x):
+        assign(x)
+        return x
+
+    for run in (lambda g: ft.jit(g)(np.ones(4)), lambda g: ft.grad(lambda x: fnp.sum(g(x)))(
+            np.ones(4)), lambda g: ft.vmap(g)(np.ones((2, 4)))):
+        with pytest.raises(TracerItemAssignmentError) as info:
+            run(f)
+        msg = str(info.value)
+        assert f"x = x.at[{at}].set(value)" in msg and "immutable" in msg and "f64[" in msg
+        assert isinstance(info.value, TypeError)
+    # the fix
+    np.testing.assert_array_equal(ft.jit(lambda x: x.at[0].set(5.0))(np.ones(3)), [5.0, 1, 1])
+
+
+def test_a_python_while_on_a_traced_value_points_to_while_loop():
+    def doubling(x):
+        while x < 10.0:
+            x = x * 2.0
+        return x
+
+    with pytest.raises(TracerBoolConversionError) as info:
+        ft.jit(doubling)(1.0)
+    msg = str(info.value)
+    assert "`while`" in msg and "lax.while_loop(cond_fun, body_fun, init_val)" in msg
+    assert "jit(doubling)" in msg
+    # the fix
+    loop = ft.jit(lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x))
+    assert float(loop(1.0)) == 16.0
+
+
+def test_formatting_a_traced_value_with_a_spec_names_the_fix():
+    # once: TypeError: unsupported format string passed to JaxprTracer.__format__
+    with pytest.raises(ConcretizationTypeError) as info:
+        ft.jit(lambda x: f"{x:.3f}" and x)(1.5)
+    msg = str(info.value)
+    assert "'.3f'" in msg and "f64[]" in msg and "without a spec" in msg
+    assert ft.jit(lambda x: f"{x}" and x)(1.5) == 1.5  # no spec: the tracer's text
+    printed = []
+    ft.grad(lambda x: printed.append(f"{x:.2f}") or x * x)(1.5)  # eager grad knows the value
+    assert printed == ["1.50"]
+
+
+def test_vmap_says_a_batched_value_is_many_values():
+    with pytest.raises(TracerBoolConversionError, match="one value per element of the mapped"):
+        ft.vmap(relu_if)(np.ones(3))
+
+
+def test_len_and_iteration_of_a_0d_traced_value_name_the_fix():
+    for f, what in ((lambda x: len(x), "len()"), (lambda x: [v for v in x], "iteration")):
+        with pytest.raises(UnsizedTracerError) as info:
+            ft.jit(f)(1.0)
+        msg = str(info.value)
+        assert msg.startswith(what) and "f64[]" in msg and "x.ndim" in msg
+        assert "fnp.atleast_1d(x)" in msg and isinstance(info.value, TypeError)
+
+
 def test_numpy_functions_on_traced_values_run_their_functrans_numpy_twin():
     closed = ft.make_jaxpr(lambda x: np.sum(np.sin(x) + np.ones(2)))(np.ones(2))
     assert [e.primitive.name for e in closed.eqns] == ["sin", "add", "reduce_sum"]
@@ -142,6 +244,8 @@ def test_numpy_conversion_of_traced_values_raises_instead_of_dropping_them():
             ft.grad(f)(1.0)
         with pytest.raises(ConcretizationTypeError, match="functrans.numpy"):
             ft.make_jaxpr(f)(1.0)
+    with pytest.raises(ConcretizationTypeError, match=r"fnp.asarray\(x\) keeps it traced"):
+        ft.jit(lambda x: np.asarray(x) + 1.0)(1.0)
 
 
 # --- leaked tracers --------------------------------------------------------------------------

@@ -18,6 +18,7 @@ PUBLIC_MODULES = {
     "functrans.numpy": [],
     "functrans.lax": ["cond", "switch", "while_loop", "fori_loop", "scan", "stop_gradient"],
     "functrans.tree_util": ["tree_flatten", "tree_unflatten", "tree_map"],
+    "functrans.random": ["PRNGKey", "key", "split", "fold_in", "uniform", "normal"],
     "functrans.optimizers": ["adam", "sgd", "minimize_lbfgs"],
     "functrans.test_util": ["check_grads"],
     "functrans.errors": ["ShapeError", "DTypeError", "ConcretizationTypeError"],

@@ -15,7 +15,8 @@ import pytest
 import functrans as ft
 import primitives as _pkg
 from functrans.core.ir import Literal
-from functrans.primitives.registry import REGISTRY
+from functrans.core.primitive import derivative_convention
+from functrans.primitives.registry import CONVENTION_RULE_KINDS, REGISTRY
 from functrans.test_util import check_grads
 from functrans.tree_util import tree_flatten, tree_map
 
@@ -45,6 +46,25 @@ def test_derivatives_match_finite_differences(case):
     args = case.sample(np.random.default_rng(1))
     check_grads(case.fn, args, order=case.order, modes=("fwd", "rev"), atol=case.atol,
                 rtol=case.rtol)
+
+
+_CONVENTION_CASES = [(c, kind) for c in CASES if c.differentiable
+                     for kind in CONVENTION_RULE_KINDS if kind in REGISTRY[c.prim].rules]
+
+
+def test_convention_rules_have_cases():
+    stated = {(n, k) for n, p in REGISTRY.items() for k in CONVENTION_RULE_KINDS if k in p.rules}
+    assert stated and stated <= {(c.prim, k) for c, k in _CONVENTION_CASES}
+
+
+@pytest.mark.parametrize("case,kind", _CONVENTION_CASES, ids=str)
+def test_convention_rules_match_finite_differences(case, kind):
+    # a row's PyTorch rule differs from its JAX rule only at points where the derivative is
+    # a convention (pow at 0, atan2 at the origin): elsewhere both are the derivative
+    args = case.sample(np.random.default_rng(1))
+    with derivative_convention(kind.removesuffix("_jvp")):
+        check_grads(case.fn, args, order=case.order, modes=("fwd", "rev"), atol=case.atol,
+                    rtol=case.rtol)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.vmap], ids=str)

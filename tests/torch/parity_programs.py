@@ -2033,6 +2033,217 @@ def autograd_grad_is_grads_batched(torch, rec):
     torch.autograd.grad(u, x, eye, is_grads_batched=True)
 
 
+@program
+def pow_and_atan2_derivatives_at_zero(torch, rec):
+    # PyTorch's conventions where JAX's derivative is nan (the rows' torch_jvp rules)
+    b = torch.tensor([-1., 0., 1., 2.5], requires_grad=True)
+    (torch.zeros(4) ** b).sum().backward()
+    rec("zero_base_exponent_grad", b.grad)
+    b = torch.tensor([-1., 0., 1., 2.5], requires_grad=True)
+    (0.0 ** b).sum().backward()
+    rec("scalar_zero_base_exponent_grad", b.grad)
+    x = torch.tensor([0., 0., 0., 2.], requires_grad=True)
+    y = torch.tensor([0., -1., 0.5, 0.], requires_grad=True)
+    p = x.pow(y)
+    g = torch.autograd.grad(p.sum(), [x, y], create_graph=True)
+    rec("pow_grads", [t.detach() for t in g])
+    rec("pow_second", torch.autograd.grad(g[0].sum() + g[1].sum(), [x, y]))
+    x = torch.zeros(3, requires_grad=True)
+    x.pow(torch.zeros(3)).sum().backward()
+    rec("zero_exponent_base_grad", x.grad)
+    yy = torch.tensor([0., -0., 0., 1.], dtype=torch.float64, requires_grad=True)
+    xx = torch.tensor([0., 0., -0., 0.], dtype=torch.float64, requires_grad=True)
+    torch.atan2(yy, xx).sum().backward()
+    rec("atan2_grads", [yy.grad, xx.grad])
+    rec("atan2_signs", [[math.copysign(1.0, v) for v in t.tolist()] for t in (yy.grad, xx.grad)])
+
+
+@program
+def hook_on_unbind_output_without_gradient(torch, rec):
+    x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    u0, u1, u2 = torch.cat([x, x[:1]]).unbind(0)
+    calls = []
+    u1.register_hook(lambda g: calls.append(["u1", None if g is None else g.tolist()]))
+    u0.register_hook(lambda g: calls.append(["u0", None if g is None else g.tolist()]))
+    u2.register_hook(lambda g: calls.append(["u2", None if g is None else g.tolist()]))
+    (u0 * 2).sum().backward()
+    rec("calls", calls)
+    rec("grad", x.grad)
+
+
+@program
+def grad_mode_decorated_generators(torch, rec):
+    @torch.no_grad()
+    def no_grad_gen():
+        yield torch.is_grad_enabled()
+        got = yield torch.is_grad_enabled()
+        yield [got, torch.is_grad_enabled()]
+
+    @torch.enable_grad()
+    def enable_grad_gen():
+        yield torch.is_grad_enabled()
+        yield torch.is_grad_enabled()
+
+    g = no_grad_gen()
+    seen = [next(g), torch.is_grad_enabled(), next(g), torch.is_grad_enabled()]
+    seen += [g.send("sent"), torch.is_grad_enabled()]
+    rec("no_grad_gen", seen)
+    with torch.no_grad():
+        g = enable_grad_gen()
+        rec("enable_grad_gen", [next(g), torch.is_grad_enabled(), next(g),
+                                torch.is_grad_enabled()])
+    g = no_grad_gen()
+    next(g)
+    g.close()
+    rec("after_close", torch.is_grad_enabled())
+    x = torch.tensor([1.], requires_grad=True)
+
+    @torch.no_grad()
+    def doubles(n):
+        for _ in range(n):
+            yield x * 2
+
+    rec("products", [[y.requires_grad, (x * 3).requires_grad] for y in doubles(2)])
+
+
+@program
+def function_mark_dirty_on_a_view(torch, rec):
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = torch.tensor([1., 2., 3., 4.], requires_grad=True)
+    b = a.clone()
+    v = b.narrow(0, 1, 2)
+    out = Double.apply(v)
+    rec("same_tensor", out is v)
+    rec("out", out)
+    rec("base", b)
+    rec("base_node", b.grad_fn.name())
+    (b * torch.tensor([1., 10., 100., 1000.])).sum().backward(retain_graph=True)
+    rec("grad_through_base", a.grad)
+    a.grad = None
+    (out * torch.tensor([3., 5.])).sum().backward()
+    rec("grad_through_view", a.grad)
+    c = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    d = c * 1
+    row = d[1]
+    Double.apply(row)
+    d.sum().backward()
+    rec("row_of_matrix", [d, c.grad])
+
+
+@program
+def inference_tensors_refused_by_autograd(torch, rec):
+    w = torch.tensor([1., 2., 3.], requires_grad=True)
+    n = torch.ones(3)
+    with torch.inference_mode():
+        t = torch.ones(3)
+        inside = w * 2
+        rec("inside", [torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+                       inside.requires_grad, inside.is_inference(), n[:2].is_inference(),
+                       w.detach().is_inference(), torch.ones(2).requires_grad_().requires_grad])
+        with torch.inference_mode(False):
+            rec("nested_off", [torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+                               torch.ones(1).is_inference()])
+    rec("t", [t.is_inference(), torch.is_inference(t), t.requires_grad, t.detach().is_inference(),
+              t[:2].is_inference(), t.clone().is_inference(), (t + 1).is_inference(),
+              torch.is_inference_mode_enabled()])
+    rec("not_saved", [w + t, torch.stack([w, t]), t.clone() * w, (t + w).exp()])
+    rec("no_grad_use", torch.sin(t) * t)
+
+    def attempt(name, fn):
+        try:
+            rec(name, fn())
+        except RuntimeError as e:
+            rec(name, ["RuntimeError", str(e)])
+
+    attempt("mul", lambda: w * t)
+    attempt("mul_reversed", lambda: t * w)
+    attempt("matmul", lambda: w @ t)
+    attempt("pow", lambda: w ** t)
+    attempt("divide_by", lambda: w / t)
+    attempt("divide", lambda: t / w)
+    attempt("inplace_on_inference", lambda: t.add_(1))
+    attempt("inplace_with_inference", lambda: (w * 1).mul_(t))
+    attempt("requires_grad_", lambda: t.requires_grad_())
+    attempt("version", lambda: t._version)
+
+    class Keep(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(y)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    attempt("function_saves", lambda: Keep.apply(w, t))
+    attempt("function_without_grad", lambda: Keep.apply(w.detach(), t))
+
+    @torch.inference_mode()
+    def make():
+        return torch.ones(1)
+
+    rec("decorated", [make().is_inference(), torch.is_inference_mode_enabled()])
+
+
+@program
+def second_order_with_non_leaf_inputs(torch, rec):
+    # the gradient with respect to a non-leaf t0 is what reaches t0's node; in the second call
+    # it flows wherever the first gradients read t0: PyTorch's div reads its operands, relu
+    # and rsqrt their result (with a zero derivative in relu's), exp its result
+    def second(make, body, name):
+        a = torch.tensor([[0.95, -0.3, 2.0]], requires_grad=True)
+        t0 = make(a)
+        g = torch.autograd.grad(body(a, t0), [a, t0], create_graph=True, allow_unused=True)
+        rec(f"{name}_first", [None if x is None else [x.detach(), x.requires_grad] for x in g])
+        outs = [x.sum() * w for x, w in zip(g, (-0.35, -1.0)) if x is not None and
+                x.requires_grad]
+        if outs:
+            rec(f"{name}_second", torch.autograd.grad(sum(outs), [a, t0], allow_unused=True))
+
+    def quotient(a):
+        return a / (a ** 2 + 1)
+
+    second(quotient, lambda a, t0: torch.sin(t0).sum(), "div_sin")
+    second(quotient, lambda a, t0: (a.sin() + t0.mean()).sum(), "div_mean")
+    second(torch.relu, lambda a, t0: torch.sin(t0).sum(), "relu_sin")
+    second(torch.relu, lambda a, t0: t0.sum(), "relu_sum")
+    second(torch.relu, lambda a, t0: (a.sin() + t0.mean()).sum(), "relu_mean")
+    second(lambda a: (a * a + 0.5).rsqrt(), lambda a, t0: torch.sin(t0).sum(), "rsqrt_sin")
+    second(lambda a: torch.maximum(a, a.flip(1)), lambda a, t0: torch.sin(t0).sum(),
+           "maximum_sin")
+    second(torch.exp, lambda a, t0: (t0 * t0).sum(), "exp_square")
+    x = torch.tensor([float("nan"), -0., 0., -1., 2.], requires_grad=True)
+    y = torch.relu(x)
+    rec("relu_values", [[math.copysign(1.0, v) if v == 0 else v for v in y.tolist()], y])
+    g, = torch.autograd.grad(y, x, torch.tensor([1., float("inf"), 2., float("nan"), 3.]))
+    rec("relu_grad", g)
+    p = torch.tensor([float("nan"), 1., 2., 3.], requires_grad=True)
+    q = torch.tensor([0., float("nan"), 2., 1.], requires_grad=True)
+    rec("maximum_grads", torch.autograd.grad(torch.maximum(p, q).sum(), [p, q]))
+    rec("minimum_grads", torch.autograd.grad(torch.minimum(p, q).sum(), [p, q]))
+
+
+@program
+def abs_sign_of_zero_and_derivative_at_zero(torch, rec):
+    x = torch.tensor([-0., 0., -2., 3.], requires_grad=True)
+    y = torch.abs(x)
+    rec("abs", [y, [math.copysign(1.0, v) for v in y.tolist()]])
+    g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    rec("grad", [g.detach(), g.requires_grad])
+    rec("norms", [x.norm(1), x.norm(float("inf")), x.norm(3)])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

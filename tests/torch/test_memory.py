@@ -149,3 +149,49 @@ def test_training_steps_do_not_grow_traced_memory():
         tracemalloc.stop()
     # a step allocates ~100 KB of arrays; a leak of any of them would show at once
     assert after - before < 16 * 1024, f"traced memory grew by {after - before} bytes"
+
+
+def test_backward_programs_are_a_bounded_cache(monkeypatch):
+    # one backward program per (op, shapes, dtypes, needs): bounded, least recently used out
+    from functrans.torch._programs import PROGRAMS
+    monkeypatch.setattr(PROGRAMS, "maxsize", 6)
+    PROGRAMS.clear()
+    for n in range(1, 30):
+        x = torch.tensor(np.linspace(0.1, 1.0, n), requires_grad=True)
+        (x.exp() * x).sum().backward()
+        v = np.linspace(0.1, 1.0, n)
+        np.testing.assert_allclose(x.grad.numpy(), np.exp(v) * (1 + v), rtol=1e-6)
+        assert len(PROGRAMS) <= 6
+    import functrans
+    functrans.clear_caches()
+    assert len(PROGRAMS) == 0
+
+
+def test_threads_recording_and_running_backward_get_their_own_gradients():
+    import threading
+    errors = []
+    start = threading.Barrier(8)
+
+    def work(t):
+        start.wait()
+        try:
+            for i in range(40):
+                n = 1 + (t + i) % 8
+                v = np.linspace(0.1, 1.0, n) * (t + 1)
+                x = torch.tensor(v, requires_grad=True)
+                (x.sin() * x).sum().backward()
+                np.testing.assert_allclose(x.grad.numpy(), np.cos(v) * v + np.sin(v),
+                                           rtol=1e-6)
+        except BaseException as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[0]

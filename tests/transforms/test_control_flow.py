@@ -9,7 +9,8 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
 from functrans.core.check import check_jaxpr
-from functrans.errors import ConcretizationTypeError, DTypeError, ShapeError
+from functrans.errors import ArgumentError, ArgumentTypeError, ConcretizationTypeError, \
+    DTypeError, ShapeError
 from functrans.test_util import check_grads
 from functrans.transforms.control_flow.loops import WhileLoopReverseModeError
 from functrans.transforms.jit.api import jit
@@ -385,6 +386,30 @@ def test_scan_errors():
         lax.scan(lambda c, x: (c, c), 0.0, None)
     with pytest.raises(TypeError, match="pair"):
         lax.scan(lambda c, x: c, 0.0, np.arange(3.0))
+
+
+def test_scan_length_must_be_a_non_negative_int_that_agrees_with_xs():
+    step = lambda c, x: (c + 1.0, c)  # noqa: E731
+    # once a numpy "negative dimensions are not allowed" from deep inside the scan
+    with pytest.raises(ArgumentError, match="length=-1 is negative; it must be an int >= 0"):
+        lax.scan(step, 0.0, None, length=-1)
+    # once truncated silently to 2 steps
+    with pytest.raises(ArgumentTypeError, match=r"length=2.5 is a float; it must be an int"):
+        lax.scan(step, 0.0, None, length=2.5)
+    with pytest.raises(ArgumentTypeError, match="length=True is a bool"):
+        lax.scan(step, 0.0, None, length=True)
+    with pytest.raises(ShapeError, match=r"length=4 disagrees .* xs, 3 .* Pass length=3"):
+        lax.scan(step, 0.0, np.arange(3.0), length=4)
+    with pytest.raises(ConcretizationTypeError, match="static_argnums"):
+        jit(lambda n: lax.scan(step, 0.0, None, length=n))(3)
+    assert issubclass(ArgumentError, ValueError) and issubclass(ArgumentTypeError, TypeError)
+    # what is accepted: ints (numpy's too), 0 steps, a length equal to xs's
+    carry, ys = lax.scan(step, 0.0, None, length=np.int64(3))
+    assert float(carry) == 3.0 and ys.tolist() == [0.0, 1.0, 2.0]
+    carry, ys = lax.scan(step, 0.0, None, length=0)
+    assert float(carry) == 0.0 and ys.shape == (0,)
+    carry, ys = lax.scan(step, 0.0, np.arange(3.0), length=3)
+    assert float(carry) == 3.0
 
 
 def test_lax_map_and_stop_gradient():

@@ -6,7 +6,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-from functrans.errors import ShapeError
+from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError
 
 rng = np.random.default_rng(0)
 A = rng.standard_normal((4, 3))
@@ -167,8 +167,33 @@ def test_other_misuse():
 
 def test_a_non_array_output_is_refused_not_stacked():
     # once returned array(['hi', 'hi', 'hi', 'hi']); JAX raises TypeError
-    with pytest.raises(TypeError, match="returned a leaf of type str"):
+    with pytest.raises(TypeError, match=r"output\[1\] of the function has type str"):
         ft.vmap(lambda x: (x, "hi"))(A)
+
+
+@pytest.mark.parametrize("in_axes", [0.5, "0", (0, 1.0), {"a": True}])
+def test_in_axes_that_are_not_ints_or_none_are_refused_when_vmap_is_built(in_axes):
+    # 0.5 once read "in_axes entry 0.5 ... is out of range", which hid the real problem
+    with pytest.raises(ArgumentTypeError) as info:
+        ft.vmap(lambda x, y=None: x, in_axes=in_axes)
+    msg = str(info.value)
+    assert f"in_axes={in_axes!r}" in msg and "must be an int" in msg
+    assert "in_axes=(0, None)" in msg  # the fix, by example
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(ArgumentTypeError, match="out_axes=0.5"):
+        ft.vmap(lambda x: x, out_axes=0.5)
+
+
+def test_in_axes_out_of_range_name_the_argument_its_shape_and_the_range():
+    with pytest.raises(ArgumentError) as info:
+        ft.vmap(lambda x: x, in_axes=-2)(np.ones(3))
+    msg = str(info.value)
+    assert "args[0] (shape (3,))" in msg and "[-1, 1)" in msg and "None" in msg
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ArgumentError, match=r"out_axes entry 2 .* rank 1 .* \[-1, 1\)"):
+        ft.vmap(lambda x: x, out_axes=2)(np.ones(3))
+    # numpy integers are accepted as axes
+    np.testing.assert_allclose(ft.vmap(fnp.sin, in_axes=np.int64(1))(A.T), np.sin(A))
 
 
 def test_unmapped_python_scalars_reach_f_unwrapped_like_jax():

@@ -17,7 +17,8 @@ import numpy as np
 
 from functrans.torch._grad_mode import MODE, no_grad
 from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, version_error
-from functrans.torch._tensor import Tensor, _shared_vc, edge, wrap
+from functrans.torch._inplace import rebase_view
+from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wrap
 
 _MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 
@@ -290,6 +291,11 @@ def _wrap_outputs(ctx, args, outputs, executable):
     ctx._n_out = len(meta)
     ctx._out_meta = meta
     ctx._saved = _save(ctx, originals, result, executable)
+    for o in result:
+        # a view modified in place (mark_dirty): its base's history records the change too
+        if isinstance(o, Tensor) and o._grad_fn is ctx and id(o) in dirty and \
+                o._meta is not None and o._meta.base is not None:
+            rebase_view(o, o._meta.base, o)
     return tuple(result) if is_tuple else result[0]
 
 
@@ -307,6 +313,8 @@ def _save(ctx, originals, result, executable):
             vc = _shared_vc(out)
             saved.append(("out", out._value, vc, vc[0], k, executable))
         else:
+            if executable:
+                check_saveable(t)
             saved.append(("in", t, 0 if t._vc is None else t._vc[0]))
     ctx._to_save = ()
     return saved

@@ -22,7 +22,8 @@ from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import ge_p, select
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import convert_element_type, moveaxis, reshape
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        batch_jaxpr, batch_size,
                                                         hoist, instantiate_zeros, jvp_split,
                                                         run, stage, stage_tree,
                                                         zeros_like_aval)
@@ -182,7 +183,7 @@ def _cond_batch(vals, dims, *, branches):
 
 cond_p = define("cond", module=M, impl=_cond_impl, abstract=_cond_abstract, jvp=_cond_jvp,
                 transpose=_cond_transpose, batch=_cond_batch, multiple_results=True,
-                props=HIGHER_ORDER)
+                props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 # --- the user API ----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval
 from functrans.core.eval import eval_jaxpr
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Tracer
@@ -30,7 +31,8 @@ from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, convert_element_type, moveaxis, \
     reshape
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        batch_jaxpr, batch_size,
                                                         any_tracer, carry_fix, hoist, instantiate_zeros,
                                                         permute, run, split_list, stage,
                                                         promote_weak_carry, stage_tree,
@@ -51,9 +53,9 @@ class WhileLoopReverseModeError(FunctransError, TypeError):
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = split_list(args, [cond_nconsts, body_nconsts,
                                       len(args) - cond_nconsts - body_nconsts])
-    while run(cond_jaxpr, *cc, *carry, workspace=True)[0]:
-        carry = run(body_jaxpr, *bc, *carry, workspace=True)
-    return list(carry)
+    while run(cond_jaxpr, *cc, *carry, loop_body=True)[0]:
+        carry = run(body_jaxpr, *bc, *carry, loop_body=True)
+    return unaliased(carry, args)  # a carry the body passed through is still an operand
 
 
 def _while_abstract(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -182,7 +184,7 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
 while_p = define("while", module=M, impl=_while_impl, abstract=_while_abstract,
                  jvp=_while_jvp, transpose=_while_transpose, batch=_while_batch,
-                 multiple_results=True, props=HIGHER_ORDER)
+                 multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 # --- the user API ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 from functrans.core.avals import ShapedArray, get_aval, weak_scalar_type
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value, flatten_fun
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Tracer, new_main
@@ -26,6 +27,9 @@ from functrans.transforms.vmap import BatchTrace, BatchTracer, move_batch_axis
 from functrans.tree_util import tree_flatten
 
 HIGHER_ORDER = ("higher_order",)
+# the impls run their sub-programs through `run` (loops unalias their final carries), so their
+# results share no memory with their operands: jit's code generator need not check them
+OWNED_RESULTS = {"fresh_result": True}
 
 
 # --- staging ---------------------------------------------------------------------------------
@@ -52,7 +56,7 @@ def stage_tree(fun, args, name: str, weak: bool = False):
     leaves, in_tree = tree_flatten((tuple(args), {}))
     avals = weak_avals(leaves, name) if weak else None
     leaves = [as_value(x, name) for x in leaves]
-    f_flat, out_store = flatten_fun(fun, in_tree)
+    f_flat, out_store = flatten_fun(fun, in_tree, name)
     closed, consts = stage(lambda *xs: [as_value(o, name) for o in f_flat(*xs)],
                            avals or [get_aval(x) for x in leaves], name)
     return closed, consts, leaves, out_store.val
@@ -140,25 +144,29 @@ def split_list(xs, sizes):
     return out
 
 
-def run(closed: ClosedJaxpr, *args, workspace: bool = False) -> list:
+def run(closed: ClosedJaxpr, *args, loop_body: bool = False) -> list:
     """Evaluate a sub-program on concrete arrays (an impl): compiled by jit's code generator
-    (cached on the program), or by re-binding each equation when it cannot be compiled.
-    `workspace`: the program runs many times (a loop body), so its large intermediates may
-    live in buffers reused from call to call."""
-    compiled = _compiled(closed, workspace)
+    (cached on the program), or by re-binding each equation when it cannot be compiled. The
+    results share no memory with `args`, the program's constants or each other, unless
+    `loop_body`: the program then runs again and again on its own results, so its large
+    intermediates may live in buffers reused from call to call, and a result may be an
+    argument passed through (the loop makes its final results the caller's own, with
+    `unaliased`)."""
+    compiled = _compiled(closed, loop_body)
     if compiled is None:
-        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return outs if loop_body else unaliased(outs, [*args, *closed.consts])
     return compiled(*args)
 
 
-def _compiled(closed: ClosedJaxpr, workspace: bool):
-    if closed._cache.get("functrans.control_flow.uncompilable"):
+def _compiled(closed: ClosedJaxpr, loop_body: bool):
+    if closed.derived.get("functrans.control_flow.uncompilable"):
         return None
     try:
         from functrans.transforms.jit.codegen import compile_program
-        return compile_program(closed, workspace=workspace)
+        return compile_program(closed, workspace=loop_body, may_return_inputs=loop_body)
     except Exception:  # the code generator is an optimisation; eval_jaxpr is always correct
-        closed._cache["functrans.control_flow.uncompilable"] = True
+        closed.derived.put("functrans.control_flow.uncompilable", True)
         return None
 
 

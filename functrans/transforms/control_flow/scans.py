@@ -19,13 +19,17 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
-from functrans.errors import ShapeError
+from functrans.core.trace import Tracer
+from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError, \
+    TracerIntegerConversionError
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, batch_jaxpr, batch_size,
+from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
+                                                        batch_jaxpr, batch_size,
                                                         carry_fix, hoist, instantiate_zeros,
                                                         jvp_split, promote_weak_carry, pruned,
                                                         run, split_list, stage, weak_avals,
@@ -45,11 +49,11 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     ys = [xp.empty((length, *a.shape), a.dtype) for a in y_avals]
     for step in range(length):
         i = length - 1 - step if reverse else step
-        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], workspace=True)
+        outs = run(jaxpr, *consts, *carry, *[x[i] for x in xs], loop_body=True)
         carry = outs[:num_carry]
         for buf, y in zip(ys, outs[num_carry:]):
             buf[i] = y
-    return [*carry, *ys]
+    return [*unaliased(carry, args), *ys]  # a carry the body passed through is an operand
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
@@ -228,10 +232,28 @@ def _scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
 
 scan_p = define("scan", module=M, impl=_scan_impl, abstract=_scan_abstract, jvp=_scan_jvp,
                 transpose=_scan_transpose, batch=_scan_batch, multiple_results=True,
-                props=HIGHER_ORDER)
+                props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 
 # --- the user API ----------------------------------------------------------------------------
+
+def _scan_length(length) -> int:
+    """`length` as an int >= 0, or the error that says what to pass."""
+    if isinstance(length, Tracer):
+        raise TracerIntegerConversionError(
+            f"scan: length is a traced value {length.aval.str_short()}, but the number of steps "
+            "must be known while tracing. Pass a Python int (under jit, mark the argument that "
+            "gives it static: jit(f, static_argnums=...)), or loop a traced number of times with "
+            "lax.while_loop.")
+    if isinstance(length, bool) or not isinstance(length, int | np.integer):
+        raise ArgumentTypeError(
+            f"scan: length={length!r} is a {type(length).__name__}; it must be an int, the "
+            "number of steps (length=int(n) if n is a whole number held as a float).")
+    if length < 0:
+        raise ArgumentError(f"scan: length={length} is negative; it must be an int >= 0, the "
+                            "number of steps.")
+    return int(length)
+
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
@@ -251,16 +273,22 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     if None in lengths:
         raise ShapeError("scan: every leaf of xs must have a leading axis to scan over; got a "
                          "scalar. Wrap it (x[None]) or close over it instead.")
-    if length is not None:
-        length = int(length)
-        lengths.add(length)
+    shapes = [tuple(np.shape(x)) for x in x_leaves]
     if len(lengths) > 1:
-        shapes = [tuple(np.shape(x)) for x in x_leaves]
         raise ShapeError(f"scan: the leaves of xs have leading axes of different lengths "
-                         f"(shapes {shapes}{'' if length is None else f', length={length}'}). "
-                         "All must be scanned over the same number of steps.")
+                         f"(shapes {shapes}). All must be scanned over the same number of "
+                         "steps.")
+    if length is not None:
+        length = _scan_length(length)
+        if lengths and length not in lengths:
+            axis = next(iter(lengths))
+            raise ShapeError(f"scan: length={length} disagrees with the leading axis of xs, "
+                             f"{axis} (shapes {shapes}). Pass length={axis}, or leave length "
+                             "out: it defaults to that axis.")
+        lengths.add(length)
     if not lengths:
-        raise ValueError("scan: with no xs to scan over, pass length= (the number of steps).")
+        raise ArgumentError("scan: with no xs to scan over, pass length= (the number of "
+                            "steps).")
     length = lengths.pop()
     c_leaves, c_tree = tree_flatten(init)
     x_avals = [get_aval(x).update(shape=np.shape(x)[1:]) for x in x_leaves]

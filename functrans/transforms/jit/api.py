@@ -14,11 +14,11 @@ import inspect
 import numpy as np
 
 from functrans.core.avals import ShapedArray, get_aval, weak_scalar_type
+from functrans.core.cache import CacheInfo, LRUCache
 from functrans.core.ir import ClosedJaxpr, Jaxpr
 from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Tracer, find_top_trace
-from functrans.transforms.jit.cache import CacheInfo, LRUCache
 from functrans.transforms.jit.call import jit_p
 from functrans.transforms.jit.codegen import compile_program
 from functrans.transforms.jit.optimize import PassStats, optimize_with_stats
@@ -49,9 +49,14 @@ class _Entry:
     def compiled(self):
         backend = get_backend()
         if self._backend is not backend:
-            self._compiled = compile_program(self.jaxpr, workspace=True).fn
+            self._compiled = compile_program(self.jaxpr, workspace=True)
             self._backend = backend
-        return self._compiled
+        return self._compiled.fn
+
+    def release(self) -> None:
+        """Free the workspace of the compiled program (jit's cache is dropping this entry)."""
+        if self._compiled is not None:
+            self._compiled.release_workspace()
 
 
 def _fast_unflatten(out_tree):
@@ -169,7 +174,7 @@ class Jitted:
         names = (static_argnames,) if isinstance(static_argnames, str) \
             else tuple(static_argnames)
         self._static_argnums, self._static_argnames = _resolve_static(fun, nums, names)
-        self._cache = LRUCache(cache_size)
+        self._cache = LRUCache(cache_size, name="jit", on_evict=_Entry.release)
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self.trace_count = 0
         # name and docs only: copying fun.__dict__ (update_wrapper's default) would import the
@@ -215,7 +220,7 @@ class Jitted:
                 in_tree = tree_flatten((args, {}))[1]
             entry = self._trace(key, args, leaves, in_tree, static_idx, static_kwargs)
             if not entry.closure:  # programs closing over outer tracers are per call
-                self._cache.put(key, entry)
+                entry = self._cache.put(key, entry)  # another thread's, if it came first
         return entry, leaves
 
     def _trace(self, key, args, leaves, in_tree, static_idx, static_kwargs) -> _Entry:
@@ -227,7 +232,7 @@ class Jitted:
             full = [args[i] if i in static_idx else next(it) for i in range(len(args))]
             return fun(*full, **kwargs, **static_kwargs)
 
-        f_flat, out_store = flatten_fun(with_static, in_tree)
+        f_flat, out_store = flatten_fun(with_static, in_tree, f"jit({self._name})")
         # the signature marks Python scalars (see _signature); their avals are weak
         sig = key[1:] if isinstance(key[0], str) else key[1]
         avals = [ShapedArray(s[0], s[1], True) if len(s) == 3 else get_aval(x)
@@ -267,6 +272,7 @@ class Jitted:
         return self._cache.info()
 
     def clear_cache(self) -> None:
+        """Drop every traced program, and free the workspace buffers they hold."""
         self._cache.clear()
 
     def __repr__(self):

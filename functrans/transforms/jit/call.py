@@ -28,13 +28,6 @@ from functrans.transforms.transpose import backward_pass
 from functrans.transforms.vmap import vmap_jaxpr
 
 
-def _cached(closed: ClosedJaxpr, key, build):
-    val = closed._cache.get(key)
-    if val is None:
-        val = closed._cache[key] = build()
-    return val
-
-
 # --- program surgery shared by the rules ----------------------------------------------------
 
 def used_inputs(closed: ClosedJaxpr) -> list[bool]:
@@ -158,7 +151,7 @@ def _jvp_split(closed: ClosedJaxpr, nonzeros) -> _JVPSplit:
 
 def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
     nonzeros = tuple(type(t) is not Zero for t in tangents)
-    split = _cached(jaxpr, ("jvp", nonzeros), lambda: _jvp_split(jaxpr, nonzeros))
+    split = jaxpr.derived.get_or_build(("jvp", nonzeros), lambda: _jvp_split(jaxpr, nonzeros))
     n_out = len(jaxpr.out_avals)
     outs = jit_p.bind(*primals, jaxpr=split.primal, name=name)
     primals_out, res_out = outs[:n_out], outs[n_out:]
@@ -207,7 +200,7 @@ def _transpose_program(closed: ClosedJaxpr, linear, ct_nonzero) -> _Transposed:
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
     linear = tuple(is_undefined(a) for a in args)
     ct_nonzero = tuple(type(c) is not Zero for c in cts)
-    t = _cached(jaxpr, ("transpose", linear, ct_nonzero),
+    t = jaxpr.derived.get_or_build(("transpose", linear, ct_nonzero),
                 lambda: _transpose_program(jaxpr, linear, ct_nonzero))
     known = [a for a, lin in zip(args, linear) if not lin]
     known = [a for a, k in zip(known, t.keep_known) if k]
@@ -224,7 +217,7 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
 def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
     size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
     dims = tuple(dims)
-    batched = _cached(jaxpr, ("vmap", dims, size),
+    batched = jaxpr.derived.get_or_build(("vmap", dims, size),
                       lambda: optimize(vmap_jaxpr(jaxpr, dims, size, 0)))
     outs = jit_p.bind(*vals, jaxpr=batched, name=name)
     return outs, [0] * len(outs)
@@ -232,4 +225,4 @@ def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
 
 jit_p = define("jit", impl=_jit_impl, abstract=_jit_abstract, module="jit", jvp=_jit_jvp,
                transpose=_jit_transpose, batch=_jit_batch, multiple_results=True,
-               props=("higher_order",), facts=dict(call_param="jaxpr"))
+               props=("higher_order",), facts=dict(call_param="jaxpr", fresh_result=True))

@@ -17,16 +17,25 @@ of allocating: the same result bits, less memory traffic.
 For a program that runs again and again (a jit cache entry, a loop body), large intermediates
 (WORKSPACE_MIN_BYTES and up) are written into a workspace: buffers the program allocates once
 and reuses on every call, instead of fresh arrays that the allocator maps and the kernel
-zero-fills anew each time (a third of the time of a Laplacian at 1,024 points). Only a value that no output can alias gets one: it is not an output, and every
-consumer is a ufunc or a primitive whose row says `fresh_result`. Slots are shared by values
-whose lifetimes do not overlap. A call that finds the workspace in use (another thread, or
-re-entry) runs with fresh arrays (`out=None`), so concurrent calls stay correct.
+zero-fills anew each time (a third of the time of a Laplacian at 1,024 points). Only a value
+that no output can alias gets one: it is not an output, and every consumer is a ufunc or a
+primitive whose row says `fresh_result`. Slots are shared by values whose lifetimes do not
+overlap. A call that finds the workspace in use (another thread, or re-entry) runs with fresh
+arrays (`out=None`), so concurrent calls stay correct.
+
+Memory: a workspace is allocated on its program's second call (a program run once, say for
+each of many shapes, holds nothing), only while all workspaces together stay within a byte
+budget (`set_workspace_limit`, default 256 MiB), straight from the operating system (so
+freeing returns it), and freed when jit drops the program from its cache.
 """
 
 from __future__ import annotations
 
 import itertools
+import keyword
 import linecache
+import mmap
+import os
 import threading
 import weakref
 
@@ -34,6 +43,7 @@ import numpy as np
 
 from functrans.backend import get_backend, xp
 from functrans.core.ir import ClosedJaxpr, Literal
+from functrans.core import ownership
 from functrans.transforms.jit.facts import fact
 from functrans.transforms.jit.rewrite import literal_key
 
@@ -45,15 +55,21 @@ WORKSPACE_MIN_BYTES = 1 << 16  # from about here, fresh arrays come from mmap an
 class CompiledProgram:
     """A compiled program: call it with the program's inputs, get the list of its outputs."""
 
-    __slots__ = ("fn", "source", "n_in", "__weakref__")
+    __slots__ = ("fn", "source", "n_in", "workspace", "__weakref__")
 
-    def __init__(self, fn, source: str, n_in: int):
+    def __init__(self, fn, source: str, n_in: int, workspace=None):
         self.fn = fn
         self.source = source
         self.n_in = n_in
+        self.workspace = workspace      # its reusable buffers, if any
 
     def __call__(self, *args):
         return self.fn(*args)
+
+    def release_workspace(self) -> None:
+        """Free the workspace buffers now (a later call allocates them again if needed)."""
+        if self.workspace is not None:
+            self.workspace.free()
 
 
 class _Globals:
@@ -76,23 +92,72 @@ class _Globals:
         return name
 
 
-WORKSPACE_LIMIT_BYTES = 1 << 30  # all programs' workspaces together; past it, programs allocate
+def _limit_from_environment() -> int:
+    text = os.environ.get("FUNCTRANS_JIT_WORKSPACE_BYTES", "")
+    try:
+        return int(text) if text else 256 << 20
+    except ValueError:
+        raise ValueError(f"FUNCTRANS_JIT_WORKSPACE_BYTES={text!r} is not an integer; give the "
+                         "jit workspace budget in bytes (0 turns workspaces off).") from None
+
+
+# all workspaces together hold at most this many bytes (default 256 MiB); past it, programs
+# allocate fresh arrays as eager code does
+WORKSPACE_LIMIT_BYTES = _limit_from_environment()
 _workspace_total = [0]
 _workspace_lock = threading.Lock()
 
 
-def _return_budget(nbytes: int) -> None:
+def set_workspace_limit(nbytes: int) -> int:
+    """Bound the bytes all jit workspaces hold together (the reusable buffers of programs
+    called again and again; see docs/transforms/jit.md); return the previous bound. 0 turns
+    workspaces off. The default, 256 MiB, can also be set before import with the environment
+    variable FUNCTRANS_JIT_WORKSPACE_BYTES. Workspaces already allocated keep their buffers
+    until their program is dropped from its cache (`clear_cache()`, `clear_caches()`).
+
+    >>> from functrans.transforms.jit import set_workspace_limit
+    >>> old = set_workspace_limit(64 << 20)
+    >>> _ = set_workspace_limit(old)
+    """
+    global WORKSPACE_LIMIT_BYTES
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int | np.integer) or nbytes < 0:
+        raise ValueError(f"set_workspace_limit: nbytes must be a non-negative integer number "
+                         f"of bytes, got {nbytes!r}.")
     with _workspace_lock:
-        _workspace_total[0] -= nbytes
+        old, WORKSPACE_LIMIT_BYTES = WORKSPACE_LIMIT_BYTES, int(nbytes)
+    return old
+
+
+def workspace_bytes() -> int:
+    """The bytes all jit workspaces hold now (at most the bound of `set_workspace_limit`).
+
+    >>> from functrans.transforms.jit import workspace_bytes
+    >>> workspace_bytes() >= 0
+    True
+    """
+    return _workspace_total[0]
+
+
+def _new_buffer(shape, dtype):
+    """An uninitialised buffer. With numpy, mapped straight from the operating system, so
+    freeing it unmaps it: memory the allocator would keep in its heap after a workspace is
+    released (fragmented between long-lived objects) goes back at once."""
+    if get_backend() is not np:
+        return xp.empty(shape, dtype)
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape))
+    return np.frombuffer(mmap.mmap(-1, size * dtype.itemsize), dtype, size).reshape(shape)
 
 
 class _Workspace:
     """The reusable buffers of one program, held by one call at a time. They are allocated on
-    the first call, while all workspaces together stay under WORKSPACE_LIMIT_BYTES (a jit
-    cache full of large programs then falls back to fresh arrays), and freed with the program.
+    the second call (a program run once gains nothing from them), while all workspaces
+    together stay within WORKSPACE_LIMIT_BYTES (a cache full of large programs then falls back
+    to fresh arrays), and freed by `free()` (jit calls it when it drops the program from its
+    cache) or with the program.
     """
 
-    __slots__ = ("specs", "nbytes", "buffers", "nones", "lock", "__weakref__")
+    __slots__ = ("specs", "nbytes", "buffers", "nones", "lock", "calls", "__weakref__")
 
     def __init__(self, specs):
         self.specs = specs
@@ -101,29 +166,44 @@ class _Workspace:
         self.buffers = None
         self.nones = (None,) * len(specs)
         self.lock = threading.Lock()
+        self.calls = 0
 
     def acquire(self):
-        if self.buffers is None and not self._allocate():
-            return self.nones
+        """The buffers for this call, or Nones (the call allocates, as eager code does) when
+        another call holds them (another thread, or re-entry) or there is no room."""
         if not self.lock.acquire(blocking=False):
-            return self.nones                      # in use: this call allocates
-        return self.buffers
+            return self.nones
+        buffers = self.buffers
+        if buffers is None:
+            self.calls += 1
+            buffers = self._allocate() if self.calls > 1 else None
+            if buffers is None:
+                self.lock.release()
+                return self.nones
+        return buffers
 
-    def _allocate(self) -> bool:
-        nbytes = self.nbytes
+    def _allocate(self):
         with _workspace_lock:
-            if self.buffers is not None:
-                return True
-            if _workspace_total[0] + nbytes > WORKSPACE_LIMIT_BYTES:
-                return False
-            _workspace_total[0] += nbytes
-            self.buffers = tuple(xp.empty(shape, dtype) for shape, dtype in self.specs)
-        weakref.finalize(self, _return_budget, nbytes)
-        return True
+            if _workspace_total[0] + self.nbytes > WORKSPACE_LIMIT_BYTES:
+                return None
+            self.buffers = tuple(_new_buffer(shape, dtype) for shape, dtype in self.specs)
+            _workspace_total[0] += self.nbytes
+            return self.buffers
 
     def release(self, held):
         if held is not self.nones:
             self.lock.release()
+
+    def free(self) -> None:
+        """Give the buffers back (a call holding them keeps them until it returns)."""
+        with _workspace_lock:
+            if self.buffers is not None:
+                self.buffers = None
+                _workspace_total[0] -= self.nbytes
+
+    def __del__(self):
+        if self.buffers is not None:
+            self.free()
 
 
 def _writes_out(fn, extra, kwargs, eqn) -> bool:
@@ -131,6 +211,11 @@ def _writes_out(fn, extra, kwargs, eqn) -> bool:
     `writes_out` (one that writes a whole given buffer and returns it, as a ufunc does)."""
     return (isinstance(fn, np.ufunc) or getattr(fn, "writes_out", False)) and not extra \
         and not kwargs and not eqn.primitive.multiple_results
+
+
+def _is_keyword_name(name) -> bool:
+    """Whether `name=value` may be written in a call: an identifier that is not a keyword."""
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
 
 
 def _call_target(eqn):
@@ -143,9 +228,12 @@ def _call_target(eqn):
     return eqn.primitive.impl, (), dict(eqn.params)
 
 
-def generate_source(closed: ClosedJaxpr, workspace: bool = False):
-    """(source text, globals dict) of the function computing `closed`; with `workspace`, large
-    intermediates go to buffers reused across calls (for programs called again and again)."""
+def generate_source(closed: ClosedJaxpr, workspace: bool = False,
+                    may_return_inputs: bool = False):
+    """(source text, globals dict, workspace or None) of the function computing `closed`; with
+    `workspace`, large intermediates go to buffers reused across calls (for programs called
+    again and again). Its outputs share no memory with its constants, with each other, or
+    (unless `may_return_inputs`) with its inputs (see `_output_exprs`)."""
     jaxpr = closed.jaxpr
     g = _Globals()
     names: dict = {}
@@ -181,12 +269,13 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
     lines = []
     counter = itertools.count()
     for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(jaxpr.eqns, targets)):
-        if not all(k.isidentifier() for k in kwargs):
-            raise ValueError(f"jit: a param name of primitive {eqn.primitive} is not a Python "
-                             f"identifier ({sorted(kwargs)}); rename it in its row.")
         args = [atom(a) for a in eqn.invars]
         args += [g.bind("p", x) for x in extra]
-        args += [f"{k}={g.bind('p', x)}" for k, x in kwargs.items()]
+        # a param named like a keyword (`lambda`) or not a name at all is passed from a dict
+        unnamed = {k: x for k, x in kwargs.items() if not _is_keyword_name(k)}
+        args += [f"{k}={g.bind('p', x)}" for k, x in kwargs.items() if k not in unnamed]
+        if unnamed:
+            args.append(f"**{g.bind('p', unnamed)}")
         if _writes_out(fn, extra, kwargs, eqn):
             out, out_aval = eqn.outvars[0], eqn.outvars[0].aval
             reuse = None
@@ -231,18 +320,12 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
                 free[specs[slot_of[a]]].append(slot_of.pop(a))
         if dead:
             lines.append(f"    del {', '.join(names[a] for a in dead)}")
-    # a constant returned as an output is copied, and so is a value returned again (CSE merges
-    # equal results: (a + 1, a + 1) is one value): callers own, and may mutate, each output
-    consts, returned, outs = set(jaxpr.constvars), set(), []
-    for a in jaxpr.outvars:
-        copy = a in consts or (type(a) is not Literal and a in returned)
-        outs.append(f"{g.bind('f', xp.array)}({atom(a)})" if copy else atom(a))
-        if type(a) is not Literal:
-            returned.add(a)
+    outs = [_owned_output(expr, g) for expr in
+            _output_exprs(jaxpr, targets, atom, may_return_inputs)]
     header = f"def program({', '.join(names[v] for v in jaxpr.invars)}):"
     if not specs:
         lines = [header, *lines, f"    return [{', '.join(outs)}]"]
-        return "\n".join(lines) + "\n", g.ns
+        return "\n".join(lines) + "\n", g.ns, None
     ws = _Workspace(specs)
     slots = ", ".join(f"w{k}" for k in range(len(specs)))
     lines = [header,
@@ -252,21 +335,86 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False):
              f"        return [{', '.join(outs)}]",
              "    finally:",
              f"        {g.bind('f', ws.release)}(held)"]
-    return "\n".join(lines) + "\n", g.ns
+    return "\n".join(lines) + "\n", g.ns, ws
 
 
-def compile_program(closed: ClosedJaxpr, *, workspace: bool = False) -> CompiledProgram:
-    """The compiled function of `closed`, built once per program object, backend and
-    `workspace` (see the module docstring: worth it for programs called many times, such as
-    jit's cached entries and loop bodies; a one-shot program would only hold the memory)."""
-    key = ("compiled", id(get_backend()), workspace)
-    compiled = closed._cache.get(key)
-    if compiled is None:
-        source, ns = generate_source(closed, workspace)
-        filename = f"<functrans jit program {next(_program_ids)}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), ns)
-        compiled = CompiledProgram(ns["program"], source, len(closed.jaxpr.invars))
-        weakref.finalize(compiled, linecache.cache.pop, filename, None)
-        closed._cache[key] = compiled
+def _output_exprs(jaxpr, targets, atom, may_return_inputs: bool) -> list:
+    """What the program returns, per output: (expression, how to own it), where how is None
+    (a fresh array: nothing to do), "copy" (an input, a constant, a literal array, or an output
+    returned again, e.g. two equal results CSE merged), or the expressions of the inputs,
+    constants and earlier outputs it may be a view of (copied by `ownership.owned` when it
+    shares memory with one, or is read-only).
+
+    Each value's `roots` are what its memory may belong to: a ufunc or `fresh_result` result
+    is an allocation of its own; any other result may be a view of its operands' roots (or of
+    an allocation of its equation, shared by that equation's results). Only roots that are
+    inputs, constants or roots of earlier outputs need a test, so a program whose results are
+    fresh arrays returns them untouched."""
+    consts = set(jaxpr.constvars)
+    protected = consts if may_return_inputs else consts | set(jaxpr.invars)
+    roots: dict = {}
+    for eqn, (fn, _, _) in zip(jaxpr.eqns, targets):
+        if isinstance(fn, np.ufunc) or fact(eqn.primitive, "fresh_result", False):
+            for v in eqn.outvars:
+                roots[v] = frozenset((v,))
+            continue
+        r = {id(eqn)}  # an allocation the equation may make, shared by its results
+        for a in eqn.invars:
+            if type(a) is not Literal:
+                r |= roots.get(a, {a})
+            elif isinstance(a.val, np.ndarray):
+                r.add(a)
+        r = frozenset(r)
+        for v in eqn.outvars:
+            roots[v] = r
+    exprs, earlier, returned = [], [], set()
+    for a in jaxpr.outvars:
+        if type(a) is Literal:
+            exprs.append((atom(a), "copy" if isinstance(a.val, np.ndarray) else None))
+            continue
+        if a in returned or a in protected:
+            exprs.append((atom(a), "copy"))
+            continue
+        returned.add(a)
+        r = roots.get(a, frozenset((a,)))
+        shared = {atom(b) for b, rb in earlier if rb & r}
+        if r == {a} and not shared:  # a fresh array, or an input passed through a loop body
+            exprs.append((atom(a), None))
+        else:  # a view, maybe read-only (a broadcast), maybe of an input or a constant
+            shared.update(atom(p) for p in r if p in protected or type(p) is Literal)
+            exprs.append((atom(a), sorted(shared)))
+        earlier.append((a, r))
+    return exprs
+
+
+def _owned_output(expr, g: _Globals) -> str:
+    name, how = expr
+    if how is None:
+        return name
+    if how == "copy":
+        return f"{g.bind('f', xp.array)}({name})"
+    return f"{g.bind('f', ownership.owned)}({', '.join([name, *how])})"
+
+
+def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
+                    may_return_inputs: bool = False) -> CompiledProgram:
+    """The compiled function of `closed`, built once per program object, backend, `workspace`
+    (see the module docstring: worth it for programs called many times, such as jit's cached
+    entries and loop bodies; a one-shot program would only hold the memory) and
+    `may_return_inputs` (for a loop body, whose results feed its next call: an output may be
+    an input, and the loop makes its final results the caller's own)."""
+    key = ("compiled", id(get_backend()), workspace, may_return_inputs)
+    return closed.derived.get_or_build(
+        key, lambda: _compile(closed, workspace, may_return_inputs))
+
+
+def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool) -> CompiledProgram:
+    source, ns, ws = generate_source(closed, workspace, may_return_inputs)
+    filename = f"<functrans jit program {next(_program_ids)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), ns)
+    # the function's globals must not hold the function: that cycle would keep the program,
+    # and its workspace, alive until the garbage collector's next full pass
+    compiled = CompiledProgram(ns.pop("program"), source, len(closed.jaxpr.invars), ws)
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)
     return compiled

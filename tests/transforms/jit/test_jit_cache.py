@@ -174,7 +174,7 @@ def test_transforms_reuse_the_traced_program_and_its_derivatives():
         ft.vmap(jf)(np.stack([x, x]))
     assert f.calls == 1
     program = jf.lower(x).jaxpr
-    kinds = {k[0] for k in program._cache if isinstance(k, tuple)}
+    kinds = {k[0] for k in program.derived.keys() if isinstance(k, tuple)}
     assert {"jvp", "vmap", "compiled"} <= kinds
 
 

@@ -41,6 +41,23 @@ def test_generated_names_come_only_from_the_ir():
         assert "evil" not in source and "import" not in source
 
 
+@pytest.mark.parametrize("names", [("lambda", "from"), ("class",), ("not a name", "x-y")])
+def test_params_named_like_keywords_or_not_names_at_all_pass_through_a_dict(names):
+    # `f0(a0, lambda=p0)` was a SyntaxError from the generated code
+    from functrans.core.avals import ShapedArray
+    from functrans.core.primitive import Primitive
+    shift = Primitive("shift_by_params", module="a test")
+    shift.impl = lambda x, **params: x + sum(params.values())
+    shift.abstract_eval = lambda x, **params: ShapedArray(x.shape, x.dtype)
+    params = {n: float(i + 1) for i, n in enumerate(names)} | {"plain": 10.0}
+    f = lambda x: shift.bind(x * 2.0, **params)  # noqa: E731
+    expected = 2.0 * np.arange(3.0) + sum(params.values())
+    np.testing.assert_array_equal(jit(f)(np.arange(3.0)), expected)
+    low = jit(f).lower(np.arange(3.0))
+    assert "plain=" in low.source and "**p" in low.source  # plain names stay readable
+    np.testing.assert_array_equal(jit(lambda x: jit(f)(x) * 1.0)(np.arange(3.0)), expected)
+
+
 def test_intermediates_are_deleted_after_their_last_use():
     def f(x):
         y = fnp.sin(x)
