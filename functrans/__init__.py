@@ -7,7 +7,7 @@
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
 from functrans import primitives as _primitives  # noqa: F401  (registers the table)
-from functrans import flatten_util, lax, optimizers, random, tree_util  # noqa: F401
+from functrans import dtypes, flatten_util, lax, optimizers, random, tree_util  # noqa: F401
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
 from functrans.core.cache import clear_caches  # noqa: F401
@@ -31,7 +31,7 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "clear_caches",
+    "clear_caches", "dtypes",
     # submodules: the API reference (pdoc follows __all__) documents each of them
     "tree_util", "flatten_util", "lax", "optimizers", "random", "numpy", "scipy", "torch",
     "errors", "test_util", "backend", "core", "primitives", "transforms",

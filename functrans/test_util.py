@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.dtypes import float0
 from functrans.transforms.jvp import jvp
 from functrans.transforms.vjp import vjp
 from functrans.tree_util import tree_flatten, tree_map
@@ -16,21 +17,26 @@ from functrans.tree_util import tree_flatten, tree_map
 __all__ = ["check_grads", "check_jvp", "check_vjp"]
 
 
-def _rand_like(rng, x):
+def _rand_like(rng, x, int_dtype=None):
+    """A random direction for `x`; zeros for integer leaves, of `int_dtype` (float0 for the
+    tangent of an integer primal, as jvp wants) or of x's own dtype."""
     x = np.asarray(x)
     return rng.standard_normal(x.shape).astype(x.dtype) if np.issubdtype(
-        x.dtype, np.inexact) else np.zeros(x.shape, x.dtype)
+        x.dtype, np.inexact) else np.zeros(x.shape, int_dtype or x.dtype)
 
 
 def _inner(a, b) -> float:
     la, lb = tree_flatten(a)[0], tree_flatten(b)[0]
     return float(sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64))
-                     for x, y in zip(la, lb)))
+                     for x, y in zip(la, lb)
+                     if float0 not in (np.asarray(x).dtype, np.asarray(y).dtype)))
 
 
 def _assert_close(actual, expected, atol, rtol, what):
     la, lb = tree_flatten(actual)[0], tree_flatten(expected)[0]
     for x, y in zip(la, lb):
+        if float0 in (np.asarray(x).dtype, np.asarray(y).dtype):
+            continue
         x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
         if not np.allclose(x, y, atol=atol, rtol=rtol, equal_nan=True):
             err = np.max(np.abs(x - y)) if x.size else 0.0
@@ -49,22 +55,23 @@ def _shift(s):
 def check_jvp(f, args, *, eps=1e-6, atol=1e-5, rtol=1e-5, seed=0):
     """jvp(f) along a random direction matches a central difference of f."""
     rng = np.random.default_rng(seed)
-    v = tuple(tree_map(lambda x: _rand_like(rng, x), a) for a in args)
+    v = tuple(tree_map(lambda x: _rand_like(rng, x, float0), a) for a in args)
     _, t_out = jvp(f, tuple(args), v)
 
     def shifted(s):
         return f(*[tree_map(_shift(s), a, va)
                    for a, va in zip(args, v)])
 
-    fd = tree_map(lambda p, m: (np.asarray(p, np.float64) - np.asarray(m, np.float64))
-                  / (2 * eps), shifted(eps), shifted(-eps))
+    fd = tree_map(lambda p, m: p if np.asarray(p).dtype == float0 else  # no values
+                  (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps),
+                  shifted(eps), shifted(-eps))
     _assert_close(t_out, fd, atol, rtol, "jvp vs central difference")
 
 
 def check_vjp(f, args, *, atol=1e-5, rtol=1e-5, seed=0):
     """<w, J v> (forward mode) equals <J^T w, v> (reverse mode) for random v, w."""
     rng = np.random.default_rng(seed + 1)
-    v = tuple(tree_map(lambda x: _rand_like(rng, x), a) for a in args)
+    v = tuple(tree_map(lambda x: _rand_like(rng, x, float0), a) for a in args)
     out, t_out = jvp(f, tuple(args), v)
     w = tree_map(lambda x: _rand_like(rng, x), out)
     _, f_vjp = vjp(f, *args)
@@ -89,7 +96,7 @@ def check_grads(f, args, order: int = 1, modes=("fwd", "rev"), *, eps=1e-6, atol
         check_vjp(f, args, atol=atol, rtol=rtol, seed=seed)
     if order > 1:
         rng = np.random.default_rng(seed + 2)
-        v = tuple(tree_map(lambda x: _rand_like(rng, x), a) for a in args)
+        v = tuple(tree_map(lambda x: _rand_like(rng, x, float0), a) for a in args)
         if "fwd" in modes:
             check_grads(lambda *xs: jvp(f, xs, v)[1], args, order - 1, modes, **kw)
         if "rev" in modes:
@@ -126,6 +133,8 @@ def check_owned(results, sources=()) -> None:
             raise AssertionError(f"result leaf {i} (shape {o.shape}) is read-only")
     before = [s.copy() for s in srcs]
     for o in outs:
+        if o.dtype == float0:  # the tangent of an integer: no values to write
+            continue
         o[...] = 7 if o.dtype != np.bool_ else ~o
     for j, (s, b) in enumerate(zip(srcs, before)):
         if not np.array_equal(s, b, equal_nan=True):

@@ -65,7 +65,7 @@ def is_float(dtype) -> bool:
     return np.issubdtype(dtype, np.inexact)
 
 
-_PY_SCALARS = (bool, int, float, complex)
+PYTHON_SCALARS = (bool, int, float, complex)
 
 
 def _array_aval(x) -> ShapedArray:
@@ -90,7 +90,7 @@ def get_aval(x) -> ShapedArray:
         return aval
     if isinstance(x, np.ndarray | np.generic):
         return _array_aval(x)
-    if isinstance(x, _PY_SCALARS):  # int, float, complex are weak; bool is the lowest dtype
+    if isinstance(x, PYTHON_SCALARS):  # int, float, complex are weak; bool is the lowest dtype
         return ShapedArray((), np.result_type(x), type(x) is not bool)
     if isinstance(x, numbers.Number):
         return ShapedArray((), np.asarray(x).dtype)
@@ -131,4 +131,4 @@ def ndim_of(x) -> int:
 
 def is_valid_value(x) -> bool:
     """Whether `x` can be a value in a program: an array, a numpy or Python scalar, or a tracer."""
-    return isinstance(x, (np.ndarray, np.generic, *_PY_SCALARS)) or hasattr(x, "aval")
+    return isinstance(x, (np.ndarray, np.generic, *PYTHON_SCALARS)) or hasattr(x, "aval")

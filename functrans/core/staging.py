@@ -40,12 +40,13 @@ class JaxprTracer(Tracer):
 class JaxprBuilder:
     """The program being recorded: equations in order, and the constants it closes over."""
 
-    def __init__(self):
+    def __init__(self, capture: bool = False):
         self.eqns: list[Eqn] = []
         self.const_tracers: dict[int, JaxprTracer] = {}
         self.const_keepalive: list = []  # values keyed by id() above must outlive the trace
         self.constvars: list[Var] = []
         self.constvals: list = []
+        self.capture = capture  # keep copies of array constants (see trace_to_jaxpr)
 
     def const(self, trace, val) -> JaxprTracer:
         tracer = self.const_tracers.get(id(val))
@@ -57,7 +58,8 @@ class JaxprBuilder:
         else:
             tracer = JaxprTracer(trace, aval, Var(aval))
             self.constvars.append(tracer.atom)
-            self.constvals.append(val)
+            self.constvals.append(val.copy() if self.capture and isinstance(val, np.ndarray)
+                                  else val)
         self.const_tracers[id(val)] = tracer
         self.const_keepalive.append(val)
         return tracer
@@ -123,6 +125,7 @@ class JaxprTrace(Trace):
         return self.main.global_data.const(self, val)
 
     lift = pure
+    pure_scalar = pure  # a Python scalar is staged as a weakly typed Literal
 
     def process_primitive(self, prim, tracers, params):
         avals_in = [t._aval for t in tracers]
@@ -143,10 +146,15 @@ class JaxprTrace(Trace):
         return outs
 
 
-def trace_to_jaxpr(fun_flat, in_avals, *, name: str = "make_jaxpr",
-                   dynamic: bool = True) -> ClosedJaxpr:
-    """Stage `fun_flat` (a function of flat arrays returning a flat list) into a ClosedJaxpr."""
-    builder = JaxprBuilder()
+def trace_to_jaxpr(fun_flat, in_avals, *, name: str = "make_jaxpr", dynamic: bool = True,
+                   capture_consts: bool = False) -> ClosedJaxpr:
+    """Stage `fun_flat` (a function of flat arrays returning a flat list) into a ClosedJaxpr.
+
+    `capture_consts`: the program keeps copies of the numpy arrays `fun_flat` closes over,
+    taken at trace time, as JAX does (its arrays are immutable): a program that outlives the
+    call (jit's cache, make_jaxpr's result) is unaffected by later in-place changes to the
+    caller's arrays until it is traced again."""
+    builder = JaxprBuilder(capture=capture_consts)
     with new_main(JaxprTrace, builder, dynamic=dynamic, name=name) as main:
         trace = main.trace
         in_tracers = [trace.new_arg(a) for a in in_avals]
@@ -176,12 +184,11 @@ def make_jaxpr(f, static_argnums=()):
         avals = [a.weakened() if weak_scalar_type(x) is not None else a
                  for a, x in zip(avals, leaves)]
         f_flat, out_tree = flatten_fun(lambda *d, **kw: f(*merge(d), **kw), in_tree,
-                                     "make_jaxpr")
-        closed = trace_to_jaxpr(f_flat, avals, name="make_jaxpr")
+                                       "make_jaxpr")
+        # the caller owns the program: its constants are copies of the arrays the function
+        # closed over, taken now (writing into one would otherwise change the other)
+        closed = trace_to_jaxpr(f_flat, avals, name="make_jaxpr", capture_consts=True)
         closed.out_tree = out_tree.val
-        # the caller owns the program: its constants are not the arrays the function closed
-        # over (writing into one would change the other)
-        closed.consts = [c.copy() if isinstance(c, np.ndarray) else c for c in closed.consts]
         return closed
 
     return wrapped

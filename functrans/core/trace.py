@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from functrans.core.avals import ShapedArray
+from functrans.core.avals import PYTHON_SCALARS, ShapedArray
 from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
     TracerBoolConversionError, TracerIntegerConversionError, TracerItemAssignmentError, \
     UnexpectedTracerError, UnsizedTracerError
@@ -91,8 +91,17 @@ class Trace:
     def lift(self, tracer):
         return self.pure(tracer)
 
+    def pure_scalar(self, val):
+        """A Python scalar operand entering this trace (see `scalar_operand`)."""
+        dyn = _state.dynamic
+        if 0 < dyn.level < self.main.level:
+            return self.lift(dyn.trace.pure(val))
+        return self.pure(np.asarray(val))
+
     def full_raise(self, val):
         if not isinstance(val, Tracer):
+            if isinstance(val, PYTHON_SCALARS) and not isinstance(val, np.generic):
+                return self.pure_scalar(val)
             return self.pure(val)
         vmain = val._trace.main
         if vmain is self.main:
@@ -108,6 +117,19 @@ class Trace:
 
     def process_primitive(self, prim, tracers, params):
         raise NotImplementedError
+
+
+def scalar_operand(val):
+    """A Python scalar `val` as the operand primitives and their rules see, which has `.dtype`
+    and `.shape` like every other: while a program is staged, its weakly typed literal (a tracer
+    whose type still promotes like the Python scalar, as JAX's weak-typed constants do);
+    eagerly, a 0-d array of its Python type's dtype. A Python scalar never reaches a rule as
+    such: `Trace.full_raise` converts it the same way for the trace it enters. (Eager `bind`
+    hands operands to the numpy `impl` as they are: an impl takes what numpy takes.)"""
+    dyn = _state.dynamic
+    if dyn.level:
+        return dyn.trace.pure_scalar(val)
+    return np.asarray(val)
 
 
 class Tracer:
@@ -220,22 +242,22 @@ class Tracer:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tracers (np.sin(x), ndarray + x) run their functrans.numpy twin."""
-        fn = _numpy_twin(ufunc.__name__) if method == "__call__" and not kwargs else None
+        fn = _numpy_dispatch["table"].get(ufunc) if method == "__call__" and not kwargs \
+            else None
         if fn is None:
             raise TracerArrayConversionError(
-                f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} was "
-                f"applied to a traced value {self.aval.str_short()}"
-                f"{' with arguments ' + str(sorted(kwargs)) if kwargs else ''}, which functrans "
-                f"cannot trace. {_twin_hint(ufunc.__name__)}")
+                f"{_numpy_dispatch['explain'](ufunc, method, sorted(kwargs))} (applied to a "
+                f"traced value {self.aval.str_short()} inside `{self._trace.main.name}`).")
         return fn(*inputs)
 
     def __array_function__(self, func, types, args, kwargs):
-        """numpy functions on tracers (np.sum(x), np.dot(a, x)) run their functrans.numpy twin."""
-        fn = _numpy_twin(func.__name__)
+        """numpy functions on tracers (np.sum(x), np.dot(a, x)) run their functrans.numpy twin,
+        found by identity: numpy.linalg.trace is not numpy.trace, though both are "trace"."""
+        fn = _numpy_dispatch["table"].get(func)
         if fn is None:
             raise TracerArrayConversionError(
-                f"numpy.{func.__name__} was called on a traced value, which functrans cannot "
-                f"trace. {_twin_hint(func.__name__)}")
+                f"{_numpy_dispatch['explain'](func, '__call__', [])} (called on a traced value "
+                f"{self.aval.str_short()} inside `{self._trace.main.name}`).")
         return fn(*args, **kwargs)
 
     def __len__(self):
@@ -306,25 +328,27 @@ def _index_text(idx) -> str:
     return text if 0 < len(text) <= 24 else "idx"
 
 
-_numpy_api: dict[str, Any] = {"module": None}
+def _no_numpy_dispatch(func, method, kwargs) -> str:
+    return (f"numpy.{getattr(func, '__name__', func)} cannot trace values: import "
+            "functrans.numpy and use its functions on traced values")
 
 
-def set_numpy_api(module) -> None:
-    """Name the module whose functions stand in for numpy's on tracers (functrans.numpy)."""
-    _numpy_api["module"] = module
+_numpy_dispatch: dict[str, Any] = {"table": {}, "explain": _no_numpy_dispatch}
 
 
-def _numpy_twin(name: str):
-    module = _numpy_api["module"]
-    fn = getattr(module, name, None) if module is not None else None
-    return fn if callable(fn) else None
+def set_numpy_dispatch(table: dict, explain) -> None:
+    """Install how numpy functions met on tracers are run (called once by functrans.numpy):
+    `table` maps numpy function and ufunc objects to their functrans stand-ins, by identity;
+    `explain(func, method, kwarg_names)` says why one cannot be traced and what to call
+    instead."""
+    _numpy_dispatch["table"] = table
+    _numpy_dispatch["explain"] = explain
 
 
-def _twin_hint(name: str) -> str:
-    if _numpy_twin(name) is not None:
-        return f"Call functrans.numpy.{name} directly, without keyword arguments numpy-only."
-    return (f"functrans.numpy has no `{name}`: express it with functrans.numpy functions "
-            "(import functrans.numpy as fnp).")
+def numpy_stand_in(func):
+    """The function run in place of numpy's `func` (a function or ufunc object) when it meets
+    a traced value, or None when it cannot be traced."""
+    return _numpy_dispatch["table"].get(func)
 
 
 def install_array_methods(methods: dict[str, Any]) -> None:

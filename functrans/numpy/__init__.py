@@ -21,7 +21,8 @@ from functrans.numpy._sorting import *  # noqa: F401,F403
 
 from functrans.numpy import (_creation, _dtypes, _elementwise, _indexing, _linalg,  # noqa: E402
                              _padding, _reductions, _shape, _sorting, linalg)
-from functrans.core.trace import set_numpy_api as _set_numpy_api  # noqa: E402
+from functrans.core.trace import set_numpy_dispatch as _set_numpy_dispatch  # noqa: E402
+from functrans.numpy import _dispatch  # noqa: E402
 
 # what `from functrans.numpy import *` and the API reference take: numpy's constants, the
 # linalg submodule and each private module's own list
@@ -29,4 +30,7 @@ __all__ = ["e", "inf", "nan", "pi", "linalg", *sorted(
     {n for m in (_creation, _dtypes, _elementwise, _indexing, _linalg, _padding, _reductions,
                  _shape, _sorting) for n in m.__all__})]
 
-_set_numpy_api(__import__(__name__, fromlist=["*"]))
+_module = __import__(__name__, fromlist=["*"])
+_stand_ins = _dispatch.stand_ins(_module)
+_set_numpy_dispatch(_stand_ins, _dispatch.explainer(_module, _stand_ins))
+del _module, _stand_ins

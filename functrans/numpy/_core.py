@@ -6,7 +6,7 @@ import numpy as np
 
 from functrans.core.avals import weak_scalar_type
 from functrans.core.staging import convert_weak
-from functrans.core.trace import Tracer
+from functrans.core.trace import Tracer, scalar_operand
 from functrans.core.trace import _state as _trace_state  # read only: is a program being staged
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -55,13 +55,14 @@ _PY_TYPE_OF = {np.dtype(np.int64): int, np.dtype(np.float64): float,
 
 
 def scalar_as(x, dtype):
-    """A Python int, float or complex `x` converted to `dtype`, as a Python scalar again when
-    `dtype` is its type's own (int64, float64, complex128) and a program is being staged: it
-    then stays weakly typed, so `2 * b` of a traced Python scalar b is weak as in JAX and
-    takes the dtype of the arrays it meets later. Eagerly (or to another dtype) a 0-d array."""
+    """A Python int, float or complex `x` converted to `dtype`: when `dtype` is its type's own
+    (int64, float64, complex128) and a program is being staged, the program's weakly typed
+    literal (see `scalar_operand`), so `2 * b` of a traced Python scalar b is weak as in JAX
+    and takes the dtype of the arrays it meets later. Eagerly (or to another dtype) a 0-d
+    array. Either way the result has `.dtype` and `.shape`."""
     out = np.asarray(x, dtype=dtype)
     if _trace_state.dynamic.level and type(x) in _WEAK_PY and dtype in _PY_TYPE_OF:
-        return _PY_TYPE_OF[dtype](out[()])
+        return scalar_operand(_PY_TYPE_OF[dtype](out[()]))
     return out
 
 

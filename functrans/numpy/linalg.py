@@ -20,6 +20,10 @@ import numpy as np
 
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, to_float
+from functrans.numpy._linalg import cross as _cross
+from functrans.numpy._linalg import matmul as _matmul
+from functrans.numpy._linalg import outer as _outer
+from functrans.numpy._linalg import tensordot as _tensordot
 from functrans.numpy._reductions import _combine_initial, normalize_axes
 from functrans.numpy._square_matrices import (  # noqa: F401
     SlogdetResult, cholesky, det, inv, slogdet, solve)
@@ -27,7 +31,8 @@ from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import convert_element_type, reshape
 
-__all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky']
+__all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky',
+           'trace', 'diagonal', 'matmul', 'outer', 'tensordot', 'cross']
 
 
 def _abs(x):
@@ -175,3 +180,60 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     if x.ndim < 2:
         raise ValueError(f"matrix_norm: needs at least 2 dimensions, got shape {x.shape}.")
     return norm(x, ord, (-2, -1), keepdims)
+
+
+# --- numpy.linalg's array-API functions: the last two axes, where numpy's own take the first --
+
+def trace(x, /, *, offset=0, dtype=None):
+    """numpy.linalg.trace: the sum along a diagonal of the last two axes (numpy.trace takes the
+    first two).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.trace(np.arange(8.0).reshape(2, 2, 2)).tolist()
+    [3.0, 11.0]
+    """
+    from functrans.numpy._shape import trace as trace_axes
+    return trace_axes(x, offset, -2, -1, dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    """numpy.linalg.diagonal: the diagonal of the last two axes (numpy.diagonal takes the first
+    two).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.diagonal(np.arange(8.0).reshape(2, 2, 2)).tolist()
+    [[0.0, 3.0], [4.0, 7.0]]
+    """
+    from functrans.numpy._shape import diagonal as diagonal_axes
+    return diagonal_axes(x, offset, -2, -1)
+
+
+def matmul(x1, x2, /):
+    """numpy.linalg.matmul: numpy.matmul."""
+    return _matmul(x1, x2)
+
+
+def outer(x1, x2, /):
+    """numpy.linalg.outer: the outer product of two vectors (numpy.outer flattens other
+    shapes; this one refuses them, as numpy.linalg.outer does)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"linalg.outer: needs two vectors, got shapes {x1.shape} and "
+                         f"{x2.shape}. Use functrans.numpy.outer to flatten its operands first.")
+    return _outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """numpy.linalg.tensordot: numpy.tensordot with `axes` keyword-only."""
+    return _tensordot(x1, x2, axes)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """numpy.linalg.cross: the cross product of 3-vectors along `axis` (numpy.cross also takes
+    2-vectors; this one refuses them, as numpy.linalg.cross does)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.ndim == 0 or x2.ndim == 0 or x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(f"linalg.cross: both inputs need 3 components along axis {axis}, got "
+                         f"shapes {x1.shape} and {x2.shape}. Use functrans.numpy.cross for "
+                         "2-vectors.")
+    return _cross(x1, x2, axis=axis)

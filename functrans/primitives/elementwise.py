@@ -689,8 +689,11 @@ def _pow_abstract(x, y):
 
 
 def _pow_impl(x, y):
-    if y.dtype != x.dtype:  # an integer exponent: compute in the base's dtype, as numpy would
-        y = y.astype(x.dtype)
+    # an integer exponent: compute in the base's dtype, as numpy would. An impl takes what
+    # numpy takes, Python scalars included (eager bind passes them through)
+    x_dtype, y_dtype = getattr(x, "dtype", None), getattr(y, "dtype", None)
+    if x_dtype is not None and y_dtype is not None and y_dtype != x_dtype:
+        y = y.astype(x_dtype)
     return xp.power(x, y)
 
 

@@ -14,7 +14,8 @@ from functrans.core.primitive import jvp_rule
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
-from functrans.errors import ShapeError
+from functrans.dtypes import float0
+from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.shape_ops import instantiate
 from functrans.primitives.shape_ops import instantiate as materialize
 from functrans.tree_util import tree_flatten, tree_unflatten
@@ -120,18 +121,11 @@ def jvp(f, primals, tangents, has_aux=False):
         raise TypeError(f"jvp: primals and tangents must have the same structure, got {p_tree} "
                         f"and {t_tree}.")
     p_flat = [as_value(x, "jvp primals") for x in p_flat]
-    t_in = []
-    for i, (p, t) in enumerate(zip(p_flat, as_values(t_flat))):
-        pa, ta = get_aval(p), get_aval(t)
-        if pa.shape != ta.shape:
-            raise ShapeError(f"jvp: primal {i} has shape {pa.shape} but its tangent has shape "
-                             f"{ta.shape}; each tangent must match its primal's shape.")
-        t_in.append(t if tangent_aval(pa) is not None else Zero(pa))
-        if tangent_aval(pa) is not None and ta.dtype != pa.dtype:
-            t_in[-1] = np.asarray(t, pa.dtype) if not isinstance(t, Tracer) else t
+    t_in = [tangent_input(i, get_aval(p), t, "jvp")
+            for i, (p, t) in enumerate(zip(p_flat, as_values(t_flat)))]
     f_flat, out_tree = flatten_fun(f, p_tree, "jvp")
     p_out, t_out = jvp_flat(f_flat, p_flat, t_in)
-    outs = unaliased([*p_out, *[instantiate(t) for t in t_out]], [*p_flat, *t_flat])
+    outs = unaliased([*p_out, *[tangent_output(t) for t in t_out]], [*p_flat, *t_flat])
     p_out, t_out = outs[:len(p_out)], outs[len(p_out):]
     if has_aux:
         pair, t_pair = tree_unflatten(out_tree.val, p_out), tree_unflatten(out_tree.val, t_out)
@@ -145,6 +139,48 @@ def jvp(f, primals, tangents, has_aux=False):
 def as_values(xs):
     """Each of `xs` checked as a traceable value (see as_value), for jvp's tangents."""
     return [as_value(x, "jvp tangents") for x in xs]
+
+
+def tangent_input(i: int, primal_aval: ShapedArray, t, where: str):
+    """The tangent `t` given for primal `i`, checked as JAX checks it: a float primal takes a
+    float tangent of its shape (converted to its dtype); an integer or boolean primal, which
+    has no derivative, takes a float0 tangent (a known zero here) and nothing else, so a float
+    tangent is never silently dropped."""
+    ta = get_aval(t)
+    if primal_aval.shape != ta.shape:
+        raise ShapeError(f"{where}: primal {i} has shape {primal_aval.shape} but its tangent "
+                         f"has shape {ta.shape}; each tangent must match its primal's shape.")
+    differentiable = tangent_aval(primal_aval) is not None
+    if differentiable != (ta.dtype != float0):
+        expected = primal_aval.dtype.name if differentiable else "float0"
+        fix = (f"Pass a float tangent, e.g. np.ones({primal_aval.shape}, "
+               f"np.{primal_aval.dtype.name})." if differentiable else
+               f"An integer or boolean input has no derivative: pass "
+               f"np.zeros({primal_aval.shape}, functrans.dtypes.float0) as its tangent, or make "
+               "the primal a float (3.0 instead of 3, or x.astype(float)) to differentiate "
+               "with respect to it.")
+        raise DTypeError(
+            f"{where}: primal and tangent arguments do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0. Got primal "
+            f"{i} of dtype {primal_aval.dtype.name} and so expected tangent dtype {expected}, "
+            f"but got tangent dtype {_dtype_name(ta.dtype)} instead. {fix}")
+    if not differentiable:
+        return Zero(primal_aval)
+    if ta.dtype != primal_aval.dtype and not isinstance(t, Tracer):
+        return np.asarray(t, primal_aval.dtype)
+    return t
+
+
+def tangent_output(t):
+    """An output tangent materialised: zeros where it is known zero; float0 zeros for an
+    integer or boolean output, as JAX returns."""
+    if type(t) is Zero and tangent_aval(t.aval) is None:
+        return np.zeros(t.aval.shape, float0)
+    return instantiate(t)
+
+
+def _dtype_name(dtype) -> str:
+    return "float0" if dtype == float0 else dtype.name
 
 
 def jvp_jaxpr(closed, nonzeros, instantiate=False):

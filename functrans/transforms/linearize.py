@@ -8,19 +8,16 @@ transposed; nothing else knows how to differentiate backwards.
 
 from __future__ import annotations
 
-import numpy as np
-
 from functrans.core.avals import get_aval
 from functrans.core.ir import ClosedJaxpr
 from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import JaxprBuilder, JaxprTrace
 from functrans.core.symbolic import Zero
-from functrans.core.trace import Tracer, new_main
-from functrans.errors import ShapeError
-from functrans.primitives.shape_ops import instantiate
+from functrans.core.trace import new_main
 from functrans.transforms.jit.dce import dce
-from functrans.transforms.jvp import JVPTrace, JVPTracer, tangent_aval
+from functrans.transforms.jvp import JVPTrace, JVPTracer, tangent_aval, tangent_input, \
+    tangent_output
 from functrans.transforms.transpose import backward_pass
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -121,15 +118,11 @@ def linearize(f, *primals, has_aux=False):
                             f"primals' {in_tree}.")
         t_flat = [as_value(t, "linearize tangents") for t in t_flat]
         given = list(t_flat)
-        for i, (t, a, m) in enumerate(zip(t_flat, lin.in_avals, lin.in_mask)):
-            shape = tuple(np.shape(t))
-            if shape != a.shape:  # numpy broadcasting would hide the mismatch
-                raise ShapeError(f"linearize: tangent {i} has shape {shape} but its primal has "
-                                 f"shape {a.shape}; each tangent must match its primal's "
-                                 "shape.")
-            if m and not isinstance(t, Tracer) and np.result_type(t) != a.dtype:
-                t_flat[i] = np.asarray(t, a.dtype)
-        return tree_unflatten(out_tree, unaliased([instantiate(t) for t in lin(t_flat)], given))
+        # numpy broadcasting would hide a shape mismatch; an integer primal takes float0
+        t_flat = [tangent_input(i, a, t, "linearize")
+                  for i, (t, a) in enumerate(zip(t_flat, lin.in_avals))]
+        return tree_unflatten(out_tree, unaliased([tangent_output(t) for t in lin(t_flat)],
+                                                  given))
 
     out = tree_unflatten(out_tree, out)
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)

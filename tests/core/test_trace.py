@@ -348,3 +348,24 @@ def test_eager_calls_in_one_thread_are_not_staged_by_another_threads_trace():
     assert not isinstance(results["eager"], Tracer)
     np.testing.assert_allclose(results["eager"], np.sin(0.25) + 1.0)
     assert [e.primitive.name for e in results["jaxpr"].eqns] == ["cos"]
+
+
+def test_python_scalar_reaches_rules_with_a_dtype():
+    """A Python scalar entering a trace (bind, full_raise) reaches the rules as a value with
+    .dtype and .shape: under staging the program's weakly typed literal, eagerly a 0-d array."""
+    from functrans.core.avals import weak_scalar_type
+    from functrans.core.trace import scalar_operand
+    from functrans.primitives import elementwise as E
+
+    seen = []
+
+    def f(x):
+        seen.append(scalar_operand(2.0))
+        return E.mul(x, 2.0)
+
+    np.testing.assert_array_equal(ft.jvp(f, (np.ones(2),), (np.ones(2),))[1], [2.0, 2.0])
+    assert isinstance(seen[-1], np.ndarray) and seen[-1].dtype == np.float64
+
+    ft.make_jaxpr(lambda x: ft.jvp(f, (x,), (x,)))(np.ones(2))
+    assert isinstance(seen[-1], Tracer) and seen[-1].shape == ()
+    assert weak_scalar_type(seen[-1]) is float  # still promotes like the Python float

@@ -48,9 +48,80 @@ def test_jvp_outputs_without_dependence_get_materialised_zeros():
     np.testing.assert_array_equal(t[2], np.zeros(2))
 
 
-def test_jvp_integer_primals_have_zero_tangents():
-    y, t = ft.jvp(lambda x, n: x * n, (2.0, np.int64(3)), (1.0, np.int64(0)))
+def test_jvp_integer_primals_take_float0_tangents():
+    y, t = ft.jvp(lambda x, n: x * n, (2.0, np.int64(3)),
+                  (1.0, np.zeros((), ft.dtypes.float0)))
     assert float(t) == 3.0
+
+
+INT_PRIMAL_CASES = [
+    ("python int", lambda x: x * 2, (3,), (1.0,)),
+    ("int array", lambda x: x * 2, (np.arange(3),), (np.ones(3),)),
+    ("int array, int tangent", lambda x: x * 2, (np.arange(3),), (np.zeros(3, np.int64),)),
+    ("bool", lambda x: x * 2, (True,), (1.0,)),
+    ("int among floats", lambda x, n: x * n, (2.0, 3), (1.0, 1.0)),
+]
+
+
+@pytest.mark.parametrize("f,primals,tangents", [c[1:] for c in INT_PRIMAL_CASES],
+                         ids=[c[0] for c in INT_PRIMAL_CASES])
+def test_a_float_tangent_for_an_integer_primal_is_refused_as_jax_does(f, primals, tangents):
+    # a zero tangent would be returned silently otherwise (the tangent was dropped)
+    for transform in (lambda: ft.jvp(f, primals, tangents),
+                      lambda: ft.linearize(f, *primals)[1](*tangents)):
+        with pytest.raises(TypeError) as info:
+            transform()
+        msg = str(info.value)
+        assert "tangent dtype must be float0" in msg and "expected tangent dtype float0" in msg
+        assert "functrans.dtypes.float0" in msg and "3.0 instead of 3" in msg
+
+
+@pytest.mark.parametrize("f,primals,tangents", [c[1:] for c in INT_PRIMAL_CASES],
+                         ids=[c[0] for c in INT_PRIMAL_CASES])
+def test_refusals_match_jax(f, primals, tangents):
+    jax = pytest.importorskip("jax")
+    with pytest.raises(TypeError, match="tangent dtype must be float0"):
+        jax.jvp(f, primals, tangents)
+
+
+def test_float0_tangents_of_integer_primals_and_outputs_as_in_jax():
+    f0 = ft.dtypes.float0
+    assert f0 == np.dtype([("float0", np.void, 0)])
+    # integer output: a float0 tangent of its shape
+    y, t = ft.jvp(lambda n: n * 2, (np.arange(3),), (np.zeros(3, f0),))
+    np.testing.assert_array_equal(y, [0, 2, 4])
+    assert t.dtype == f0 and t.shape == (3,)
+    # float output of an integer input: a zero tangent
+    y, t = ft.jvp(lambda n: (n * 2).astype(float), (np.arange(3),), (np.zeros(3, f0),))
+    np.testing.assert_array_equal(t, np.zeros(3))
+    # mixed: the float argument's tangent goes through, closed form d/dx (x * n) = n
+    y, t = ft.jvp(lambda x, n: x * n, (2.0, 3), (1.0, np.zeros((), f0)))
+    assert (float(y), float(t)) == (6.0, 3.0)
+    y, f_jvp = ft.linearize(lambda x, n: x * n, 2.0, 3)
+    assert float(f_jvp(1.0, np.zeros((), f0))) == 3.0
+    # a comparison output (bool): float0
+    assert ft.jvp(lambda x: x > 1.0, (3.0,), (1.0,))[1].dtype == f0
+
+
+def test_float0_matches_jax():
+    jax = pytest.importorskip("jax")
+    assert ft.dtypes.float0 == jax.dtypes.float0
+    f0 = ft.dtypes.float0
+    want = jax.jvp(lambda n: n * 2, (np.arange(3),), (np.zeros(3, f0),))[1]
+    got = ft.jvp(lambda n: n * 2, (np.arange(3),), (np.zeros(3, f0),))[1]
+    assert got.dtype == np.asarray(want).dtype and got.shape == want.shape
+
+
+def test_a_float0_tangent_for_a_float_primal_is_refused():
+    with pytest.raises(TypeError, match="expected tangent dtype float64, but got tangent "
+                                        "dtype float0"):
+        ft.jvp(lambda x: x * 2, (3.0,), (np.zeros((), ft.dtypes.float0),))
+
+
+def test_grad_with_respect_to_an_integer_argument_is_refused():
+    for transform in (ft.grad, ft.jacfwd, ft.jacrev, ft.hessian):
+        with pytest.raises(TypeError, match=r"3\.0 instead of 3"):
+            transform(lambda x: x * 2.0)(3)
 
 
 def test_jvp_argument_errors():
@@ -101,12 +172,12 @@ def test_linearize_refuses_tangents_that_would_broadcast():
     # a (1,) or scalar tangent for a (3,) primal was broadcast into a wrong answer
     _, f_jvp = ft.linearize(fnp.sin, X)
     for bad in (np.ones(1), 1.0, np.ones((2, 3))):
-        with pytest.raises(ShapeError, match=r"tangent 0 has shape .* but its primal has shape "
-                                             r"\(3,\)"):
+        with pytest.raises(ShapeError, match=r"primal 0 has shape \(3,\) but its tangent has "
+                                             r"shape"):
             f_jvp(bad)
     _, f_jvp = ft.linearize(lambda x, s: x * s, X, 2.0)
-    with pytest.raises(ShapeError, match=r"tangent 1 has shape \(3,\) but its primal has "
-                                         r"shape \(\)"):
+    with pytest.raises(ShapeError, match=r"primal 1 has shape \(\) but its tangent has "
+                                         r"shape \(3,\)"):
         f_jvp(V, V)
     np.testing.assert_allclose(f_jvp(V, 1.0), 2.0 * V + X)
 

@@ -237,7 +237,8 @@ class Jitted:
         sig = key[1:] if isinstance(key[0], str) else key[1]
         avals = [ShapedArray(s[0], s[1], True) if len(s) == 3 else get_aval(x)
                  for x, s in zip(leaves, sig)]
-        traced = trace_to_jaxpr(f_flat, avals, name=f"jit({self._name})")
+        # closed-over arrays are constants captured now (JAX's rule), whatever their values
+        traced = trace_to_jaxpr(f_flat, avals, name=f"jit({self._name})", capture_consts=True)
         traced.out_tree = out_store.val
         traced, closure = _closure_to_args(traced)
         optimized, stats = optimize_with_stats(traced)
