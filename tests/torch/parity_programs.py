@@ -2244,6 +2244,40 @@ def abs_sign_of_zero_and_derivative_at_zero(torch, rec):
     rec("norms", [x.norm(1), x.norm(float("inf")), x.norm(3)])
 
 
+@program
+def derivative_conventions_found_by_random_programs(torch, rec):
+    # prod's backward takes exclusive products from running products where the operand has a
+    # 0 (log(1) here), so the entry after log(0) = -inf gets inf, not -inf * 0 = nan
+    a = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    torch.prod(torch.log(a)).backward()
+    rec("prod_log_grad", a.grad)
+    m = torch.tensor([[0.5, 1.0, 2.0], [3.0, 1.0, -1.0]], dtype=torch.float64,
+                     requires_grad=True)
+    p = torch.prod(torch.log(m.abs() + 0.5), dim=1)
+    g = torch.autograd.grad(p.sum(), [m], create_graph=True)
+    rec("prod_dim_grads", [g[0].detach(), g[0].requires_grad,
+                           torch.autograd.grad(g[0].sum(), [m])])
+    # x ** 1's derivative is x ** 0, still a function of x: it requires grad, and its own
+    # derivative (0) reaches x
+    x = torch.tensor(0.55, dtype=torch.float64, requires_grad=True)
+    t = x ** 1.0
+    g = torch.autograd.grad(t.sum(), [x, t], create_graph=True)
+    rec("pow_one_first", [[v.detach(), v.requires_grad] for v in g])
+    rec("pow_one_second", torch.autograd.grad(g[0].sum(), [x, t], allow_unused=True))
+    # the side maximum/minimum did not pick gets 0, even from a NaN gradient (sqrt(-1))
+    a = torch.tensor([-1.0, 1.0, 2.0, float("nan")], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([2.0, 1.0, float("nan"), 1.0], dtype=torch.float64, requires_grad=True)
+    rec("minimum_nan_grad", torch.autograd.grad(torch.sqrt(torch.minimum(a, b)).sum(), [a, b]))
+    rec("maximum_nan_grad", torch.autograd.grad(torch.sqrt(-torch.maximum(a, b)).sum(), [a, b]))
+    # sigmoid's derivative t (1 - y) y differentiates as one factor t (1 - 2y): with t = inf
+    # (a division by 0 after it), the second derivative is -inf or inf, not inf - inf = nan
+    s = torch.tensor([0.55, -3.0, 0.0], dtype=torch.float64, requires_grad=True)
+    y = torch.sigmoid(s)
+    g = torch.autograd.grad((y / 0.0).sum(), [s, y], create_graph=True)
+    rec("sigmoid_first", [[v.detach(), v.requires_grad] for v in g])
+    rec("sigmoid_second", torch.autograd.grad(g[0].sum(), [s, y], allow_unused=True))
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
