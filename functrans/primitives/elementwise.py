@@ -466,6 +466,40 @@ integer_pow_p = define("integer_pow", module=M, impl=_integer_pow_impl,
 integer_pow_p.rules["batch"] = unary_batch(integer_pow_p)
 
 
+# --- scalar_pow: x ** y for a Python float y, as PyTorch's pow(Tensor, Scalar) -----------------
+
+def _scalar_pow_impl(x, *, y):
+    # PyTorch's kernel computes x^0.5 and x^-0.5 as sqrt(x) and 1/sqrt(x): so (-0.0)^-0.5 is
+    # -inf and (-inf)^0.5 nan, where numpy's power gives inf and inf
+    if y == 0.5:
+        return xp.sqrt(x)
+    if y == -0.5:
+        return 1 / xp.sqrt(x)
+    return xp.power(x, x.dtype.type(y))
+
+
+def _scalar_pow_abstract(x, *, y):
+    _check_kinds("scalar_pow", x.dtype, FLOAT)
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _scalar_pow_jvp(primals, tangents, *, y):
+    # PyTorch's pow_backward: 0 (a constant) for y == 0, else y x^(y-1) with x^(y-1) again a
+    # pow by a Scalar (so at x = -0.0 the derivative of x^0.5 is 0.5 rsqrt(-0.0) = -inf)
+    x, = primals
+    t, = tangents
+    out = scalar_pow(x, y)
+    if y == 0:
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
+    return out, mul(t, mul(_const(x, y), scalar_pow(x, y - 1)))
+
+
+scalar_pow_p = define("scalar_pow", module=M, impl=_scalar_pow_impl,
+                      abstract=_scalar_pow_abstract, jvp=_scalar_pow_jvp,
+                      props=("elementwise",), torch_name="PowBackward0")
+scalar_pow_p.rules["batch"] = unary_batch(scalar_pow_p)
+
+
 # --- binary family ---------------------------------------------------------------------------
 
 def binary(name, impl, *, torch_name=None, out_dtype=None, kinds=None, abstract=None,
@@ -926,3 +960,9 @@ select = _wrapper(select_p, "select")
 def integer_pow(x, y: int):
     """x ** y for a Python int y."""
     return integer_pow_p.bind(x, y=int(y))
+
+
+def scalar_pow(x, y: float):
+    """x ** y for a Python float y, as PyTorch's pow(Tensor, Scalar) computes it (x^0.5 and
+    x^-0.5 as sqrt and 1/sqrt: they differ from numpy's power at -0.0 and -inf)."""
+    return scalar_pow_p.bind(x, y=float(y))
