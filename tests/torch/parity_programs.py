@@ -2276,6 +2276,13 @@ def derivative_conventions_found_by_random_programs(torch, rec):
     g = torch.autograd.grad((y / 0.0).sum(), [s, y], create_graph=True)
     rec("sigmoid_first", [[v.detach(), v.requires_grad] for v in g])
     rec("sigmoid_second", torch.autograd.grad(g[0].sum(), [s, y], allow_unused=True))
+    # x ** 0.5 and x ** -0.5 (a Python float exponent) are sqrt and 1/sqrt: at -0.0 the value
+    # of x ** -0.5 and the derivative of x ** 0.5 are -inf (numpy's power gives inf)
+    z = torch.tensor([-0.0, 0.0, 2.0, -float("inf")], dtype=torch.float64, requires_grad=True)
+    roots = [z ** 0.5, z ** -0.5, z ** 1.5]
+    rec("scalar_pow_values", roots)
+    g = torch.autograd.grad(sum(r.sum() for r in roots[::2]), [z], create_graph=True)
+    rec("scalar_pow_grads", [g[0].detach(), torch.autograd.grad(g[0].sum(), [z])])
 
 
 def main(names=()):
