@@ -2283,6 +2283,13 @@ def derivative_conventions_found_by_random_programs(torch, rec):
     rec("scalar_pow_values", roots)
     g = torch.autograd.grad(sum(r.sum() for r in roots[::2]), [z], create_graph=True)
     rec("scalar_pow_grads", [g[0].detach(), torch.autograd.grad(g[0].sum(), [z])])
+    # prod's backward reads its result, with keepdim=True as well: a second derivative with
+    # respect to the (kept-dim) result, taken as a non-leaf input, flows
+    w = torch.tensor([[0.55, -0.92, -1.84]], dtype=torch.float64, requires_grad=True)
+    for name, keep in (("prod_keepdim", True), ("prod_dim", False)):
+        p = torch.prod(w, dim=-1, keepdim=keep)
+        g = torch.autograd.grad(torch.sin(p).sum(), [w, p], create_graph=True)
+        rec(name, torch.autograd.grad(g[0].sum() + g[1].sum(), [w, p], allow_unused=True))
 
 
 def main(names=()):
