@@ -683,12 +683,32 @@ def _pow_dy(x, y, out):
     return mul(log(safe_x), out)
 
 
-def _pow_dx_torch(x, y, out):
-    # PyTorch's pow_backward_self: 0 wherever y == 0, also at x == 0 (JAX: 0 * 0^-1 = nan)
+def _pow_x_term_torch(tx, x, y, shape):
+    # PyTorch's pow_backward_self: where(y == 0, 0, t * y x^(y-1)): 0 wherever y == 0, also at
+    # x == 0 (JAX: 0 * 0^-1 = nan), and the tangent goes inside the where, so a NaN tangent
+    # (a second derivative through log(x < 0)) gives 0 there too
+    # (selecting the factor as well keeps 0 * 0^-1 = nan out of the transposed product)
+    y_is_0 = eq(y, _const(y, 0))
     if y.dtype != x.dtype:
-        return _pow_dx(x, y, out)  # already 0 where the integer y is 0
-    jac = mul(y, pow(x, sub(y, _one(y))))
-    return select(eq(y, _const(y, 0)), _const(jac, 0), jac)
+        jac = _pow_dx(x, y, None)  # already 0 where the integer y is 0
+    else:
+        jac = mul(y, pow(x, sub(y, _one(y))))
+        jac = select(y_is_0, _const(jac, 0), jac)
+    term = broadcast_to(mul(tx, jac), shape)
+    return select(y_is_0, _const(term, 0), term)
+
+
+def _pow_jvp_torch(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = pow_p.bind(x, y)
+    shape = shape_of(out)
+    t_out = Zero(None)
+    if type(tx) is not Zero:
+        t_out = _pow_x_term_torch(tx, x, y, shape)
+    if type(ty) is not Zero:
+        t_out = add_tangents(t_out, broadcast_to(mul(ty, _pow_dy_torch(x, y, out)), shape))
+    return out, t_out
 
 
 def _pow_dy_torch(x, y, out):
@@ -700,7 +720,7 @@ def _pow_dy_torch(x, y, out):
 
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
-pow_p.rules["torch_jvp"] = binary_jvp(pow_p, _pow_dx_torch, _pow_dy_torch)
+pow_p.rules["torch_jvp"] = _pow_jvp_torch
 
 
 def _balanced_eq(x, out, y):

@@ -2290,6 +2290,15 @@ def derivative_conventions_found_by_random_programs(torch, rec):
         p = torch.prod(w, dim=-1, keepdim=keep)
         g = torch.autograd.grad(torch.sin(p).sum(), [w, p], create_graph=True)
         rec(name, torch.autograd.grad(g[0].sum() + g[1].sum(), [w, p], allow_unused=True))
+    # pow's backward for x is where(y == 0, 0, t * y x^(y-1)): a NaN tangent (log of a
+    # negative base, in the second derivative) stays out where y == 0
+    b = torch.tensor([0.55, -0.92, -1.84, 0.0], dtype=torch.float64, requires_grad=True)
+    e = torch.tensor([1.5, 0.0, 2.0, 0.0], dtype=torch.float64, requires_grad=True)
+    g = torch.autograd.grad((b ** e).sum() + (b ** torch.relu(b)).sum(), [b, e],
+                            create_graph=True)
+    rec("pow_first", [v.detach() for v in g])
+    rec("pow_second", [torch.autograd.grad(g[0].sum(), [b, e]),
+                       torch.autograd.grad(g[1].sum(), [b, e])])
 
 
 def main(names=()):
