@@ -2299,6 +2299,12 @@ def derivative_conventions_found_by_random_programs(torch, rec):
     rec("pow_first", [v.detach() for v in g])
     rec("pow_second", [torch.autograd.grad(g[0].sum(), [b, e]),
                        torch.autograd.grad(g[1].sum(), [b, e])])
+    # a sum or mean of a 0-d tensor starts from +0.0 (so 1 / sum(-0.0) is inf); dim=0 is
+    # accepted on a 0-d tensor
+    m = torch.tensor(-0.0, dtype=torch.float64, requires_grad=True)
+    outs = [torch.sum(m), torch.mean(m), m.sum(dim=0), m.mean(dim=-1, keepdim=True),
+            m.prod(0)]
+    rec("zero_d_reductions", [[1 / o for o in outs], outs])
 
 
 def main(names=()):
