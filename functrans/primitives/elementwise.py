@@ -300,6 +300,7 @@ cbrt_p = unary("cbrt", lambda x: xp.cbrt(x),
 logistic_p = unary("logistic", _logistic_impl, lambda x, y: mul(y, sub(_one(y), y)),
                    torch_name="SigmoidBackward0")
 
+
 sign_p = unary("sign", lambda x: xp.sign(x), kinds=REAL, differentiable=False,
                torch_name="SignBackward0")
 floor_p = unary("floor", lambda x: xp.floor(x), kinds=REAL_FLOAT, differentiable=False,
@@ -521,10 +522,56 @@ def _integer_pow_jvp(primals, tangents, *, y):
     return out, mul(t, deriv)
 
 
+def _integer_pow_jvp_torch(primals, tangents, *, y):
+    # PyTorch's pow_backward: 0 (a constant) for n == 0, else n x^(n-1) computed as x.pow(n-1)
+    # even for n == 1, so x^1's derivative x^0 still reads x: it requires grad, and a second
+    # derivative (0) flows back to x
+    x, = primals
+    t, = tangents
+    if y != 1:
+        return _integer_pow_jvp(primals, tangents, y=y)
+    return integer_pow(x, y), mul(t, integer_pow(x, 0))
+
+
 integer_pow_p = define("integer_pow", module=M, impl=_integer_pow_impl,
                        abstract=_integer_pow_abstract, jvp=_integer_pow_jvp,
+                       torch_jvp=_integer_pow_jvp_torch,
                        props=("elementwise",), torch_name="PowBackward0")
 integer_pow_p.rules["batch"] = unary_batch(integer_pow_p)
+
+
+# --- scalar_pow: x ** y for a Python float y, as PyTorch's pow(Tensor, Scalar) -----------------
+
+def _scalar_pow_impl(x, *, y):
+    # PyTorch's kernel computes x^0.5 and x^-0.5 as sqrt(x) and 1/sqrt(x): so (-0.0)^-0.5 is
+    # -inf and (-inf)^0.5 nan, where numpy's power gives inf and inf
+    if y == 0.5:
+        return xp.sqrt(x)
+    if y == -0.5:
+        return 1 / xp.sqrt(x)
+    return xp.power(x, x.dtype.type(y))
+
+
+def _scalar_pow_abstract(x, *, y):
+    _check_kinds("scalar_pow", x.dtype, FLOAT)
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _scalar_pow_jvp(primals, tangents, *, y):
+    # PyTorch's pow_backward: 0 (a constant) for y == 0, else y x^(y-1) with x^(y-1) again a
+    # pow by a Scalar (so at x = -0.0 the derivative of x^0.5 is 0.5 rsqrt(-0.0) = -inf)
+    x, = primals
+    t, = tangents
+    out = scalar_pow(x, y)
+    if y == 0:
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
+    return out, mul(t, mul(_const(x, y), scalar_pow(x, y - 1)))
+
+
+scalar_pow_p = define("scalar_pow", module=M, impl=_scalar_pow_impl,
+                      abstract=_scalar_pow_abstract, jvp=_scalar_pow_jvp,
+                      props=("elementwise",), torch_name="PowBackward0")
+scalar_pow_p.rules["batch"] = unary_batch(scalar_pow_p)
 
 
 # --- binary family ---------------------------------------------------------------------------
@@ -714,12 +761,32 @@ def _pow_dy(x, y, out):
     return mul(log(safe_x), out)
 
 
-def _pow_dx_torch(x, y, out):
-    # PyTorch's pow_backward_self: 0 wherever y == 0, also at x == 0 (JAX: 0 * 0^-1 = nan)
+def _pow_x_term_torch(tx, x, y, shape):
+    # PyTorch's pow_backward_self: where(y == 0, 0, t * y x^(y-1)): 0 wherever y == 0, also at
+    # x == 0 (JAX: 0 * 0^-1 = nan), and the tangent goes inside the where, so a NaN tangent
+    # (a second derivative through log(x < 0)) gives 0 there too
+    # (selecting the factor as well keeps 0 * 0^-1 = nan out of the transposed product)
+    y_is_0 = eq(y, _const(y, 0))
     if y.dtype != x.dtype:
-        return _pow_dx(x, y, out)  # already 0 where the integer y is 0
-    jac = mul(y, pow(x, sub(y, _one(y))))
-    return select(eq(y, _const(y, 0)), _const(jac, 0), jac)
+        jac = _pow_dx(x, y, None)  # already 0 where the integer y is 0
+    else:
+        jac = mul(y, pow(x, sub(y, _one(y))))
+        jac = select(y_is_0, _const(jac, 0), jac)
+    term = broadcast_to(mul(tx, jac), shape)
+    return select(y_is_0, _const(term, 0), term)
+
+
+def _pow_jvp_torch(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = pow_p.bind(x, y)
+    shape = shape_of(out)
+    t_out = Zero(None)
+    if type(tx) is not Zero:
+        t_out = _pow_x_term_torch(tx, x, y, shape)
+    if type(ty) is not Zero:
+        t_out = add_tangents(t_out, broadcast_to(mul(ty, _pow_dy_torch(x, y, out)), shape))
+    return out, t_out
 
 
 def _pow_dy_torch(x, y, out):
@@ -731,7 +798,7 @@ def _pow_dy_torch(x, y, out):
 
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
-pow_p.rules["torch_jvp"] = binary_jvp(pow_p, _pow_dx_torch, _pow_dy_torch)
+pow_p.rules["torch_jvp"] = _pow_jvp_torch
 
 
 def _balanced_eq(x, out, y):
@@ -740,25 +807,40 @@ def _balanced_eq(x, out, y):
     return div(hit, select(eq(y, out), _const(out, 2), _one(out)))
 
 
-def _balanced_torch(x, y, loses):
-    """PyTorch's maximum/minimum backward for x, from the operands (not the result): 0.5 at a
-    tie, 0 where `loses(x, y)`, else 1 (so 1 for both where one is NaN; JAX's rule: 0)."""
-    one = _one(x)
-    return select(eq(x, y), _const(x, 0.5), select(loses(x, y), _const(x, 0), one))
+def _balanced_jvp_torch(prim, loses):
+    """PyTorch's maximum/minimum backward, from the operands (not the result): each operand gets
+    the gradient where it wins, half of it at a tie, and 0 where `loses(x, y)`, filled in (so a
+    NaN gradient does not reach the operand that lost; at a NaN operand neither loses, and both
+    get all of it; JAX's rule gives the NaN side 0)."""
+    def side(t, x, y, shape):
+        t = broadcast_to(t, shape)
+        zero = _const(t, 0)
+        return select(eq(x, y), mul(t, _const(t, 0.5)), select(loses(x, y), zero, t))
+
+    def jvp(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = prim.bind(x, y)
+        shape = shape_of(out)
+        t_out = Zero(None)
+        if type(tx) is not Zero:
+            t_out = add_tangents(t_out, side(tx, x, y, shape))
+        if type(ty) is not Zero:
+            t_out = add_tangents(t_out, side(ty, y, x, shape))
+        return out, t_out
+    return jvp
 
 
 max_p = binary("max", lambda x, y: xp.maximum(x, y), kinds=ANY,
                props=("elementwise", "commutative"), torch_name="MaximumBackward0")
 max_p.rules["jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_eq(x, out, y),
                                 lambda x, y, out: _balanced_eq(y, out, x))
-max_p.rules["torch_jvp"] = binary_jvp(max_p, lambda x, y, out: _balanced_torch(x, y, lt),
-                                      lambda x, y, out: _balanced_torch(y, x, lt))
+max_p.rules["torch_jvp"] = _balanced_jvp_torch(max_p, lambda x, y: lt(x, y))
 min_p = binary("min", lambda x, y: xp.minimum(x, y), kinds=ANY,
                props=("elementwise", "commutative"), torch_name="MinimumBackward0")
 min_p.rules["jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_eq(x, out, y),
                                 lambda x, y, out: _balanced_eq(y, out, x))
-min_p.rules["torch_jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_torch(x, y, gt),
-                                      lambda x, y, out: _balanced_torch(y, x, gt))
+min_p.rules["torch_jvp"] = _balanced_jvp_torch(min_p, lambda x, y: gt(x, y))
 
 
 def _atan2_d(num):
@@ -784,6 +866,47 @@ atan2_p = binary("atan2", lambda x, y: xp.arctan2(x, y), kinds=REAL_FLOAT,
                  torch_name="Atan2Backward0")
 atan2_p.rules["jvp"] = binary_jvp(atan2_p, _atan2_d(True), _atan2_d(False))
 atan2_p.rules["torch_jvp"] = binary_jvp(atan2_p, _atan2_d_torch(True), _atan2_d_torch(False))
+
+def _logistic_jvp_torch(primals, tangents):
+    # PyTorch's sigmoid backward is its own op, sigmoid_backward(t, y) = t (1 - y) y, with its
+    # own derivative (below)
+    x, = primals
+    t, = tangents
+    y = logistic_p.bind(x)
+    return y, logistic_backward_p.bind(t, y)
+
+
+logistic_p.rules["torch_jvp"] = _logistic_jvp_torch
+
+
+def _logistic_backward_jvp(primals, tangents):
+    # as PyTorch differentiates sigmoid_backward: in y, t * (1 - 2y) as one factor (the product
+    # rule on (1 - y) y would add t (1 - y) and -t y: inf - inf = nan where t is inf)
+    t, y = primals
+    t_dot, y_dot = tangents
+    out = logistic_backward_p.bind(t, y)
+    shape = shape_of(out)
+    a = Zero(None) if type(t_dot) is Zero else \
+        broadcast_to(logistic_backward_p.bind(t_dot, y), shape)
+    b = Zero(None) if type(y_dot) is Zero else \
+        broadcast_to(mul(mul(y_dot, t), add(mul(_const(y, -2), y), _one(y))), shape)
+    return out, add_tangents(a, b)
+
+
+def _logistic_backward_transpose(ct, t, y):
+    if is_undefined(y):
+        raise TypeError("logistic_backward: y is a linear input; the op is linear in t only.")
+    return [unbroadcast(logistic_backward_p.bind(ct, y), t.aval.shape), None]
+
+
+# logistic_backward(t, y) = t (1 - y) y: the derivative of logistic as PyTorch states it
+# (sigmoid_backward), used by logistic's torch_jvp; linear in t
+logistic_backward_p = binary("logistic_backward", lambda t, y: t * (1 - y) * y,
+                             kinds=REAL_FLOAT, props=("elementwise", "linear"),
+                             torch_name="SigmoidBackwardBackward0",
+                             facts=dict(linear_operands=(0,)))
+logistic_backward_p.rules.update(jvp=_logistic_backward_jvp,
+                                 transpose=_logistic_backward_transpose)
 
 # rem: numpy's remainder (Python's %): x - floor(x/y) y, with the sign of y.
 # d/dx = 1, d/dy = -floor_divide(x, y)
@@ -937,3 +1060,9 @@ select = _wrapper(select_p, "select")
 def integer_pow(x, y: int):
     """x ** y for a Python int y."""
     return integer_pow_p.bind(x, y=int(y))
+
+
+def scalar_pow(x, y: float):
+    """x ** y for a Python float y, as PyTorch's pow(Tensor, Scalar) computes it (x^0.5 and
+    x^-0.5 as sqrt and 1/sqrt: they differ from numpy's power at -0.0 and -inf)."""
+    return scalar_pow_p.bind(x, y=float(y))

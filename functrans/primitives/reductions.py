@@ -175,18 +175,32 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 
 def _reduce_prod_jvp_torch(primals, tangents, *, axes):
     """PyTorch's rule: sum(t * prod / x) when no entry of the whole operand is 0 (so a nan
-    entry makes every derivative nan), the exclusive products above otherwise."""
+    entry makes every derivative nan), else sum(t * L * R) with the exclusive products L (of the
+    entries before each one) and R (after it) as prod_safe_zeros_backward takes them: running
+    products of the operand shifted by one, from the start and from the end. (So -inf * 0 in L
+    stays out of the entry whose R is inf: its derivative is inf, the pairwise tree's is nan.)"""
     x, = primals
     t, = tangents
-    ans, exclusive = _reduce_prod_jvp(primals, tangents, axes=axes)
-    if isinstance(exclusive, Zero):
-        return ans, exclusive
+    ans = reduce_prod_p.bind(x, axes=axes)
+    shape = shape_of(x)
+    kept = [i for i in range(len(shape)) if i not in axes]
+    out_shape = tuple(shape[i] for i in kept)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    m = int(np.prod(out_shape, dtype=np.int64))
+    if n == 0:  # the empty product is the constant 1
+        return ans, Zero(ShapedArray(out_shape, t.dtype))
     zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    perm = (*axes, *kept)
+    xs = reshape(transpose(x, perm), (n, m))
+    before = cumprod(_shift(xs, one, 0, 1, False), 0)
+    after = cumprod(_shift(xs, one, 0, 1, True), 0, reverse=True)
+    exclusive = reshape(mul(before, after), tuple(shape[i] for i in perm))
+    exclusive = transpose(exclusive, tuple(int(i) for i in np.argsort(perm)))
     is_zero = eq(x, zero)
-    x_nonzero = select(is_zero, one, x)  # the quotient is not selected where x has a 0
-    quotient = reduce_sum(mul(t, div(expand_reduced(ans, shape_of(x), axes), x_nonzero)), axes)
+    quotient = div(expand_reduced(ans, shape, axes), select(is_zero, one, x))
+    # one factor per entry, so the branch not taken never meets t (no 0 * inf)
     any_zero = reduce_or(is_zero, tuple(range(ndim_of(x))))
-    return ans, select(any_zero, exclusive, quotient)
+    return ans, reduce_sum(mul(t, select(any_zero, exclusive, quotient)), axes)
 
 
 reduce_prod_p = define(

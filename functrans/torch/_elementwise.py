@@ -151,6 +151,7 @@ def reciprocal(x):
 
 INTEGER_POW = _prim("integer_pow", "PowBackward0")
 POW_SCALAR_EXP = _prim("pow", "PowBackward0")
+SCALAR_POW = _prim("scalar_pow", "PowBackward0")
 POW_TENSORS = _prim("pow", "PowBackward1")
 POW_SCALAR_BASE = _prim("pow", "PowBackward2")
 
@@ -167,6 +168,8 @@ def pow(x, exponent):
         if isinstance(exponent, float) and v.dtype.kind not in "fc":
             v = v.astype(_default_float())
         return run(INTEGER_POW, (x,), (v,), {"y": int(exponent)}, (int(exponent),))
+    if isinstance(exponent, float) and x._value.dtype.kind == "f":
+        return run(SCALAR_POW, (x,), (x._value,), {"y": exponent}, (exponent,))
     return nary(POW_SCALAR_EXP, (x, exponent), scalar_overload=True)
 
 

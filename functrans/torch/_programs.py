@@ -19,11 +19,11 @@ from __future__ import annotations
 from functrans.core.avals import ShapedArray
 from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
-from functrans.core.ir import Jaxpr, Literal, Var
+from functrans.core.ir import Eqn, Jaxpr, Literal, Var
 from functrans.core.primitive import derivative_convention
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
-from functrans.primitives.shape_ops import instantiate
+from functrans.primitives.shape_ops import instantiate, reshape_p
 from functrans.transforms.vjp import vjp
 
 
@@ -118,7 +118,13 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
         return [*outs, *[instantiate(c) for c in in_cts]]
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
-    jaxpr = _cse(closed.jaxpr, keep=closed.jaxpr.outvars[:n_out])
+    # an output that only reshapes a value the op computed (prod with keepdim=True) is that
+    # value, saved: a rule reading the value reads the saved output, as PyTorch's do
+    reshaped = {e.outvars[0]: e.invars[0] for e in closed.jaxpr.eqns
+                if e.primitive.facts.get("reshape_like") and len(e.invars) == 1
+                and e.outvars[0] in closed.jaxpr.outvars[:n_out] and type(e.invars[0]) is Var
+                and e.invars[0] not in closed.jaxpr.invars}
+    jaxpr = _cse(closed.jaxpr, keep=[*closed.jaxpr.outvars[:n_out], *reshaped.values()])
     const_of = dict(zip(jaxpr.constvars, closed.consts))
     in_vars = jaxpr.invars[:n_in]
     ct_vars = jaxpr.invars[n_in:]
@@ -126,7 +132,14 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
     # the forward outputs, as recomputed inside the program, become inputs of their own
     out_vars = [Var(a) for a in out_avals]
     subst = {v: o for v, o in zip(fwd_outs, out_vars) if type(v) is Var and v not in in_vars}
-    eqns = [e for e in jaxpr.eqns if not any(o in subst for o in e.outvars)]
+    views = []
+    for v, o in zip(fwd_outs, out_vars):
+        inner = reshaped.get(v)
+        if inner is not None and subst.get(v) is o and inner not in subst:
+            subst[inner] = Var(inner.aval)
+            views.append(Eqn(reshape_p, [o], [subst[inner]],
+                             {"new_sizes": tuple(inner.aval.shape)}))
+    eqns = views + [e for e in jaxpr.eqns if not any(o in subst for o in e.outvars)]
     eqns = [e._replace(invars=[subst.get(a, a) if type(a) is Var else a for a in e.invars])
             for e in eqns]
     outvars = [subst.get(a, a) if type(a) is Var else a for a in in_ct_vars]

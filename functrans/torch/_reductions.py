@@ -27,7 +27,8 @@ def _dims(dim, ndim):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims and ndim:
         return tuple(range(ndim))
-    return tuple(sorted({_dim(d, ndim) for d in dims}))
+    dims = tuple(sorted({_dim(d, ndim) for d in dims}))
+    return dims if ndim else ()  # a 0-d tensor takes dim 0 or -1: there is no axis to reduce
 
 
 def _keep(out, in_shape, dims, keepdim):
@@ -36,14 +37,23 @@ def _keep(out, in_shape, dims, keepdim):
     return S.reshape(out, tuple(1 if i in dims else s for i, s in enumerate(in_shape)))
 
 
+def _reduce_sum(x, dims):
+    """reduce_sum as PyTorch's sum computes it: a sum over no axes (of a 0-d tensor) still
+    starts from +0.0, so -0.0 sums to 0.0."""
+    s = R.reduce_sum(x, dims)
+    if not dims and np.dtype(x.dtype).kind in "fc":
+        s = E.add(s, np.zeros((), x.dtype))
+    return s
+
+
 @composite("SumBackward0")
 def _sum_all(x):
-    return R.reduce_sum(x, tuple(range(x.ndim)))
+    return _reduce_sum(x, tuple(range(x.ndim)))
 
 
 @composite("SumBackward1")
 def _sum_dims(x, *, dims, keepdim):
-    return _keep(R.reduce_sum(x, dims), x.shape, dims, keepdim)
+    return _keep(_reduce_sum(x, dims), x.shape, dims, keepdim)
 
 
 def _sum_dtype(v, dtype):
@@ -69,13 +79,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @composite("MeanBackward0")
 def _mean_all(x):
     n = x.size if x.ndim else 1
-    return E.div(R.reduce_sum(x, tuple(range(x.ndim))), np.asarray(n, x.dtype))
+    return E.div(_reduce_sum(x, tuple(range(x.ndim))), np.asarray(n, x.dtype))
 
 
 @composite("MeanBackward1")
 def _mean_dims(x, *, dims, keepdim):
     n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
-    s = _keep(R.reduce_sum(x, dims), x.shape, dims, keepdim)
+    s = _keep(_reduce_sum(x, dims), x.shape, dims, keepdim)
     return E.div(s, np.asarray(n, x.dtype))
 
 

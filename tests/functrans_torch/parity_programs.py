@@ -2244,6 +2244,69 @@ def abs_sign_of_zero_and_derivative_at_zero(torch, rec):
     rec("norms", [x.norm(1), x.norm(float("inf")), x.norm(3)])
 
 
+@program
+def derivative_conventions_found_by_random_programs(torch, rec):
+    # prod's backward takes exclusive products from running products where the operand has a
+    # 0 (log(1) here), so the entry after log(0) = -inf gets inf, not -inf * 0 = nan
+    a = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    torch.prod(torch.log(a)).backward()
+    rec("prod_log_grad", a.grad)
+    m = torch.tensor([[0.5, 1.0, 2.0], [3.0, 1.0, -1.0]], dtype=torch.float64,
+                     requires_grad=True)
+    p = torch.prod(torch.log(m.abs() + 0.5), dim=1)
+    g = torch.autograd.grad(p.sum(), [m], create_graph=True)
+    rec("prod_dim_grads", [g[0].detach(), g[0].requires_grad,
+                           torch.autograd.grad(g[0].sum(), [m])])
+    # x ** 1's derivative is x ** 0, still a function of x: it requires grad, and its own
+    # derivative (0) reaches x
+    x = torch.tensor(0.55, dtype=torch.float64, requires_grad=True)
+    t = x ** 1.0
+    g = torch.autograd.grad(t.sum(), [x, t], create_graph=True)
+    rec("pow_one_first", [[v.detach(), v.requires_grad] for v in g])
+    rec("pow_one_second", torch.autograd.grad(g[0].sum(), [x, t], allow_unused=True))
+    # the side maximum/minimum did not pick gets 0, even from a NaN gradient (sqrt(-1))
+    a = torch.tensor([-1.0, 1.0, 2.0, float("nan")], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([2.0, 1.0, float("nan"), 1.0], dtype=torch.float64, requires_grad=True)
+    rec("minimum_nan_grad", torch.autograd.grad(torch.sqrt(torch.minimum(a, b)).sum(), [a, b]))
+    rec("maximum_nan_grad", torch.autograd.grad(torch.sqrt(-torch.maximum(a, b)).sum(), [a, b]))
+    # sigmoid's derivative t (1 - y) y differentiates as one factor t (1 - 2y): with t = inf
+    # (a division by 0 after it), the second derivative is -inf or inf, not inf - inf = nan
+    s = torch.tensor([0.55, -3.0, 0.0], dtype=torch.float64, requires_grad=True)
+    y = torch.sigmoid(s)
+    g = torch.autograd.grad((y / 0.0).sum(), [s, y], create_graph=True)
+    rec("sigmoid_first", [[v.detach(), v.requires_grad] for v in g])
+    rec("sigmoid_second", torch.autograd.grad(g[0].sum(), [s, y], allow_unused=True))
+    # x ** 0.5 and x ** -0.5 (a Python float exponent) are sqrt and 1/sqrt: at -0.0 the value
+    # of x ** -0.5 and the derivative of x ** 0.5 are -inf (numpy's power gives inf)
+    z = torch.tensor([-0.0, 0.0, 2.0, -float("inf")], dtype=torch.float64, requires_grad=True)
+    roots = [z ** 0.5, z ** -0.5, z ** 1.5]
+    rec("scalar_pow_values", roots)
+    g = torch.autograd.grad(sum(r.sum() for r in roots[::2]), [z], create_graph=True)
+    rec("scalar_pow_grads", [g[0].detach(), torch.autograd.grad(g[0].sum(), [z])])
+    # prod's backward reads its result, with keepdim=True as well: a second derivative with
+    # respect to the (kept-dim) result, taken as a non-leaf input, flows
+    w = torch.tensor([[0.55, -0.92, -1.84]], dtype=torch.float64, requires_grad=True)
+    for name, keep in (("prod_keepdim", True), ("prod_dim", False)):
+        p = torch.prod(w, dim=-1, keepdim=keep)
+        g = torch.autograd.grad(torch.sin(p).sum(), [w, p], create_graph=True)
+        rec(name, torch.autograd.grad(g[0].sum() + g[1].sum(), [w, p], allow_unused=True))
+    # pow's backward for x is where(y == 0, 0, t * y x^(y-1)): a NaN tangent (log of a
+    # negative base, in the second derivative) stays out where y == 0
+    b = torch.tensor([0.55, -0.92, -1.84, 0.0], dtype=torch.float64, requires_grad=True)
+    e = torch.tensor([1.5, 0.0, 2.0, 0.0], dtype=torch.float64, requires_grad=True)
+    g = torch.autograd.grad((b ** e).sum() + (b ** torch.relu(b)).sum(), [b, e],
+                            create_graph=True)
+    rec("pow_first", [v.detach() for v in g])
+    rec("pow_second", [torch.autograd.grad(g[0].sum(), [b, e]),
+                       torch.autograd.grad(g[1].sum(), [b, e])])
+    # a sum or mean of a 0-d tensor starts from +0.0 (so 1 / sum(-0.0) is inf); dim=0 is
+    # accepted on a 0-d tensor
+    m = torch.tensor(-0.0, dtype=torch.float64, requires_grad=True)
+    outs = [torch.sum(m), torch.mean(m), m.sum(dim=0), m.mean(dim=-1, keepdim=True),
+            m.prod(0)]
+    rec("zero_d_reductions", [[1 / o for o in outs], outs])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

@@ -43,8 +43,11 @@ except ImportError:  # PyTorch is a parity extra: those properties are skipped w
     live_torch = None
 
 needs_torch = pytest.mark.skipif(live_torch is None, reason="PyTorch is not installed")
+# filter_too_much: the second-order property assumes every autograd.grad input is a leaf, which
+# some seeds meet in fewer than 1 in 6 drawn programs (nothing is compared less for it)
 PROPERTY = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                     HealthCheck.data_too_large])
+                                                     HealthCheck.data_too_large,
+                                                     HealthCheck.filter_too_much])
 SHAPES = [(), (3,), (2, 3)]
 EDGE_VALUES = [-1.0, -0.5, 0.0, 0.5, 1.0, 2.0]  # zeros and ties, where conventions differ
 SCALARS = [0.0, 1.0, 2.0, 0.5, -1.5, 0, 1, 2, 3, -1]
