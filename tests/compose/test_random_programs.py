@@ -149,9 +149,13 @@ BINARY = [
 def _pow_ok(a, b) -> bool:
     """a ** b is smooth in both operands where a > 0; an integral Python exponent allows any
     base (a negative one keeps away from 0), and a Python base must be positive."""
-    if isinstance(b, (int, float)) and float(b).is_integer():
-        return b >= 0 or _away_from_zero(a)
-    if isinstance(a, (int, float)):
+    # type(), not isinstance: a numpy float64 (a 0-d result, such as sin(x - x) = 0.0) is a
+    # float too, but it is a computed value, not a Python exponent that stays fixed
+    if type(b) in (int, float) and float(b).is_integer():
+        # x ** 0.0 is pow, whose derivative 0.0 * x ** -1.0 is NaN at x = 0 (in JAX too);
+        # x ** 0 is integer_pow, whose derivative is 0
+        return b >= 1 or (b == 0 and type(b) is int) or _away_from_zero(a)
+    if type(a) in (int, float):
         return a > 0 and bool(np.all(np.asarray(b) * np.log(a) < 6))
     return _positive(a) and bool(np.all(np.abs(np.asarray(b)) < 3))
 
@@ -254,7 +258,7 @@ def _scalar(draw, args):
         i = draw(st.sampled_from(py_args))
         return Node(lambda m, xs: xs[i], args[i], f"x{i}", is_leaf=True)
     v = draw(st.sampled_from(FLOAT_LITERALS if kind == "float" else INT_LITERALS))
-    return Node(lambda m, xs: v, v, repr(v), is_leaf=True)
+    return Node(lambda m, xs: v, v, repr(v) if v >= 0 else f"({v!r})", is_leaf=True)
 
 
 def _apply(op_fn, text, children, guard):
