@@ -49,6 +49,8 @@ PRIMITIVES = {
     "ge": (np.greater_equal, True), "eq": (np.equal, True), "ne": (np.not_equal, True),
     "and": (np.bitwise_and, False), "or": (np.bitwise_or, False),
     "xor": (np.bitwise_xor, False),
+    # t (1 - y) y: sigmoid's derivative as PyTorch states it (the torch shim's sigmoid)
+    "logistic_backward": (lambda t, y: t * (1 - y) * y, True),
 }
 
 
