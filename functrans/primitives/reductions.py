@@ -143,22 +143,27 @@ def reduce_prod(x, axes):
     return reduce_prod_p.bind(x, axes=axes)
 
 
+def _rows_layout(shape, axes):
+    """How an operand of `shape` becomes an (n, m) matrix whose rows run along `axes`: the
+    transpose `perm` that puts `axes` first, the reduced shape, n and m."""
+    kept = [i for i in range(len(shape)) if i not in axes]
+    out_shape = tuple(shape[i] for i in kept)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return (*axes, *kept), out_shape, n, int(np.prod(out_shape, dtype=np.int64))
+
+
 def _reduce_prod_jvp(primals, tangents, *, axes):
     """Product rule along a pairwise tree of multiplications: exact when entries are zero
     (no division by x), and built from mul/add/slice/pad so it differentiates again."""
     x, = primals
     t, = tangents
     ans = reduce_prod_p.bind(x, axes=axes)
-    shape = shape_of(x)
-    kept = [i for i in range(len(shape)) if i not in axes]
-    out_shape = tuple(shape[i] for i in kept)
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    m = int(np.prod(out_shape, dtype=np.int64))
+    perm, out_shape, n, m = _rows_layout(shape_of(x), axes)
     if n == 0:  # the empty product is the constant 1
         return ans, Zero(ShapedArray(out_shape, t.dtype))
     one, zero = np.ones((), t.dtype), np.zeros((), t.dtype)
-    xs = reshape(transpose(x, (*axes, *kept)), (n, m))
-    ts = reshape(transpose(t, (*axes, *kept)), (n, m))
+    xs = reshape(transpose(x, perm), (n, m))
+    ts = reshape(transpose(t, perm), (n, m))
     while n > 1:
         if n % 2:  # pad the odd row out with the identity (tangent 0)
             xs = pad(xs, one, ((0, 1, 0), (0, 0, 0)))
@@ -183,14 +188,10 @@ def _reduce_prod_jvp_torch(primals, tangents, *, axes):
     t, = tangents
     ans = reduce_prod_p.bind(x, axes=axes)
     shape = shape_of(x)
-    kept = [i for i in range(len(shape)) if i not in axes]
-    out_shape = tuple(shape[i] for i in kept)
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    m = int(np.prod(out_shape, dtype=np.int64))
+    perm, out_shape, n, m = _rows_layout(shape, axes)
     if n == 0:  # the empty product is the constant 1
         return ans, Zero(ShapedArray(out_shape, t.dtype))
     zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
-    perm = (*axes, *kept)
     xs = reshape(transpose(x, perm), (n, m))
     before = cumprod(_shift(xs, one, 0, 1, False), 0)
     after = cumprod(_shift(xs, one, 0, 1, True), 0, reverse=True)
