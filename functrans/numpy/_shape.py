@@ -22,7 +22,7 @@ __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxi
            "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "concat", "stack",
            "hstack", "vstack", "dstack", "column_stack", "split", "array_split", "hsplit",
            "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr", "flipud", "roll",
-           "diagonal", "trace", "shape", "ndim", "size", "astype"]
+           "diagonal", "shape", "ndim", "size", "astype"]
 
 
 def _axis(axis, ndim: int, name: str) -> int:
@@ -500,12 +500,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return slice_(flat, (0,) * nb + (start,), tuple(batch) + (limit,), (1,) * nb + (m + 1,))
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    """numpy.trace: the sum of the `offset` diagonal of `a` over `axis1` and `axis2`."""
-    from functrans.numpy._reductions import sum as _sum
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
-
-
 # --- tracer methods --------------------------------------------------------------------------
 
 def _method_reshape(self, *shape, order="C", **kw):
@@ -534,5 +528,4 @@ install_array_methods({
     "swapaxes": swapaxes,
     "repeat": lambda self, repeats, axis=None: repeat(self, repeats, axis),
     "diagonal": diagonal,
-    "trace": trace,
 })

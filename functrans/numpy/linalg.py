@@ -192,7 +192,7 @@ def trace(x, /, *, offset=0, dtype=None):
     >>> fnp.linalg.trace(np.arange(8.0).reshape(2, 2, 2)).tolist()
     [3.0, 11.0]
     """
-    from functrans.numpy._shape import trace as trace_axes
+    from functrans.numpy._linalg import trace as trace_axes
     return trace_axes(x, offset, -2, -1, dtype)
 
 
