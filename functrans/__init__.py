@@ -11,6 +11,7 @@ from functrans import dtypes, flatten_util, lax, optimizers, random, tree_util  
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
 from functrans.core.cache import clear_caches  # noqa: F401
+from functrans.flags import config, disable_jit  # noqa: F401
 from functrans.primitives.ad_control import stop_gradient  # noqa: F401
 from functrans.transforms.checkpoint import checkpoint, remat  # noqa: F401
 from functrans.transforms.custom import custom_jvp, custom_vjp  # noqa: F401
@@ -31,7 +32,7 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "clear_caches", "dtypes",
+    "clear_caches", "dtypes", "config", "disable_jit",
     # submodules: the API reference (pdoc follows __all__) documents each of them
     "tree_util", "flatten_util", "lax", "optimizers", "random", "numpy", "scipy", "torch",
     "errors", "test_util", "backend", "core", "primitives", "transforms",
