@@ -11,7 +11,7 @@ from functrans import dtypes, flatten_util, lax, optimizers, random, tree_util  
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
 from functrans.core.cache import clear_caches  # noqa: F401
-from functrans.devices import (block_until_ready, device_get, device_put, devices,  # noqa: F401
+from functrans.cpu_device import (block_until_ready, device_get, device_put, devices,  # noqa: F401
                                local_devices)
 from functrans.flags import config, disable_jit  # noqa: F401
 from functrans.primitives.ad_control import stop_gradient  # noqa: F401

@@ -1,4 +1,4 @@
-"""functrans.devices: the CPU device, device_put/device_get copies, block_until_ready."""
+"""functrans.cpu_device: the CPU device, device_put/device_get copies, block_until_ready."""
 
 import numpy as np
 import pytest
