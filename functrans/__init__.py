@@ -38,5 +38,5 @@ __all__ = [
     "block_until_ready", "device_get", "device_put", "devices", "local_devices",
     # submodules: the API reference (pdoc follows __all__) documents each of them
     "tree_util", "flatten_util", "lax", "optimizers", "random", "numpy", "scipy", "torch",
-    "errors", "test_util", "backend", "core", "primitives", "transforms",
+    "errors", "test_util", "backend", "core", "primitives", "transforms", "flags", "cpu_device",
 ]

@@ -22,6 +22,7 @@ def has_nan(x) -> bool:
 
 
 def any_nan(values) -> bool:
+    """Whether any of `values` holds a NaN (see `has_nan`)."""
     return any(has_nan(v) for v in values)
 
 
@@ -41,6 +42,7 @@ def check_primitive(prim, args, params, out) -> None:
 
 
 def nan_error(name: str) -> FloatingPointError:
+    """The error jax_debug_nans raises for a NaN made by the operation `name`."""
     return FloatingPointError(
         f"invalid value (NaN) encountered in {name} (jax_debug_nans is on: the primitive "
         f"produced a NaN from inputs without one). Turn the check off with "
