@@ -7,10 +7,13 @@
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
 from functrans import primitives as _primitives  # noqa: F401  (registers the table)
-from functrans import dtypes, flatten_util, lax, optimizers, random, tree_util  # noqa: F401
+from functrans import debug, dtypes, flatten_util, lax, optimizers, random, tree_util  # noqa: F401,E501
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
 from functrans.core.cache import clear_caches  # noqa: F401
+from functrans.cpu_device import (block_until_ready, device_get, device_put, devices,  # noqa: F401
+                               local_devices)
+from functrans.flags import config, disable_jit  # noqa: F401
 from functrans.primitives.ad_control import stop_gradient  # noqa: F401
 from functrans.transforms.checkpoint import checkpoint, remat  # noqa: F401
 from functrans.transforms.custom import custom_jvp, custom_vjp  # noqa: F401
@@ -31,8 +34,9 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "clear_caches", "dtypes",
+    "clear_caches", "dtypes", "config", "disable_jit",
+    "block_until_ready", "device_get", "device_put", "devices", "local_devices",
     # submodules: the API reference (pdoc follows __all__) documents each of them
-    "tree_util", "flatten_util", "lax", "optimizers", "random", "numpy", "scipy", "torch",
-    "errors", "test_util", "backend", "core", "primitives", "transforms",
+    "tree_util", "flatten_util", "debug", "lax", "optimizers", "random", "numpy", "scipy", "torch",
+    "errors", "test_util", "backend", "core", "primitives", "transforms", "flags", "cpu_device",
 ]

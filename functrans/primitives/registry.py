@@ -34,6 +34,8 @@ primitive they hold). The keys, in FACT_KEYS:
   contraction               (params) -> ((lhs contracting, rhs contracting), (lhs batch, rhs
                             batch)): the op is the tensor contraction dot_general computes
                             with these dimension numbers
+  effectful                 the op has an effect beyond its outputs (it prints): no pass may
+                            drop it, merge it with another or run it at compile time
 
 Every identity is exact in IEEE arithmetic, except for the sign of a zero result: x + 0 -> x
 keeps -0.0 where numpy gives +0.0 (the values compare equal). `props` hold the properties
@@ -63,7 +65,7 @@ FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",
     "reshape_like", "moves_elements", "broadcast", "sum_axes", "converts_dtype", "neg_operand",
     "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl",
-    "fresh_result", "linear_operands", "contraction"})
+    "fresh_result", "linear_operands", "contraction", "effectful"})
 
 
 def define(name: str, *, impl: Callable, abstract: Callable, module: str,

@@ -52,8 +52,11 @@ _WITH_CASES = {c.prim for c in CASES}
 _DIFFERENTIABLE_CASES = {c.prim for c in CASES if c.differentiable}
 # primitives with sub-programs have dedicated tests; those whose every case is declared
 # non-differentiable (comparisons, rounding, argmax, stop_gradient, ...) have no derivative to
-# compare; any other primitive, with or without a case, needs a property below
-DIFFERENTIABLE = sorted(set(REGISTRY) - _HIGHER_ORDER - (_WITH_CASES - _DIFFERENTIABLE_CASES))
+# compare; effectful ones (debug_print) have no outputs to differentiate (tests/test_debug.py
+# checks their jvp and batching); any other primitive, with or without a case, needs a property
+_EFFECTFUL = {n for n, p in REGISTRY.items() if "effectful" in p.facts}
+DIFFERENTIABLE = sorted(set(REGISTRY) - _HIGHER_ORDER - _EFFECTFUL
+                        - (_WITH_CASES - _DIFFERENTIABLE_CASES))
 
 
 @dataclasses.dataclass

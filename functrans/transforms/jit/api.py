@@ -27,6 +27,11 @@ from functrans.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 
 DEFAULT_CACHE_SIZE = 64
 
+# set by functrans.config: jax_disable_jit (a jitted function calls its Python function) and
+# jax_debug_nans (the outputs of an eager jitted call are checked for NaN)
+_DISABLE_JIT = False
+_DEBUG_NANS = False
+
 
 class _Entry:
     """One traced signature: the optimised program, the output structure, and the values of
@@ -245,11 +250,27 @@ class Jitted:
         return _Entry(optimized, out_store.val, closure, traced, stats, self._name)
 
     def __call__(self, *args, **kwargs):
+        if _DISABLE_JIT:  # functrans.config's jax_disable_jit, or functrans.disable_jit()
+            return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
         if not entry.closure and find_top_trace(leaves) is None:
-            return entry.unflatten(entry.compiled()(*leaves))  # eager: no bind needed
+            outs = entry.compiled()(*leaves)  # eager: no bind needed
+            if _DEBUG_NANS:
+                self._check_nans(args, kwargs, leaves, outs)
+            return entry.unflatten(outs)
         outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=entry.name)
         return entry.unflatten(outs)
+
+    def _check_nans(self, args, kwargs, leaves, outs) -> None:
+        """jax_debug_nans: a NaN among the outputs (from inputs without one) re-runs the
+        function op by op, unjitted, so the error names the primitive that made it (JAX's way)."""
+        from functrans.flags import disable_jit
+        from functrans.core.nan_check import any_nan, nan_error
+        if not any_nan(outs) or any_nan(leaves):
+            return
+        with disable_jit():
+            self._fun(*args, **kwargs)  # eager bind checks each primitive
+        raise nan_error(f"jit({self._name})")  # the compiled program's NaN, not the eager one's
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The traced and optimised programs and generated code for these arguments.

@@ -43,6 +43,9 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         in_keys = [_atom_key(a) for a in ins]
         if "commutative" in eqn.primitive.props:
             in_keys.sort()
+        if "effectful" in eqn.primitive.facts:  # two prints print twice
+            b.keep(eqn, ins)
+            continue
         key = (eqn.primitive, params_key(eqn.params), tuple(in_keys))
         prev = table.get(key)
         if prev is not None:

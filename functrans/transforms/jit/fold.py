@@ -17,7 +17,8 @@ MAX_GROWN_SIZE = 1024  # a folded result may exceed its largest input only up to
 
 
 def _foldable(eqn) -> bool:
-    if eqn.primitive.impl is None or fact(eqn.primitive, "call_param") is not None:
+    if eqn.primitive.impl is None or fact(eqn.primitive, "call_param") is not None or \
+            fact(eqn.primitive, "effectful"):
         return False
     return not any(isinstance(p, ClosedJaxpr | Jaxpr) for p in eqn.params.values())
 
