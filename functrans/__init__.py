@@ -7,7 +7,7 @@
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
 from functrans import primitives as _primitives  # noqa: F401  (registers the table)
-from functrans import dtypes, flatten_util, lax, optimizers, random, tree_util  # noqa: F401
+from functrans import dtypes, flatten_util, lax, nn, optimizers, random, tree_util  # noqa: F401
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
 from functrans.core.cache import clear_caches  # noqa: F401
@@ -33,6 +33,6 @@ __all__ = [
     "value_grad_and_hessian_diag",
     "clear_caches", "dtypes",
     # submodules: the API reference (pdoc follows __all__) documents each of them
-    "tree_util", "flatten_util", "lax", "optimizers", "random", "numpy", "scipy", "torch",
+    "tree_util", "flatten_util", "lax", "nn", "optimizers", "random", "numpy", "scipy", "torch",
     "errors", "test_util", "backend", "core", "primitives", "transforms",
 ]
