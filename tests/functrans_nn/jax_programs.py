@@ -6,8 +6,10 @@ Activations are recorded with their first and second derivatives at points that 
 every kink (0, +-1, 6), so that the derivative conventions at kinks are JAX's. Vector
 functions (softmax, log_softmax, logsumexp, standardize) are recorded with the gradient of a
 weighted sum. Initializers are recorded for several keys; their floats are compared in ulps
-against the bound each lists (the bound of the functrans.random sampler underneath, plus
-one rounding of the scale).
+against the bound each lists: 0 for those made of uniform bits (equal to JAX's), and for the
+normal ones the bound of the functrans.random sampler underneath plus one rounding of the
+scale (the worst seen over 40 random keys was about half of it). Orthogonal matrices are
+compared with an absolute tolerance (their QR is computed another way here).
 """
 
 from __future__ import annotations
@@ -82,29 +84,29 @@ INITIALIZERS = {
     "zeros": (lambda i, k: i.zeros(k, (2, 3)), 0),
     "ones_f32": (lambda i, k: i.ones(k, (3,), np.float32), 0),
     "constant": (lambda i, k: i.constant(-0.3)(k, (2, 2)), 0),
-    "uniform": (lambda i, k: i.uniform()(k, (3, 4)), 1),
-    "uniform_scale_f32": (lambda i, k: i.uniform(3.0)(k, (5,), np.float32), 1),
+    "uniform": (lambda i, k: i.uniform()(k, (3, 4)), 0),
+    "uniform_scale_f32": (lambda i, k: i.uniform(3.0)(k, (5,), np.float32), 0),
     "normal": (lambda i, k: i.normal()(k, (3, 4)), 31),
     "normal_f32": (lambda i, k: i.normal(0.5)(k, (6,), np.float32), 4),
     "truncated_normal": (lambda i, k: i.truncated_normal(0.7)(k, (3, 4)), 41),
     "truncated_normal_bounds": (lambda i, k: i.truncated_normal(1.0, lower=-1.0,
                                                                 upper=0.5)(k, (6,)), 41),
-    "glorot_uniform": (lambda i, k: i.glorot_uniform()(k, (4, 5)), 2),
+    "glorot_uniform": (lambda i, k: i.glorot_uniform()(k, (4, 5)), 0),
     "glorot_normal": (lambda i, k: i.glorot_normal()(k, (4, 5)), 42),
-    "xavier_uniform": (lambda i, k: i.xavier_uniform()(k, (3, 2)), 2),
+    "xavier_uniform": (lambda i, k: i.xavier_uniform()(k, (3, 2)), 0),
     "xavier_normal": (lambda i, k: i.xavier_normal()(k, (3, 2)), 42),
-    "he_uniform": (lambda i, k: i.he_uniform()(k, (4, 5)), 2),
+    "he_uniform": (lambda i, k: i.he_uniform()(k, (4, 5)), 0),
     "he_normal": (lambda i, k: i.he_normal()(k, (4, 5)), 42),
-    "kaiming_uniform": (lambda i, k: i.kaiming_uniform()(k, (2, 6)), 2),
+    "kaiming_uniform": (lambda i, k: i.kaiming_uniform()(k, (2, 6)), 0),
     "kaiming_normal": (lambda i, k: i.kaiming_normal()(k, (2, 6)), 42),
-    "lecun_uniform": (lambda i, k: i.lecun_uniform()(k, (4, 5)), 2),
+    "lecun_uniform": (lambda i, k: i.lecun_uniform()(k, (4, 5)), 0),
     "lecun_normal": (lambda i, k: i.lecun_normal()(k, (4, 5)), 42),
     "lecun_normal_f32": (lambda i, k: i.lecun_normal()(k, (4, 5), np.float32), 10),
     "conv_he_normal": (lambda i, k: i.he_normal()(k, (3, 3, 2, 4)), 42),
     "vs_fan_out_normal": (lambda i, k: i.variance_scaling(0.5, "fan_out", "normal")(
         k, (3, 5)), 31),
     "vs_fan_geo_avg_uniform": (lambda i, k: i.variance_scaling(
-        1.5, "fan_geo_avg", "uniform")(k, (3, 5)), 2),
+        1.5, "fan_geo_avg", "uniform")(k, (3, 5)), 0),
     "vs_axes": (lambda i, k: i.variance_scaling(
         1.0, "fan_avg", "truncated_normal", in_axis=(0, 1), out_axis=-1, batch_axis=2)(
             k, (2, 3, 4, 5)), 42),
