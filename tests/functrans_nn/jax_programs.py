@@ -120,6 +120,30 @@ ORTHOGONAL = {
     "orthogonal_wide": lambda i, k: i.orthogonal()(k, (2, 5)),
     "orthogonal_column_axis0": lambda i, k: i.orthogonal(column_axis=0)(k, (3, 2, 4)),
 }
+
+
+def mlp_program(jax, jnp, nn):
+    """A two-layer classifier as JAX code writes it: weights from nn.initializers with split
+    keys, gelu and relu layers, a log_softmax cross-entropy against one_hot labels; returns
+    the loss and its gradient in every weight, after three plain gradient steps."""
+    k1, k2, k3 = jax.random.split(jax.random.PRNGKey(7), 3)
+    params = [nn.initializers.he_uniform()(k1, (4, 6)), nn.initializers.zeros(k1, (6,)),
+              nn.initializers.glorot_normal()(k2, (6, 3)), nn.initializers.normal(0.1)(k3, (3,))]
+    x = jax.random.normal(k3, (5, 4))
+    labels = jnp.array([0, 2, 1, 1, 0])
+
+    def loss(params):
+        w1, b1, w2, b2 = params
+        h = nn.gelu(x @ w1 + b1)
+        logits = nn.relu6(h) @ w2 + b2 + nn.standardize(h @ w2)
+        return -jnp.mean(jnp.sum(nn.one_hot(labels, 3) * nn.log_softmax(logits), axis=-1))
+
+    step = jax.jit(lambda p: [w - 0.5 * g for w, g in zip(p, jax.grad(loss)(p))])
+    for _ in range(3):
+        params = step(params)
+    return [loss(params)] + list(jax.grad(loss)(params))
+
+
 INIT_KEYS = [[0, 0], [0, 42], [1797259609, 2579123966], [4294967295, 1], [123456, 654321]]
 
 
@@ -156,6 +180,7 @@ def record():
     for name, fn in ORTHOGONAL.items():
         out["orthogonal"][name] = [listed(fn(jnn.initializers, np.asarray(k, np.uint32)))
                                    for k in INIT_KEYS]
+    out["mlp"] = [listed(a) for a in mlp_program(jax, jnp, jnn)]
     with open(FIXTURES, "w") as f:
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 from jax_programs import (ACTIVATIONS, FIXTURES, INIT_KEYS, INITIALIZERS, ONE_HOT,
-                          ORTHOGONAL, POINTS, VECTOR, W, X)
+                          ORTHOGONAL, POINTS, VECTOR, W, X, mlp_program)
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -237,3 +237,21 @@ def test_initializer_errors():
         init.variance_scaling(1.0, "fan_in", "cauchy")
     with pytest.raises(DTypeError, match="float"):
         init.normal()(k, (2,), np.int32)
+
+
+# --- a JAX program with only its imports changed ---------------------------------------------
+
+def test_mlp_program_equals_recorded_jax():
+    got = mlp_program(ft, fnp, nn)
+    for i, (g, rec) in enumerate(zip(got, RECORDED["mlp"], strict=True)):
+        assert_close(g, array(rec), f"mlp output {i}", atol=1e-14)
+
+
+def test_mlp_program_equals_live_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.nn as jnn
+    import jax.numpy as jnp
+    want = mlp_program(jax, jnp, jnn)
+    for i, (g, w) in enumerate(zip(mlp_program(ft, fnp, nn), want, strict=True)):
+        assert_close(g, np.asarray(w), f"mlp output {i}", atol=1e-14)
