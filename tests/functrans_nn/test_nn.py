@@ -1,13 +1,13 @@
 """functrans.nn against jax.nn: activations with their first and second derivatives at
 points that include every kink, softmax-like functions with gradients, one_hot, and the
 initializers for the same keys (recorded in jax_fixtures.json and live when JAX is
-installed; see jax_programs.py); the same under jit and vmap, and clear errors."""
+installed; see nn_programs.py); the same under jit and vmap, and clear errors."""
 
 import json
 
 import numpy as np
 import pytest
-from jax_programs import (ACTIVATIONS, FIXTURES, INIT_KEYS, INITIALIZERS, ONE_HOT,
+from nn_programs import (ACTIVATIONS, FIXTURES, INIT_KEYS, INITIALIZERS, ONE_HOT,
                           ORTHOGONAL, POINTS, VECTOR, W, X, mlp_program)
 
 import functrans as ft

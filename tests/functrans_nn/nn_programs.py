@@ -1,6 +1,6 @@
 """Programs run with both jax.nn (float64 enabled) and functrans.nn, and the records of JAX's
 results in jax_fixtures.json, which the tests compare functrans against (live JAX too, when
-installed). Re-record with JAX installed: `python tests/functrans_nn/jax_programs.py`.
+installed). Re-record with JAX installed: `python tests/functrans_nn/nn_programs.py`.
 
 Activations are recorded with their first and second derivatives at points that include
 every kink (0, +-1, 6), so that the derivative conventions at kinks are JAX's. Vector
