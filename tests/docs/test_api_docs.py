@@ -23,6 +23,8 @@ PUBLIC_MODULES = {
     "functrans.lax": ["cond", "switch", "while_loop", "fori_loop", "scan", "stop_gradient"],
     "functrans.tree_util": ["tree_flatten", "tree_unflatten", "tree_map"],
     "functrans.random": ["PRNGKey", "key", "split", "fold_in", "uniform", "normal"],
+    "functrans.nn": ["relu", "gelu", "softmax", "one_hot", "standardize"],
+    "functrans.nn.initializers": ["glorot_uniform", "variance_scaling", "orthogonal", "zeros"],
     "functrans.optimizers": ["adam", "sgd", "minimize_lbfgs"],
     "functrans.test_util": ["check_grads"],
     "functrans.errors": ["ShapeError", "DTypeError", "ConcretizationTypeError"],
