@@ -183,63 +183,31 @@ def variance_scaling(scale: Any, mode: str, distribution: str,
     return init
 
 
-def _fan_initializer(scale: float, mode: str, distribution: str, doc: str):
+def _fan_initializer(name: str, title: str, scale: float, mode: str, distribution: str):
+    """The factory `name`: variance_scaling with these settings, its docstring said once."""
     def factory(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                 batch_axis: int | Sequence[int] = (), dtype: Any = None) -> Initializer:
         return variance_scaling(scale, mode, distribution, in_axis=in_axis,
                                 out_axis=out_axis, batch_axis=batch_axis, dtype=dtype)
-    factory.__doc__ = doc
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = (
+        f"The {title} initializer: variance_scaling({scale}, \"{mode}\", \"{distribution}\").\n\n"
+        ">>> import functrans as ft\n"
+        f">>> ft.nn.initializers.{name}()(ft.random.PRNGKey(0), (2, 3)).shape\n"
+        "(2, 3)\n")
     return factory
 
 
-glorot_uniform = _fan_initializer(1.0, "fan_avg", "uniform", """\
-The Glorot (Xavier) uniform initializer: variance_scaling(1.0, "fan_avg", "uniform").
-
->>> import functrans as ft
->>> ft.nn.initializers.glorot_uniform()(ft.random.PRNGKey(0), (2, 3)).shape
-(2, 3)
-""")
-glorot_uniform.__name__ = glorot_uniform.__qualname__ = "glorot_uniform"
-glorot_normal = _fan_initializer(1.0, "fan_avg", "truncated_normal", """\
-The Glorot (Xavier) normal initializer: variance_scaling(1.0, "fan_avg", "truncated_normal").
-
->>> import functrans as ft
->>> ft.nn.initializers.glorot_normal()(ft.random.PRNGKey(0), (2, 3)).shape
-(2, 3)
-""")
-glorot_normal.__name__ = glorot_normal.__qualname__ = "glorot_normal"
-lecun_uniform = _fan_initializer(1.0, "fan_in", "uniform", """\
-The LeCun uniform initializer: variance_scaling(1.0, "fan_in", "uniform").
-
->>> import functrans as ft
->>> ft.nn.initializers.lecun_uniform()(ft.random.PRNGKey(0), (2, 3)).shape
-(2, 3)
-""")
-lecun_uniform.__name__ = lecun_uniform.__qualname__ = "lecun_uniform"
-lecun_normal = _fan_initializer(1.0, "fan_in", "truncated_normal", """\
-The LeCun normal initializer: variance_scaling(1.0, "fan_in", "truncated_normal").
-
->>> import functrans as ft
->>> ft.nn.initializers.lecun_normal()(ft.random.PRNGKey(0), (2, 3)).shape
-(2, 3)
-""")
-lecun_normal.__name__ = lecun_normal.__qualname__ = "lecun_normal"
-he_uniform = _fan_initializer(2.0, "fan_in", "uniform", """\
-The He (Kaiming) uniform initializer: variance_scaling(2.0, "fan_in", "uniform").
-
->>> import functrans as ft
->>> ft.nn.initializers.he_uniform()(ft.random.PRNGKey(0), (2, 3)).shape
-(2, 3)
-""")
-he_uniform.__name__ = he_uniform.__qualname__ = "he_uniform"
-he_normal = _fan_initializer(2.0, "fan_in", "truncated_normal", """\
-The He (Kaiming) normal initializer: variance_scaling(2.0, "fan_in", "truncated_normal").
-
->>> import functrans as ft
->>> ft.nn.initializers.he_normal()(ft.random.PRNGKey(0), (2, 3)).shape
-(2, 3)
-""")
-he_normal.__name__ = he_normal.__qualname__ = "he_normal"
+glorot_uniform = _fan_initializer("glorot_uniform", "Glorot (Xavier) uniform", 1.0, "fan_avg",
+                                  "uniform")
+glorot_normal = _fan_initializer("glorot_normal", "Glorot (Xavier) normal", 1.0, "fan_avg",
+                                 "truncated_normal")
+lecun_uniform = _fan_initializer("lecun_uniform", "LeCun uniform", 1.0, "fan_in", "uniform")
+lecun_normal = _fan_initializer("lecun_normal", "LeCun normal", 1.0, "fan_in",
+                                "truncated_normal")
+he_uniform = _fan_initializer("he_uniform", "He (Kaiming) uniform", 2.0, "fan_in", "uniform")
+he_normal = _fan_initializer("he_normal", "He (Kaiming) normal", 2.0, "fan_in",
+                             "truncated_normal")
 
 xavier_uniform = glorot_uniform
 xavier_normal = glorot_normal
