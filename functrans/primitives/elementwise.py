@@ -654,27 +654,17 @@ def _mul_transpose(ct, x, y):
     return [None, unbroadcast(mul(x, ct), y.aval.shape)]
 
 
-def _div_jvp(primals, tangents):
+def _div_jvp(primals, tangents, torch=False):
     x, y = primals
     tx, ty = tangents
     out = div(x, y)
     shape = shape_of(out)
     a = Zero(None) if type(tx) is Zero else broadcast_to(div(tx, y), shape)
-    # d(x/y)/dy = -x/y^2 = -out/y
-    b = Zero(None) if type(ty) is Zero else neg(mul(ty, div(out, y)))
-    return out, add_tangents(a, b)
-
-
-def _div_jvp_torch(primals, tangents):
-    # PyTorch's div_tensor_other_backward reads the operands, not the result:
-    # d(x/y)/dy = -(x/y)/y with x/y computed again (so a second derivative with respect to the
-    # quotient, taken as a non-leaf, does not flow through this factor)
-    x, y = primals
-    tx, ty = tangents
-    out = div(x, y)
-    shape = shape_of(out)
-    a = Zero(None) if type(tx) is Zero else broadcast_to(div(tx, y), shape)
-    b = Zero(None) if type(ty) is Zero else neg(mul(ty, div(div(x, y), y)))
+    # d(x/y)/dy = -x/y^2 = -out/y. PyTorch's div_tensor_other_backward reads the operands, not
+    # the result: x/y is computed again, so a second derivative with respect to the quotient,
+    # taken as a non-leaf, does not flow through this factor
+    quotient = div(x, y) if torch else out
+    b = Zero(None) if type(ty) is Zero else neg(mul(ty, div(quotient, y)))
     return out, add_tangents(a, b)
 
 
@@ -721,7 +711,8 @@ div_p = binary("div", _div_impl, torch_name="DivBackward0", kinds=NUMBER,
                props=("elementwise", "linear"),
                facts=dict(identity=1, identity_sides=(1,), neg_cancels=True,
                           scalar_operands=True, fast_impl=_fast_div, linear_operands=(0,)))
-div_p.rules.update(jvp=_div_jvp, torch_jvp=_div_jvp_torch, transpose=_div_transpose)
+div_p.rules.update(jvp=_div_jvp, torch_jvp=lambda p, t: _div_jvp(p, t, torch=True),
+                   transpose=_div_transpose)
 
 
 # pow: x ** y elementwise. y may be an integer array with a float x (as in JAX): then
