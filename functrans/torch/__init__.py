@@ -30,6 +30,7 @@ from functrans.torch import (
     _tensor_methods,  # noqa: F401  (installs Tensor's methods)
     autograd,  # noqa: F401,E402
     nn,  # noqa: F401,E402
+    optim,  # noqa: F401,E402
 )
 from functrans.torch._activations import (  # noqa: F401
     celu,
