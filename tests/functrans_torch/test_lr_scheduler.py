@@ -151,3 +151,25 @@ def test_bad_input_messages_are_live_pytorchs(name, make, exc, message):
     with pytest.raises(exc) as info:
         make(torch)
     assert message in str(info.value)
+
+
+def test_pytorch_training_loop_runs_unchanged(snippet):
+    ns = snippet("""
+        import torch
+        from torch.optim.lr_scheduler import ReduceLROnPlateau, StepLR
+
+        w = torch.tensor([2.0, -1.0], requires_grad=True)
+        optimizer = torch.optim.Adam([w], lr=0.1)
+        scheduler = StepLR(optimizer, step_size=2, gamma=0.5)
+        plateau = ReduceLROnPlateau(optimizer, patience=0)
+        lrs = []
+        for epoch in range(4):
+            optimizer.zero_grad()
+            loss = (w ** 2).sum()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            lrs.append(scheduler.get_last_lr()[0])
+    """)
+    assert ns["lrs"] == [0.1, 0.05, 0.05, 0.025]
+    assert ns["w"].abs().max().item() < 2.0

@@ -96,8 +96,9 @@ def test_first_order_float64_updates_are_pytorchs_to_rounding():
 
 # --- state dicts --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["sgd_momentum", "adam_wd_amsgrad", "adamw", "rmsprop_centered_momentum",
-                                  "adagrad_options", "adam_groups", "lbfgs_strong_wolfe"])
+@pytest.mark.parametrize("name", ["sgd_momentum", "adam_wd_amsgrad", "adamw",
+                                  "rmsprop_centered_momentum", "adagrad_options", "adam_groups",
+                                  "lbfgs_strong_wolfe"])
 def test_state_dict_round_trip_resumes_pytorchs_run(name):
     # 3 steps, save, load into a fresh optimiser on fresh parameters holding the same values,
     # 3 more steps: PyTorch's uninterrupted 6 steps

@@ -13,7 +13,15 @@ steps (to float rounding); `state_dict()` has PyTorch's layout.
 tensor([0.8000, 1.6000], requires_grad=True)
 """
 
-from functrans.torch.optim import lr_scheduler  # noqa: F401
+from functrans.torch.optim import (  # noqa: F401  (modules, as torch.optim.adam etc.)
+    adagrad,
+    adam,
+    lbfgs,
+    lr_scheduler,
+    optimizer,
+    rmsprop,
+    sgd,
+)
 from functrans.torch.optim.adagrad import Adagrad
 from functrans.torch.optim.adam import Adam, AdamW
 from functrans.torch.optim.lbfgs import LBFGS
@@ -21,4 +29,5 @@ from functrans.torch.optim.optimizer import Optimizer
 from functrans.torch.optim.rmsprop import RMSprop
 from functrans.torch.optim.sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop", "SGD", "adagrad", "adam",
+           "lbfgs", "lr_scheduler", "optimizer", "rmsprop", "sgd"]
