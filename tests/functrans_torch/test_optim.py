@@ -361,3 +361,18 @@ def test_kernels_other_than_single_tensor_are_refused_with_the_fix():
         ft_torch.optim.Adam([_leaf()], fused=True)
     with pytest.raises(ArgumentError, match="differentiable=True"):
         ft_torch.optim.SGD([_leaf()], differentiable=True)
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_step_counter_takes_pytorchs_scalar_dtype(default):
+    # float64 under set_default_dtype(torch.float64), float32 otherwise (as PyTorch's state)
+    old = ft_torch.get_default_dtype()
+    ft_torch.set_default_dtype(getattr(ft_torch, default))
+    try:
+        a = ft_torch.tensor([1.0], requires_grad=True)
+        opt = ft_torch.optim.Adam([a])
+        a.sum().backward()
+        opt.step()
+        assert opt.state[a]["step"].dtype == getattr(ft_torch, default)
+    finally:
+        ft_torch.set_default_dtype(old)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from functrans.torch import _creation as C
-from functrans.torch._dtype import float32
 from functrans.torch._tensor import Tensor
 from functrans.torch.optim.optimizer import (
     Optimizer,
     check_scalar,
     check_unsupported,
     get_value,
+    step_counter,
     to_scalar,
 )
 
@@ -43,7 +43,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = C.tensor(0.0, dtype=float32)
+                state["step"] = step_counter()
                 state["sum"] = C.full_like(p, initial_accumulator_value)
 
     def __setstate__(self, state):
@@ -54,7 +54,7 @@ class Adagrad(Optimizer):
                 group.setdefault(key, value)
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = C.tensor(float(s["step"]), dtype=float32)
+                s["step"] = step_counter(s["step"])
 
     def step(self, closure=None):
         """One Adagrad step; `closure` (optional) re-evaluates the loss, which is returned."""

@@ -4,7 +4,6 @@ decoupled weight decay), in the same order of floating-point operations."""
 from __future__ import annotations
 
 from functrans.torch import _creation as C
-from functrans.torch._dtype import float32
 from functrans.torch._elementwise import maximum
 from functrans.torch._tensor import Tensor
 from functrans.torch.optim.optimizer import (
@@ -13,6 +12,7 @@ from functrans.torch.optim.optimizer import (
     check_unsupported,
     get_value,
     lerp_,
+    step_counter,
     to_scalar,
 )
 
@@ -60,12 +60,12 @@ class Adam(Optimizer):
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = C.tensor(float(p_state["step"]), dtype=float32)
+                    p_state["step"] = step_counter(p_state["step"])
 
     def _state_of(self, p, amsgrad: bool) -> dict:
         state = self.state[p]
         if len(state) == 0:
-            state["step"] = C.tensor(0.0, dtype=float32)
+            state["step"] = step_counter()
             state["exp_avg"] = C.zeros_like(p)
             state["exp_avg_sq"] = C.zeros_like(p)
             if amsgrad:

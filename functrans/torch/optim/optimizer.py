@@ -373,3 +373,12 @@ def lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
     if abs(w) < 0.5:
         return start.add_(end.sub(start), alpha=w)
     return start.copy_(end.sub(end.sub(start).mul(start._value.dtype.type(1) - w)))
+
+
+def step_counter(value: float = 0.0) -> Tensor:
+    """A fresh "step" state entry: a 0-d tensor of PyTorch's scalar dtype for optimiser state
+    (float64 when the default dtype is float64, float32 otherwise)."""
+    from functrans.torch._creation import tensor
+    from functrans.torch._dtype import float32, float64, get_default_dtype
+    dtype = float64 if get_default_dtype() == float64 else float32
+    return tensor(float(value), dtype=dtype)

@@ -4,13 +4,13 @@ maximize)."""
 from __future__ import annotations
 
 from functrans.torch import _creation as C
-from functrans.torch._dtype import float32
 from functrans.torch._tensor import Tensor
 from functrans.torch.optim.optimizer import (
     Optimizer,
     check_scalar,
     check_unsupported,
     lerp_,
+    step_counter,
     to_scalar,
 )
 
@@ -51,7 +51,7 @@ class RMSprop(Optimizer):
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = C.tensor(float(p_state["step"]), dtype=float32)
+                    p_state["step"] = step_counter(p_state["step"])
 
     def step(self, closure=None):
         """One RMSprop step; `closure` (optional) re-evaluates the loss, which is returned."""
@@ -64,7 +64,7 @@ class RMSprop(Optimizer):
                     continue
                 state = self.state[param]
                 if len(state) == 0:
-                    state["step"] = C.zeros((), dtype=float32)
+                    state["step"] = step_counter()
                     state["square_avg"] = C.zeros_like(param)
                     if momentum > 0:
                         state["momentum_buffer"] = C.zeros_like(param)
