@@ -3,6 +3,9 @@
 Each optimiser runs PyTorch's single-tensor (CPU, non-foreach) update formulas in the same
 order, as in-place ops on the parameters under `no_grad`, so a training loop takes PyTorch's
 steps (to float rounding); `state_dict()` has PyTorch's layout.
+`foreach=True` is accepted and runs the same single-tensor formulas (PyTorch's foreach kernels
+differ from them only in rounding); `fused`, `capturable` and `differentiable` select kernels
+not provided here and are refused with an `ArgumentError`.
 
 >>> import functrans.torch as torch
 >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
