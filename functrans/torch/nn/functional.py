@@ -15,25 +15,16 @@ from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
+from functrans.torch import _inplace as I
 from functrans.torch._activations import (  # noqa: F401
-    celu,
-    elu,
     gelu,
-    hardsigmoid,
-    hardswish,
-    hardtanh,
-    leaky_relu,
     logsigmoid,
-    mish,
-    relu6,
-    selu,
-    silu,
     softplus,
     softsign,
     tanhshrink,
 )
 from functrans.torch._dtype import result_type
-from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
+from functrans.torch._elementwise import sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
@@ -41,9 +32,52 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "logsigmoid", "mish", "relu6", "selu", "silu", "softplus", "softsign", "tanhshrink",
            "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
-           "cross_entropy", "linear"]
+           "cross_entropy", "linear", "huber_loss", "smooth_l1_loss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+
+def _in_place_or_not(fn, name):
+    """fn(input, *args), or with inplace=True the same values written into input (the in-place
+    form records as PyTorch's does: one node, input's version bumped)."""
+    def activation(input, *args, inplace=False):
+        return I.inplace(input, fn, *args) if inplace else fn(input, *args)
+    activation.__name__ = activation.__qualname__ = name
+    activation.__doc__ = f"torch.nn.functional.{name}; inplace=True writes into input."
+    return activation
+
+
+relu = _in_place_or_not(EW.relu, "relu")
+relu6 = _in_place_or_not(A.relu6, "relu6")
+silu = _in_place_or_not(A.silu, "silu")
+mish = _in_place_or_not(A.mish, "mish")
+selu = _in_place_or_not(A.selu, "selu")
+hardswish = _in_place_or_not(A.hardswish, "hardswish")
+hardsigmoid = _in_place_or_not(A.hardsigmoid, "hardsigmoid")
+_elu = _in_place_or_not(A.elu, "elu")
+_celu = _in_place_or_not(A.celu, "celu")
+_leaky_relu = _in_place_or_not(A.leaky_relu, "leaky_relu")
+_hardtanh = _in_place_or_not(A.hardtanh, "hardtanh")
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    return _elu(input, alpha, inplace=inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """torch.nn.functional.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return _celu(input, alpha, inplace=inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
+    return _leaky_relu(input, negative_slope, inplace=inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
+    return _hardtanh(input, min_val, max_val, inplace=inplace)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -121,6 +155,52 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     x, t, _ = _pair(input, target)
     d = EW.abs(EW.sub(x, t))
     return d if reduction == "none" else (RD.sum(d) if reduction == "sum" else RD.mean(d))
+
+
+@composite("HuberLossBackward0")
+def _huber(x, t, *, reduction, delta):
+    # 0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere (d = x - t)
+    d = E.sub(x, t)
+    half, dl = np.asarray(0.5, d.dtype), np.asarray(delta, d.dtype)
+    inner = E.mul(half, E.mul(d, d))
+    outer = E.mul(dl, E.sub(E.abs(d), E.mul(half, dl)))
+    return _reduce(E.select(E.lt(E.abs(d), dl), inner, outer), reduction)
+
+
+@composite("SmoothL1LossBackward0")
+def _smooth_l1(x, t, *, reduction, beta):
+    # 0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (d = x - t)
+    d = E.sub(x, t)
+    half, b = np.asarray(0.5, d.dtype), np.asarray(beta, d.dtype)
+    inner = E.div(E.mul(half, E.mul(d, d)), b)
+    outer = E.sub(E.abs(d), E.mul(half, b))
+    return _reduce(E.select(E.lt(E.abs(d), b), inner, outer), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """torch.nn.functional.huber_loss: squared error below delta, delta-scaled absolute error
+    above, averaged, summed or kept."""
+    _check_reduction(reduction)
+    x, t, dt = _pair(input, target)
+    if weight is not None:
+        return _weighted(EW.mul(huber_loss(x, t, "none", delta), weight), reduction)
+    params = {"reduction": reduction, "delta": float(delta)}
+    return run(_huber, (x, t), (O._operand(x, dt), O._operand(t, dt)), params,
+               tuple(params.values()))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """torch.nn.functional.smooth_l1_loss: squared error / beta below beta, absolute error
+    above (l1_loss when beta is 0)."""
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    x, t, dt = _pair(input, target)
+    params = {"reduction": reduction, "beta": float(beta)}
+    return run(_smooth_l1, (x, t), (O._operand(x, dt), O._operand(t, dt)), params,
+               tuple(params.values()))
 
 
 @composite("BinaryCrossEntropyBackward0")
