@@ -369,4 +369,9 @@ def linear(input, weight, bias=None):
     b = O.as_tensor(bias)
     if x._value.ndim == 2 and isinstance(b, Tensor) and b._value.ndim <= 2:
         return run(_addmm, (b, x, wt), (b._value, x._value, wt._value))
+    if x._value.ndim >= 1 and isinstance(b, Tensor) and b._value.ndim <= 1:
+        # PyTorch flattens the leading dimensions, runs addmm and views the result back
+        rows = S.reshape(x, (-1, x._value.shape[-1]))
+        out = run(_addmm, (b, rows, wt), (b._value, rows._value, wt._value))
+        return S.view(out, tuple(x._value.shape[:-1]) + (wt._value.shape[-1],))
     return EW.add(LA.matmul(x, wt), b)

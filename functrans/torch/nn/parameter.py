@@ -26,6 +26,9 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise TypeError("_make_subclass(): argument 'data' (position 2) must be Tensor, not "
                             f"{type(data).__name__}")
+        if requires_grad and data._value.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         _init(self, data._value, False, None, 0)
         self.requires_grad = requires_grad
 
