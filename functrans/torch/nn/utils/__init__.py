@@ -12,4 +12,4 @@ from functrans.torch.nn.utils.convert_parameters import (  # noqa: F401
 )
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "clip_grad", "convert_parameters"]
