@@ -395,6 +395,15 @@ def linear_layers(torch, rec):
     rec("flatten_range", nn.Flatten(0, 1)(fixed(torch, 2, 3, 4)).shape)
     rec("unflatten", nn.Unflatten(1, (2, 2))(fixed(torch, 3, 4)).shape)
     rec("reprs", [repr(nn.Flatten()), repr(nn.Unflatten(1, (2, 2))), repr(nn.Identity())])
+    bil = nn.Bilinear(3, 2, 4).double()
+    load_fixed(torch, bil)
+    a = fixed(torch, 5, 3, dtype=torch.float64).requires_grad_()
+    b = fixed(torch, 5, 2, dtype=torch.float64, scale=-2.0).requires_grad_()
+    y = bil(a, b)
+    (y * fixed(torch, 5, 4, dtype=torch.float64)).sum().backward()
+    rec("bilinear", [repr(bil), y, a.grad, b.grad, bil.weight.grad, bil.bias.grad])
+    rec("bilinear_unbatched", bil(a[0], b[0]))
+    rec("bilinear_no_bias", repr(nn.Bilinear(1, 2, 3, bias=False)))
 
 
 _ACTIVATIONS = [

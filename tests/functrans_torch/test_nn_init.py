@@ -177,3 +177,12 @@ def test_gain_closed_forms():
         init.calculate_gain("swish")
     with pytest.raises(ValueError, match="negative_slope True not a valid number"):
         init.calculate_gain("leaky_relu", True)
+
+
+def test_bilinear_default_init_bounds():
+    torch.manual_seed(0)
+    bil = nn.Bilinear(50, 7, 30)
+    bound = 1 / math.sqrt(50)
+    for p in bil.parameters():
+        v = p.detach().numpy()
+        assert np.abs(v).max() <= bound and np.abs(v).max() > 0.9 * bound

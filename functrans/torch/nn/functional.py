@@ -32,7 +32,8 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "logsigmoid", "mish", "relu6", "selu", "silu", "softplus", "softsign", "tanhshrink",
            "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
-           "cross_entropy", "linear", "huber_loss", "smooth_l1_loss"]
+           "cross_entropy", "linear", "bilinear", "huber_loss",
+           "smooth_l1_loss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -375,3 +376,18 @@ def linear(input, weight, bias=None):
         out = run(_addmm, (b, rows, wt), (b._value, rows._value, wt._value))
         return S.view(out, tuple(x._value.shape[:-1]) + (wt._value.shape[-1],))
     return EW.add(LA.matmul(x, wt), b)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_o = x1^T A_o x2 + b_o for weight A of shape (out, in1, in2), over any leading
+    dimensions of the inputs."""
+    x1, x2, w = O.as_tensor(input1), O.as_tensor(input2), O.as_tensor(weight)
+    if w._value.ndim != 3 or x1._value.shape[-1:] != w._value.shape[1:2] or \
+            x2._value.shape[-1:] != w._value.shape[2:3] or \
+            x1._value.shape[:-1] != x2._value.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input shapes {tuple(x1.shape)} and {tuple(x2.shape)} "
+                           f"do not fit a weight of shape {tuple(w.shape)}; expected "
+                           "(..., in1_features), (..., in2_features) and (out_features, "
+                           "in1_features, in2_features)")
+    out = LA.einsum("...i,oij,...j->...o", x1, w, x2)
+    return out if bias is None else EW.add(out, bias)
