@@ -39,10 +39,10 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 
 def _in_place_or_not(fn, name):
-    """fn(input, *args), or with inplace=True the same values written into input (the in-place
-    form records as PyTorch's does: one node, input's version bumped)."""
-    def activation(input, *args, inplace=False):
-        return I.inplace(input, fn, *args) if inplace else fn(input, *args)
+    """fn(input), or with inplace=True the same values written into input (the in-place form
+    records as PyTorch's does: one node, input's version bumped)."""
+    def activation(input, inplace=False):
+        return I.inplace(input, fn) if inplace else fn(input)
     activation.__name__ = activation.__qualname__ = name
     activation.__doc__ = f"torch.nn.functional.{name}; inplace=True writes into input."
     return activation
@@ -55,30 +55,30 @@ mish = _in_place_or_not(A.mish, "mish")
 selu = _in_place_or_not(A.selu, "selu")
 hardswish = _in_place_or_not(A.hardswish, "hardswish")
 hardsigmoid = _in_place_or_not(A.hardsigmoid, "hardsigmoid")
-_elu = _in_place_or_not(A.elu, "elu")
-_celu = _in_place_or_not(A.celu, "celu")
-_leaky_relu = _in_place_or_not(A.leaky_relu, "leaky_relu")
-_hardtanh = _in_place_or_not(A.hardtanh, "hardtanh")
+
+
+def _maybe_in_place(fn, input, inplace, *args):
+    return I.inplace(input, fn, *args) if inplace else fn(input, *args)
 
 
 def elu(input, alpha=1.0, inplace=False):
     """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    return _elu(input, alpha, inplace=inplace)
+    return _maybe_in_place(A.elu, input, inplace, alpha)
 
 
 def celu(input, alpha=1.0, inplace=False):
     """torch.nn.functional.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    return _celu(input, alpha, inplace=inplace)
+    return _maybe_in_place(A.celu, input, inplace, alpha)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
-    return _leaky_relu(input, negative_slope, inplace=inplace)
+    return _maybe_in_place(A.leaky_relu, input, inplace, negative_slope)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
-    return _hardtanh(input, min_val, max_val, inplace=inplace)
+    return _maybe_in_place(A.hardtanh, input, inplace, min_val, max_val)
 
 
 def _softmax_dim(name, ndim, stacklevel):
