@@ -1,11 +1,11 @@
-"""functrans.torch.nn against PyTorch 2.x on the programs of nn_programs.py: values, .grad
+"""functrans.torch.nn against PyTorch 2.x on the programs of torch_nn_programs.py: values, .grad
 contents, state_dict keys, reprs, warnings and error messages must match, against the records in
-nn_fixtures.json (always) and a live PyTorch (when installed)."""
+torch_nn_fixtures.json (always) and a live PyTorch (when installed)."""
 
 import json
 
 import pytest
-from nn_programs import FIXTURES, PROGRAMS, SEEDED, TOLERANCES
+from torch_nn_programs import FIXTURES, PROGRAMS, SEEDED, TOLERANCES
 from parity_programs import differences, observe
 
 import functrans.torch as ft_torch
@@ -29,7 +29,8 @@ def _live_torch():
 
 def test_fixtures_cover_every_program():
     assert set(_RECORDED["programs"]) == set(PROGRAMS), \
-        "fixtures are stale: run `python tests/functrans_torch/nn_programs.py` with torch installed"
+        ("fixtures are stale: run `python tests/functrans_torch/torch_nn_programs.py` with torch "
+         "installed")
     assert set(_RECORDED["seeded"]) == set(SEEDED)
 
 

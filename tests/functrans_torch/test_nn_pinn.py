@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from nn_programs import pinn_net, pinn_residual
+from torch_nn_programs import pinn_net, pinn_residual
 
 import functrans.torch as torch
 

@@ -3,8 +3,8 @@
 PROGRAMS use fixed numbers only (weights are loaded through `load_state_dict`), so every one must
 match PyTorch now. SEEDED programs draw their weights after `torch.manual_seed`: they match once
 functrans.torch's CPU generator gives PyTorch's stream (see test_nn_parity.py).
-The records in nn_fixtures.json were written by running this file under torch==2.13.0:
-`python tests/functrans_torch/nn_programs.py`.
+The records in torch_nn_fixtures.json were written by running this file under torch==2.13.0:
+`python tests/functrans_torch/torch_nn_programs.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from parity_programs import _message, observe
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_fixtures.json")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_nn_fixtures.json")
 PROGRAMS = {}
 SEEDED = {}
 
