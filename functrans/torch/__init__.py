@@ -15,8 +15,9 @@ tensor(7.3891)
 
 Where it differs from PyTorch: CPU only; random numbers come from numpy's generator (seeded by
 `manual_seed`, but not PyTorch's stream); float32 results can differ in the last bit where
-numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); there is no
-torch.nn.Module, only `nn.Parameter` and `nn.functional`; forward-mode AD (`torch.func`,
+numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); `torch.nn`
+has Module, Linear, the containers, activations, losses, `nn.init` and `nn.utils` clipping, but
+no convolution, normalisation or recurrent layers; forward-mode AD (`torch.func`,
 `autograd.forward_ad`) is not provided.
 """
 

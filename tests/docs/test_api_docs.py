@@ -33,7 +33,9 @@ PUBLIC_MODULES = {
     "functrans.transforms.checkpoint": ["checkpoint"],
     "functrans.transforms.laplacian": ["laplacian", "hessian_diag", "divergence"],
     "functrans.torch": ["tensor", "Tensor", "add", "ge", "zeros", "no_grad"],
+    "functrans.torch.nn": ["Module", "Linear", "Sequential", "Parameter"],
     "functrans.torch.nn.functional": ["mse_loss", "softplus"],
+    "functrans.torch.nn.init": ["calculate_gain", "kaiming_uniform_"],
     "functrans.torch.autograd": ["grad", "backward", "Function", "gradcheck"],
 }
 
