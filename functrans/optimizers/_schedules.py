@@ -2,6 +2,9 @@
 
 Each schedule computes with functrans.numpy, so the count may be traced (inside a jitted step,
 where optimisers pass their int32 counter); given a Python int it returns a Python float.
+Dtypes follow JAX's: an int32 count divided by an int gives float32 there (jnp.true_divide), so
+optax's linear, polynomial and exponential schedules run in float32 on its int32 counter even
+with float64 enabled; they do here too, so that training runs agree with optax bit for bit.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 import functools
 import math
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 import functrans.numpy as fnp
 from functrans.errors import ArgumentError
@@ -23,6 +28,16 @@ def _python_float_for_python_step(schedule: Schedule) -> Schedule:
         value = schedule(count)
         return float(value) if isinstance(count, int) and not isinstance(count, bool) else value
     return wrapped
+
+
+def _count_over(count, n: int):
+    """count / n in JAX's dtype: float32 for an int32 count (optax's step counter), float64 for
+    a Python int or an int64."""
+    if not isinstance(count, int):
+        dtype = fnp.result_type(count)
+        if np.issubdtype(dtype, np.integer):
+            count = fnp.astype(count, np.float32 if dtype.itemsize <= 4 else np.float64)
+    return fnp.divide(count, n)
 
 
 def constant_schedule(value: float) -> Schedule:
@@ -51,7 +66,7 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
     @_python_float_for_python_step
     def schedule(count):
         count = fnp.clip(fnp.subtract(count, transition_begin), 0, transition_steps)
-        frac = fnp.subtract(1, fnp.divide(count, transition_steps))
+        frac = fnp.subtract(1, _count_over(count, transition_steps))
         return fnp.add(fnp.multiply(init_value - end_value, fnp.power(frac, power)), end_value)
 
     return schedule
@@ -94,7 +109,7 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
     @_python_float_for_python_step
     def schedule(count):
         decreased = fnp.subtract(count, transition_begin)
-        p = fnp.divide(decreased, transition_steps)
+        p = _count_over(decreased, transition_steps)
         if staircase:
             p = fnp.floor(p)
         value = fnp.where(fnp.less_equal(decreased, 0), init_value,
@@ -205,9 +220,15 @@ def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> 
 
     @_python_float_for_python_step
     def schedule(count):
-        out = schedules[0](count)
-        for boundary, later in zip(boundaries, schedules[1:]):
-            out = fnp.where(fnp.less(count, boundary), out, later(fnp.subtract(count, boundary)))
+        pieces = [schedules[0](count)] + [later(fnp.subtract(count, boundary))
+                                          for boundary, later in zip(boundaries, schedules[1:])]
+        if not isinstance(count, int) and any(fnp.result_type(p) == np.float32 for p in pieces):
+            # on an int32 count JAX gives the count-dividing schedules float32 and the others
+            # weakly typed float64, which the float32 pieces then round (as optax's join does)
+            pieces = [fnp.astype(p, np.float32) for p in pieces]
+        out = pieces[0]
+        for boundary, piece in zip(boundaries, pieces[1:]):
+            out = fnp.where(fnp.less(count, boundary), out, piece)
         return out
 
     return schedule
