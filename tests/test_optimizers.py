@@ -111,7 +111,8 @@ def test_every_schedule_gives_its_closed_form_eagerly_and_inside_jit(name):
     for k in (0, 1, 3, 5, 6, 7, 10, 13, 14, 40):
         np.testing.assert_allclose(schedule(k), closed(k), rtol=1e-13, err_msg=f"step {k}")
         np.testing.assert_allclose(jitted(k), closed(k), rtol=1e-13, err_msg=f"jit, step {k}")
-        np.testing.assert_allclose(jitted(np.int32(k)), closed(k), rtol=1e-13)
+        # an int32 count (optimisers' counter) divided by an int is float32, as in JAX
+        np.testing.assert_allclose(jitted(np.int32(k)), closed(k), rtol=3e-7)
 
 
 def test_adam_with_cosine_decay_inside_a_jitted_step_matches_eager_steps():
