@@ -51,7 +51,7 @@ __all__ = [
     # the transformation type and its combinators
     "GradientTransformation", "GradientTransformationExtraArgs", "Optimizer", "EmptyState",
     "apply_updates", "chain", "identity", "masked", "MaskedState", "MaskedNode",
-    "with_extra_args_support", "global_norm",
+    "with_extra_args_support", "global_norm", "Schedule",
     # optimisers
     "sgd", "adam", "adamw", "rmsprop", "adagrad",
     # transformations and their states

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import functrans.numpy as fnp
 from functrans.errors import ArgumentError
+from functrans.optimizers import _base
 from functrans.optimizers._base import (EmptyState, GradientTransformation, Schedule,
                                         _init_empty_state, bias_correction, cast_tree,
                                         full_like, global_norm, identity, masked, safe_increment,
@@ -207,7 +208,7 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
     array([2.])
     """
     rescale = _rescale(eps, eps_in_sqrt)
-    correct = bias_correction
+    correct = bias_correction  # (the argument hides _base.bias_correction's name here)
 
     def init(params):
         nu = full_like(params, initial_scale)
@@ -217,16 +218,13 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
         nu = update_moment(updates, state.nu, decay, 2)
         if correct:
             count = safe_increment(state.count)
-            nu_hat = _bias_correction(nu, decay, count)
+            nu_hat = _base.bias_correction(nu, decay, count)
         else:
             nu_hat = nu
         updates = tree_map(lambda n, g: fnp.multiply(rescale(n), g), nu_hat, updates)
         return updates, (ScaleByRmsWithCountState(count, nu) if correct else ScaleByRmsState(nu))
 
     return GradientTransformation(init, update)
-
-
-_bias_correction = bias_correction  # the name scale_by_rms/stddev's argument shadows
 
 
 class ScaleByRStdDevState(NamedTuple):
@@ -269,7 +267,7 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
     array([2.])
     """
     rescale = _rescale(eps, eps_in_sqrt)
-    correct = bias_correction
+    correct = bias_correction  # (the argument hides _base.bias_correction's name here)
 
     def init(params):
         mu, nu = full_like(params, 0), full_like(params, initial_scale)
@@ -282,8 +280,8 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
         nu = update_moment(updates, state.nu, decay, 2)
         if correct:
             count = safe_increment(state.count)
-            mu_hat, nu_hat = (_bias_correction(mu, decay, count),
-                              _bias_correction(nu, decay, count))
+            mu_hat, nu_hat = (_base.bias_correction(mu, decay, count),
+                              _base.bias_correction(nu, decay, count))
         else:
             mu_hat, nu_hat = mu, nu
         updates = tree_map(lambda m, n, g: fnp.multiply(

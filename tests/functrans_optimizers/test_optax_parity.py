@@ -4,7 +4,6 @@ arrays, traced int32 counts), compared with the values recorded from optax in fl
 (optax_fixtures.json) and with live optax when it is installed."""
 
 import json
-import os
 
 import numpy as np
 import pytest
