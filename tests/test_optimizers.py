@@ -201,3 +201,47 @@ def test_lbfgs_stops_when_the_callback_asks():
     res = optim.minimize_lbfgs(ft.value_and_grad(lambda p: fnp.sum(fnp.exp(p))),
                                np.zeros(2), callback=stop)
     assert res.nit <= 1 and math.isfinite(res.loss)
+
+
+def test_optax_shaped_errors_name_the_fix():
+    with pytest.raises(ArgumentError, match="2 transformations but a state of 1"):
+        optim.chain(optim.scale(1.0), optim.scale(2.0)).update([1.0], (optim.EmptyState(),))
+    adamw = optim.adamw(0.1)
+    with pytest.raises(ArgumentError, match=r"update\(updates, state, params\)"):
+        adamw.update(np.ones(2), adamw.init(np.ones(2)))
+    with pytest.raises(ArgumentError, match="non-negative"):
+        optim.piecewise_constant_schedule(1.0, {5: -0.5})
+    with pytest.raises(ArgumentError, match="one more schedule than boundaries"):
+        optim.join_schedules([optim.constant_schedule(1.0)], [3])
+    with pytest.raises(ArgumentError, match="transition_steps must be positive"):
+        optim.exponential_decay(1.0, 0, 0.5)
+    with pytest.raises(ArgumentError, match="decay_steps must be positive"):
+        optim.cosine_decay_schedule(1.0, 0)
+
+
+def test_masked_weight_decay_by_a_function_of_the_params():
+    # decay only the matrices: (g + wd * p) on "w", g alone on "b"
+    opt = optim.add_decayed_weights(0.5, mask=lambda p: {k: np.ndim(v) == 2 for k, v in p.items()})
+    params = {"w": np.ones((2, 2)), "b": np.ones(2)}
+    grads = {"w": np.zeros((2, 2)), "b": np.zeros(2)}
+    updates, state = opt.update(grads, opt.init(params), params)
+    np.testing.assert_array_equal(updates["w"], 0.5 * np.ones((2, 2)))
+    np.testing.assert_array_equal(updates["b"], np.zeros(2))
+    assert isinstance(state, optim.MaskedState)
+
+
+def test_float32_parameters_stay_float32_and_the_count_is_int32():
+    opt = optim.adam(optim.linear_schedule(1e-2, 1e-3, 10))
+    params = {"w": np.ones(3, np.float32)}
+    state = opt.init(params)
+    assert state[0].count.dtype == np.int32 and state[0].mu["w"].dtype == np.float32
+    updates, state = ft.jit(opt.update)({"w": np.ones(3, np.float32)}, state, params)
+    new = optim.apply_updates(params, updates)
+    assert new["w"].dtype == np.float32 and updates["w"].dtype == np.float32
+    assert state[1].count.dtype == np.int32 and int(state[1].count) == 1
+
+
+def test_clip_by_global_norm_of_zero_updates_is_zero_without_a_warning():
+    # the norm 0 is below max_norm: the updates pass unchanged, no 0/0 computed on the way
+    updates, _ = optim.clip_by_global_norm(1.0).update([np.zeros(2)], optim.EmptyState())
+    np.testing.assert_array_equal(updates[0], np.zeros(2))
