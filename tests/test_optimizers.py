@@ -245,3 +245,24 @@ def test_clip_by_global_norm_of_zero_updates_is_zero_without_a_warning():
     # the norm 0 is below max_norm: the updates pass unchanged, no 0/0 computed on the way
     updates, _ = optim.clip_by_global_norm(1.0).update([np.zeros(2)], optim.EmptyState())
     np.testing.assert_array_equal(updates[0], np.zeros(2))
+
+
+def test_lbfgs_without_optax_zoom_line_search_says_so():
+    with pytest.raises(ArgumentError, match="linesearch=None"):
+        optim.lbfgs(0.1)
+    with pytest.raises(ArgumentError, match="needs the parameters"):
+        t = optim.scale_by_lbfgs()
+        t.update(np.ones(2), t.init(np.ones(2)))
+
+
+def test_scale_by_lbfgs_on_a_quadratic_is_newtons_step_once_the_memory_holds_it():
+    # f(w) = 0.5 w.A w with A diagonal: after one step the pair (dw, dg) = (dw, A dw) spans a
+    # 1-D space; in 1-D, L-BFGS's estimate is exactly 1/a, so the second step lands on 0
+    a = 4.0
+    opt = optim.lbfgs(1.0, linesearch=None)
+    w = np.array([1.5])
+    state = opt.init(w)
+    for _ in range(2):
+        updates, state = opt.update(a * w, state, w)
+        w = optim.apply_updates(w, updates)
+    np.testing.assert_allclose(w, [0.0], atol=1e-15)

@@ -17,14 +17,16 @@ optax's step for step.
 >>> optim.apply_updates(params, updates)["w"].round(6).tolist()
 [0.9, -1.9]
 
-Not here (yet): optax.lbfgs, whose zoom line search needs the loss inside `update`; use
-`minimize_lbfgs`, which hands the flattened parameters to scipy's L-BFGS-B (scipy is an
-optional extra), as physics-informed networks are usually finished after Adam.
+Not here (yet): optax's zoom line search, which `optax.lbfgs` uses by default (it needs the loss
+inside `update`); `lbfgs(learning_rate, linesearch=None)` and `scale_by_lbfgs` are optax's.
+For L-BFGS with a line search use `minimize_lbfgs`, which hands the flattened parameters to
+scipy's L-BFGS-B (scipy is an optional extra), as physics-informed networks are usually
+finished after Adam.
 """
 
 from __future__ import annotations
 
-from functrans.optimizers._aliases import adagrad, adam, adamw, rmsprop, sgd
+from functrans.optimizers._aliases import adagrad, adam, adamw, lbfgs, rmsprop, sgd
 from functrans.optimizers._base import (EmptyState, GradientTransformation,
                                         GradientTransformationExtraArgs, MaskedNode, MaskedState,
                                         Schedule, apply_updates, chain, global_norm, identity,
@@ -36,14 +38,12 @@ from functrans.optimizers._schedules import (constant_schedule, cosine_decay,
                                              warmup_cosine_decay_schedule,
                                              warmup_exponential_decay_schedule)
 from functrans.optimizers._scipy_lbfgs import LBFGSResult, minimize_lbfgs
-from functrans.optimizers._transforms import (ScaleByAdamState, ScaleByRmsState,
-                                              ScaleByRmsWithCountState, ScaleByRssState,
-                                              ScaleByRStdDevState, ScaleByRStdDevWithCountState,
-                                              ScaleByScheduleState, TraceState,
-                                              WeightDecaySchedule, add_decayed_weights, clip,
-                                              clip_by_global_norm, scale, scale_by_adam,
-                                              scale_by_learning_rate, scale_by_rms, scale_by_rss,
-                                              scale_by_schedule, scale_by_stddev, trace)
+from functrans.optimizers._transforms import (
+    ScaleByAdamState, ScaleByLBFGSState, ScaleByRmsState, ScaleByRmsWithCountState,
+    ScaleByRssState, ScaleByRStdDevState, ScaleByRStdDevWithCountState, ScaleByScheduleState,
+    TraceState, WeightDecaySchedule, add_decayed_weights, clip, clip_by_global_norm, scale,
+    scale_by_adam, scale_by_lbfgs, scale_by_learning_rate, scale_by_rms, scale_by_rss,
+    scale_by_schedule, scale_by_stddev, trace)
 
 Optimizer = GradientTransformation  # the name this module used before it took optax's
 
@@ -53,13 +53,13 @@ __all__ = [
     "apply_updates", "chain", "identity", "masked", "MaskedState", "MaskedNode",
     "with_extra_args_support", "global_norm", "Schedule",
     # optimisers
-    "sgd", "adam", "adamw", "rmsprop", "adagrad",
+    "sgd", "adam", "adamw", "rmsprop", "adagrad", "lbfgs",
     # transformations and their states
     "scale", "scale_by_learning_rate", "scale_by_schedule", "ScaleByScheduleState",
     "scale_by_adam", "ScaleByAdamState", "trace", "TraceState", "scale_by_rms",
     "ScaleByRmsState", "ScaleByRmsWithCountState", "scale_by_stddev", "ScaleByRStdDevState",
     "ScaleByRStdDevWithCountState", "scale_by_rss", "ScaleByRssState", "add_decayed_weights",
-    "WeightDecaySchedule", "clip", "clip_by_global_norm",
+    "WeightDecaySchedule", "clip", "clip_by_global_norm", "scale_by_lbfgs", "ScaleByLBFGSState",
     # schedules
     "constant_schedule", "exponential_decay", "piecewise_constant_schedule",
     "piecewise_constant", "cosine_decay_schedule", "cosine_decay", "polynomial_schedule",

@@ -3,10 +3,12 @@ ending in the (negative) learning rate, which may be a number or a schedule."""
 
 from __future__ import annotations
 
+from functrans.errors import ArgumentError
 from functrans.optimizers._base import GradientTransformationExtraArgs, Schedule, chain, identity
-from functrans.optimizers._transforms import (add_decayed_weights, scale_by_adam,
-                                              scale_by_learning_rate, scale_by_rms,
-                                              scale_by_rss, scale_by_stddev, trace)
+from functrans.optimizers._transforms import (add_decayed_weights, scale, scale_by_adam,
+                                              scale_by_lbfgs, scale_by_learning_rate,
+                                              scale_by_rms, scale_by_rss, scale_by_stddev,
+                                              trace)
 
 
 def sgd(learning_rate: float | Schedule, momentum: float | None = None, nesterov: bool = False,
@@ -93,3 +95,32 @@ def adagrad(learning_rate: float | Schedule, initial_accumulator_value: float = 
     """
     return chain(scale_by_rss(initial_accumulator_value, eps),
                  scale_by_learning_rate(learning_rate))
+
+
+_ZOOM = "zoom"  # optax's default line search, which functrans does not have yet
+
+
+def lbfgs(learning_rate: float | Schedule | None = None, memory_size: int = 10,
+          scale_init_precond: bool = True, linesearch=_ZOOM) -> GradientTransformationExtraArgs:
+    """L-BFGS as optax.lbfgs builds it: scale_by_lbfgs, then the learning rate (or -1), then
+    the line search. Only `linesearch=None` is available: optax's default zoom line search
+    (which evaluates the loss inside `update`) is not here yet, so the default raises rather
+    than running another algorithm; for L-BFGS with a line search use `minimize_lbfgs`.
+
+    >>> import numpy as np
+    >>> from functrans import optimizers as optim
+    >>> opt = optim.lbfgs(learning_rate=0.5, linesearch=None)
+    >>> p = np.array([3.0, 4.0])
+    >>> opt.update(p, opt.init(p), p)[0]
+    array([-0.3, -0.4])
+    """
+    if linesearch is _ZOOM:
+        raise ArgumentError(
+            "lbfgs: optax's zoom line search (the default) is not available in functrans yet. "
+            "Pass linesearch=None with a learning_rate for L-BFGS steps without a line search, "
+            "or use functrans.optimizers.minimize_lbfgs (scipy's L-BFGS-B, with its line "
+            "search).")
+    base_scaling = scale(-1.0) if learning_rate is None else \
+        scale_by_learning_rate(learning_rate)
+    return chain(scale_by_lbfgs(memory_size, scale_init_precond), base_scaling,
+                 identity() if linesearch is None else linesearch)

@@ -128,10 +128,15 @@ def global_norm(updates) -> Any:
     >>> float(optim.global_norm([np.array([3.0]), {"b": np.array([4.0])}]))
     5.0
     """
+    return fnp.sqrt(sum_of_squares(updates))
+
+
+def sum_of_squares(tree) -> Any:
+    """The sum of the squares of all the leaves' elements, leaf by leaf as optax adds them."""
     total = 0
-    for leaf in tree_leaves(updates):
+    for leaf in tree_leaves(tree):
         total = fnp.add(total, fnp.sum(fnp.square(leaf)))
-    return fnp.sqrt(total)
+    return total
 
 
 # --- helpers the transformations share (as optax.tree's) -------------------------------------

@@ -11,8 +11,9 @@ from functrans.optimizers import _base
 from functrans.optimizers._base import (EmptyState, GradientTransformation, Schedule,
                                         _init_empty_state, bias_correction, cast_tree,
                                         full_like, global_norm, identity, masked, safe_increment,
+                                        sum_of_squares,
                                         update_moment, zero_count)
-from functrans.tree_util import tree_map
+from functrans.tree_util import tree_leaves, tree_map
 
 
 def scale(step_size: float) -> GradientTransformation:
@@ -399,3 +400,122 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
             fnp.divide(t, fnp.astype(safe_norm, fnp.result_type(t))), max_norm)), updates), state
 
     return GradientTransformation(_init_empty_state, update)
+
+
+class ScaleByLBFGSState(NamedTuple):
+    """L-BFGS's step count, last parameters and updates, and its memory of their differences
+    (optax.ScaleByLBFGSState).
+
+    >>> import numpy as np
+    >>> from functrans import optimizers as optim
+    >>> optim.scale_by_lbfgs(memory_size=2).init(np.zeros(1)).diff_params_memory
+    array([[0.],
+           [0.]])
+    """
+
+    count: Any
+    params: Any
+    updates: Any
+    diff_params_memory: Any
+    diff_updates_memory: Any
+    weights_memory: Any
+
+
+def _tree_vdot(a, b):
+    total = 0
+    for x, y in zip(tree_leaves(a), tree_leaves(b)):
+        total = fnp.add(total, fnp.vdot(x, y))
+    return total
+
+
+def _memory_row(memory, idx):
+    return tree_map(lambda m: fnp.take(m, idx, axis=0), memory)
+
+
+def _precondition_by_lbfgs(updates, diff_params_memory, diff_updates_memory, weights_memory,
+                           identity_scale, memory_idx):
+    """The two-loop recursion: updates times L-BFGS's inverse-Hessian estimate, the memory
+    read from its oldest entry (memory_idx) on, as optax's scans read it."""
+    memory_size = fnp.shape(weights_memory)[0]
+    indices = [fnp.mod(fnp.add(memory_idx, k), memory_size) for k in range(memory_size)]
+    vec, alphas = updates, [None] * memory_size
+    for k in reversed(range(memory_size)):
+        idx = indices[k]
+        dwi, dui = _memory_row(diff_params_memory, idx), _memory_row(diff_updates_memory, idx)
+        alphas[k] = fnp.multiply(fnp.take(weights_memory, idx), _tree_vdot(dwi, vec))
+        vec = tree_map(lambda v, u: fnp.add(v, fnp.multiply(fnp.negative(alphas[k]), u)),
+                       vec, dui)
+    vec = tree_map(lambda v: fnp.multiply(identity_scale, v), vec)
+    for k in range(memory_size):
+        idx = indices[k]
+        dwi, dui = _memory_row(diff_params_memory, idx), _memory_row(diff_updates_memory, idx)
+        beta = fnp.multiply(fnp.take(weights_memory, idx), _tree_vdot(dui, vec))
+        vec = tree_map(lambda v, w: fnp.add(v, fnp.multiply(fnp.subtract(alphas[k], beta), w)),
+                       vec, dwi)
+    return vec
+
+
+def scale_by_lbfgs(memory_size: int = 10, scale_init_precond: bool = True
+                   ) -> GradientTransformation:
+    """Multiplies the updates by L-BFGS's estimate of the inverse Hessian, from the last
+    memory_size differences of parameters and updates (optax.scale_by_lbfgs); update needs
+    the parameters.
+
+    >>> import numpy as np
+    >>> from functrans import optimizers as optim
+    >>> t = optim.scale_by_lbfgs()
+    >>> t.update(np.array([3.0, 4.0]), t.init(np.zeros(2)), np.zeros(2))[0]  # first: g / |g|
+    array([0.6, 0.8])
+    """
+    if memory_size < 1:
+        raise ArgumentError(f"scale_by_lbfgs: memory_size must be >= 1, got {memory_size}.")
+
+    def init(params):
+        def stacked():
+            return tree_map(lambda p: fnp.zeros((memory_size,) + fnp.shape(p),
+                                                dtype=fnp.result_type(p)), params)
+        return ScaleByLBFGSState(zero_count(), full_like(params, 0), full_like(params, 0),
+                                 stacked(), stacked(), fnp.zeros(memory_size))
+
+    def update(updates, state, params=None):
+        if params is None:
+            raise ArgumentError("scale_by_lbfgs needs the parameters: call update(updates, "
+                                "state, params).")
+        memory_idx = fnp.mod(state.count, memory_size)
+        prev_idx = fnp.mod(fnp.subtract(state.count, 1), memory_size)
+        diff_params = tree_map(fnp.subtract, params, state.params)
+        diff_updates = tree_map(fnp.subtract, updates, state.updates)
+        vdot = _tree_vdot(diff_updates, diff_params)
+        weight = fnp.where(fnp.equal(vdot, 0.0), 0.0,
+                           fnp.divide(1.0, fnp.where(fnp.equal(vdot, 0.0), 1.0, vdot)))
+        started = fnp.greater(state.count, 0)
+        diff_params, diff_updates, weight = tree_map(
+            lambda x: fnp.where(started, x, fnp.zeros_like(x)),
+            (diff_params, diff_updates, weight))
+
+        def set_row(memory, row):
+            # memory.at[prev_idx].set(row), as a select: eager numpy arrays and traced alike
+            hit = fnp.equal(fnp.arange(memory_size), prev_idx)
+            return fnp.where(fnp.reshape(hit, (memory_size,) + (1,) * fnp.ndim(row)),
+                             fnp.expand_dims(row, 0), memory)
+
+        diff_params_memory = tree_map(set_row, state.diff_params_memory, diff_params)
+        diff_updates_memory = tree_map(set_row, state.diff_updates_memory, diff_updates)
+        weights_memory = set_row(state.weights_memory, weight)
+        if scale_init_precond:
+            numerator = _tree_vdot(diff_updates, diff_params)
+            denominator = sum_of_squares(diff_updates)
+            positive = fnp.greater(denominator, 0.0)
+            identity_scale = fnp.where(positive, fnp.divide(
+                numerator, fnp.where(positive, denominator, 1.0)), 1.0)
+            capped_inv_norm = fnp.minimum(1.0, fnp.divide(1.0, global_norm(updates)))
+            identity_scale = fnp.where(started, identity_scale, capped_inv_norm)
+        else:
+            identity_scale = 1.0
+        precond = _precondition_by_lbfgs(updates, diff_params_memory, diff_updates_memory,
+                                         weights_memory, identity_scale, memory_idx)
+        return precond, ScaleByLBFGSState(safe_increment(state.count), params, updates,
+                                           diff_params_memory, diff_updates_memory,
+                                           weights_memory)
+
+    return GradientTransformation(init, update)

@@ -73,6 +73,10 @@ OPTIMIZERS = {
     "chain_scale_by_adam_schedule": lambda o: o.chain(
         o.scale_by_adam(b1=0.5), o.scale_by_schedule(o.linear_schedule(-0.05, -0.01, 30))),
     "chain_trace_scale": lambda o: o.chain(o.trace(0.6), o.scale(-0.02)),
+    # L-BFGS without optax's default zoom line search (not in functrans yet)
+    "lbfgs_without_linesearch": lambda o: o.lbfgs(0.02, linesearch=None),
+    "chain_scale_by_lbfgs_memory_3": lambda o: o.chain(
+        o.scale_by_lbfgs(memory_size=3, scale_init_precond=False), o.scale(-0.05)),
 }
 
 # name -> program(optimizers module): a schedule
