@@ -266,3 +266,18 @@ def test_scale_by_lbfgs_on_a_quadratic_is_newtons_step_once_the_memory_holds_it(
         updates, state = opt.update(a * w, state, w)
         w = optim.apply_updates(w, updates)
     np.testing.assert_allclose(w, [0.0], atol=1e-15)
+
+
+def test_every_optax_shaped_optimizer_returns_arrays_the_caller_owns():
+    from functrans.test_util import check_owned
+    params = {"w": np.ones((2, 2)), "b": np.ones(2)}
+    grads = {"w": np.full((2, 2), 0.5), "b": np.full(2, -0.5)}
+    for opt in (optim.identity(), optim.chain(optim.identity()),
+                optim.masked(optim.scale(2.0), {"w": True, "b": False}),
+                optim.add_decayed_weights(0.0), optim.lbfgs(0.1, linesearch=None),
+                optim.adamw(0.1, mask={"w": True, "b": False}), optim.rmsprop(0.1, centered=True),
+                optim.adagrad(0.1), optim.chain(optim.clip_by_global_norm(1.0), optim.clip(1.0))):
+        check_owned(opt.init(params), [params, grads])  # (writes 7 into what it checks)
+        state = opt.init(params)
+        updates, new_state = opt.update(grads, state, params)
+        check_owned((updates, new_state), [params, grads, state])

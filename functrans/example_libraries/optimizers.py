@@ -23,6 +23,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.core.ownership import unaliased
 from functrans.errors import ArgumentError, ArgumentTypeError
 from functrans.tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
@@ -68,7 +69,7 @@ def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
             x0_flat, tree = tree_flatten(x0_tree)
             initial_states = [init(x0) for x0 in x0_flat]
             states_flat, subtrees = _unzip2(map(tree_flatten, initial_states))
-            return OptimizerState(states_flat, tree, subtrees)
+            return OptimizerState(_own(states_flat, x0_flat), tree, subtrees)
 
         @functools.wraps(update)
         def tree_update(i, grad_tree, opt_state):
@@ -87,17 +88,27 @@ def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
                     raise ArgumentTypeError(
                         "optimizer update function produced an output structure that did not "
                         f"match its input structure: input {subtree} and output {subtree2}.")
-            return OptimizerState(new_states_flat, tree, subtrees)
+            return OptimizerState(_own(new_states_flat, (grad_flat, states_flat)), tree,
+                                  subtrees)
 
         @functools.wraps(get_params)
         def tree_get_params(opt_state):
             states_flat, tree, subtrees = opt_state
             states = map(tree_unflatten, subtrees, states_flat)
-            return tree_unflatten(tree, [get_params(s) for s in states])
+            params = tree_unflatten(tree, [get_params(s) for s in states])
+            leaves, treedef = tree_flatten(params)
+            return tree_unflatten(treedef, unaliased(leaves, tree_flatten(states_flat)[0]))
 
         return Optimizer(tree_init, tree_update, tree_get_params)
 
     return tree_opt_maker
+
+
+def _own(states_flat, sources):
+    """The per-leaf states with no array shared with `sources` (the parameters or gradients
+    passed in: numpy arrays can be written into afterwards, JAX's cannot)."""
+    leaves, treedef = tree_flatten(states_flat)
+    return tree_unflatten(treedef, unaliased(leaves, tree_flatten(sources)[0]))
 
 
 def _zeros_like(x):

@@ -24,6 +24,7 @@ import math
 
 import functrans.numpy as fnp
 from functrans import random
+from functrans.core.ownership import owned
 from functrans.errors import ArgumentError
 from functrans.nn import (elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax,
                           softplus, standardize)
@@ -285,7 +286,7 @@ Flatten = _flatten()
 def _identity():
     """Hands its input on."""
     return (lambda rng, input_shape: (input_shape, ()),
-            lambda params, inputs, **kwargs: inputs)
+            lambda params, inputs, **kwargs: owned(inputs, inputs))
 
 
 Identity = _identity()
@@ -294,7 +295,7 @@ Identity = _identity()
 def FanOut(num):
     """Copies its input into a list of `num` (for parallel branches)."""
     return (lambda rng, input_shape: ([input_shape] * num, ()),
-            lambda params, inputs, **kwargs: [inputs] * num)
+            lambda params, inputs, **kwargs: [owned(inputs, inputs) for _ in range(num)])
 
 
 def _fan_in_sum():
@@ -337,7 +338,7 @@ def Dropout(rate, mode="train"):
         if mode == "train":
             keep = random.bernoulli(rng, rate, inputs.shape)
             return fnp.where(keep, fnp.divide(inputs, rate), 0)
-        return inputs
+        return owned(inputs, inputs)
 
     return init_fun, apply_fun
 

@@ -9,6 +9,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.core.ownership import unaliased
 from functrans.errors import ArgumentError
 from functrans.tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, \
     tree_unflatten
@@ -54,6 +55,17 @@ def _init_empty_state(params) -> EmptyState:
     return EmptyState()
 
 
+def owning(update: Callable) -> Callable:
+    """`update` whose results share no memory with its arguments: for the transformations that
+    hand an argument on (identity, masked leaves, a zero weight decay, L-BFGS's remembered
+    parameters), since numpy arrays, unlike JAX's, can be written into afterwards."""
+    def owned_update(updates, state, params=None, **extra_args):
+        out = update(updates, state, params, **extra_args)
+        leaves, treedef = tree_flatten(out)
+        return tree_unflatten(treedef, unaliased(leaves, tree_leaves((updates, state, params))))
+    return owned_update
+
+
 def identity() -> GradientTransformation:
     """Hands the updates on unchanged.
 
@@ -61,8 +73,8 @@ def identity() -> GradientTransformation:
     >>> optim.identity().update([1.0], optim.EmptyState())
     ([1.0], EmptyState())
     """
-    return GradientTransformation(_init_empty_state, lambda updates, state, params=None:
-                                  (updates, state))
+    return GradientTransformation(_init_empty_state, owning(
+        lambda updates, state, params=None: (updates, state)))
 
 
 def with_extra_args_support(tx: GradientTransformation) -> GradientTransformationExtraArgs:
@@ -237,4 +249,4 @@ def masked(inner: GradientTransformation, mask) -> GradientTransformationExtraAr
                                          zip(new_leaves, old_leaves, flags)]),
                 MaskedState(inner_state))
 
-    return GradientTransformationExtraArgs(init, update)
+    return GradientTransformationExtraArgs(init, owning(update))

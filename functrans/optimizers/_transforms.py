@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import functrans.numpy as fnp
 from functrans.errors import ArgumentError
 from functrans.optimizers import _base
-from functrans.optimizers._base import (EmptyState, GradientTransformation, Schedule,
+from functrans.optimizers._base import (EmptyState, owning, GradientTransformation, Schedule,
                                         _init_empty_state, bias_correction, cast_tree,
                                         full_like, global_norm, identity, masked, safe_increment,
                                         sum_of_squares,
@@ -365,7 +365,7 @@ def add_decayed_weights(weight_decay: float | Schedule = 0.0, mask=None
         s = weight_decay(state.count) if callable(weight_decay) else weight_decay
         return tree_map(lambda g, p: fnp.add(g, fnp.multiply(s, p)), updates, params), new_state
 
-    tx = GradientTransformation(init, update)
+    tx = GradientTransformation(init, owning(update))
     return tx if mask is None else masked(tx, mask)
 
 
@@ -518,4 +518,4 @@ def scale_by_lbfgs(memory_size: int = 10, scale_init_precond: bool = True
                                            diff_params_memory, diff_updates_memory,
                                            weights_memory)
 
-    return GradientTransformation(init, update)
+    return GradientTransformation(init, owning(update))

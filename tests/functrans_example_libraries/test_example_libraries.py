@@ -232,3 +232,22 @@ def test_stax_training_step_runs_under_jit_grad_and_vmap():
     g_eager, g_jit = ft.grad(loss)(params), ft.jit(ft.grad(loss))(params)
     for a, b in zip(tree_leaves(g_eager), tree_leaves(g_jit)):
         np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+def test_states_params_and_layer_outputs_are_the_callers_own():
+    from functrans.test_util import check_owned
+    params = {"w": np.ones((2, 2)), "b": np.ones(2)}
+    grads = {"w": np.ones((2, 2)), "b": np.ones(2)}
+    for opt_init, opt_update, get_params in (optimizers.sgd(0.1), optimizers.adam(0.1),
+                                             optimizers.sm3(0.1)):
+        # (check_owned writes 7 into what it checks: each check gets a fresh state)
+        check_owned(opt_init(params), [params])
+        state = opt_init(params)
+        check_owned(get_params(state), [state, params])
+        check_owned(opt_update(0, grads, opt_init(params)), [grads, params])
+        new = opt_update(0, grads, state)
+        check_owned(get_params(new), [new])
+    _, apply_fun = stax.serial(stax.FanOut(2), stax.parallel(stax.Identity, stax.Dropout(
+        0.5, mode="test")))
+    x = np.ones(3)
+    check_owned(apply_fun([(), ((), ())], x, rng=random.PRNGKey(0)), [x])
