@@ -18,6 +18,7 @@ portable Bernoulli kernel (what it runs on AMD and ARM CPUs; on Intel CPUs, buil
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import secrets
@@ -33,13 +34,17 @@ _N = 624                               # Mersenne Twister state words
 _MASK64 = (1 << 64) - 1
 
 
+@functools.lru_cache(maxsize=256)
 def _init_genrand(seed: int) -> np.ndarray:
-    """mt19937's state for a 32-bit seed (Matsumoto and Nishimura's init_genrand)."""
+    """mt19937's state for a 32-bit seed (Matsumoto and Nishimura's init_genrand); read-only,
+    cached: seeding is a loop of 623 steps, and programs reseed with the same few seeds."""
     key = [seed & 0xFFFFFFFF]
     for j in range(1, _N):
         prev = key[-1]
         key.append((1812433253 * (prev ^ (prev >> 30)) + j) & 0xFFFFFFFF)
-    return np.array(key, dtype=np.uint32)
+    out = np.array(key, dtype=np.uint32)
+    out.flags.writeable = False
+    return out
 
 
 def _seed_value(seed, who: str = "manual_seed") -> int:
@@ -74,7 +79,7 @@ class Generator:
     def _set_seed(self, seed: int) -> None:
         self._seed = seed
         self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": _init_genrand(seed), "pos": _N}}
+                            "state": {"key": _init_genrand(seed & 0xFFFFFFFF), "pos": _N}}
         self._fresh = True                 # PyTorch's next_ = 0 (vs 624) before the first draw
         self.next_double_normal = None     # Box-Muller's cached second sample
         self.next_float_normal = None
@@ -212,14 +217,21 @@ def _round_odd_sum(a, b):
     return s
 
 
+_LOW29, _MID29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+
+
 def fma32(a, b, c) -> np.ndarray:
-    """float32 fused multiply-add, a * b + c with one rounding (as `_mm256_fmadd_ps`)."""
-    a, b, c = (np.asarray(x, np.float32).astype(np.float64) for x in (a, b, c))
-    a, b, c = np.broadcast_arrays(a, b, c)
-    prod = a * b                                    # exact: 24 + 24 bits < 53
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = _round_odd_sum(np.ascontiguousarray(prod), np.ascontiguousarray(c))
-    return out.astype(np.float32)
+    """float32 fused multiply-add, a * b + c with one rounding (as `_mm256_fmadd_ps`); a or b
+    is an array."""
+    s = np.multiply(a, b, dtype=np.float64)          # exact: 24 + 24 < 53 bits
+    s += c
+    # rounding the float64 sum to float32 rounds twice; that can only go wrong when the sum
+    # lands exactly halfway between two float32 values: redo those with the sum rounded to odd
+    half = (s.view(np.uint64) & _LOW29) == _MID29
+    if half.any():
+        a, b, c = (np.broadcast_to(np.asarray(x, np.float64), s.shape)[half] for x in (a, b, c))
+        s[half] = _round_odd_sum(a * b, c)
+    return s.astype(np.float32)
 
 
 def _split(a):
