@@ -13,9 +13,9 @@ tensor(7.3891, grad_fn=<ExpBackward0>)
 >>> a.grad
 tensor(7.3891)
 
-Where it differs from PyTorch: CPU only (devices report as in a CPU-only PyTorch build); random
-numbers are PyTorch's CPU generator's, bit for bit for the same seed; float32 results can differ in the last bit where
-numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); there is no
+Where it differs from PyTorch: CPU only (devices report as a CPU-only PyTorch build does); random
+numbers are PyTorch's CPU generator's, bit for bit for the same seed; float32 results can differ
+in the last bit where numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); there is no
 torch.nn.Module, only `nn.Parameter` and `nn.functional`; forward-mode AD (`torch.func`,
 `autograd.forward_ad`) is not provided.
 """

@@ -308,14 +308,30 @@ def _sampled(shape, dt, values, requires_grad, device):
     return _finish(np.asarray(values, dt).reshape(shape), requires_grad, device)
 
 
+def _into(out, result: Tensor) -> Tensor:
+    """`out=`: the samples written into `out` (drawn in out's dtype, as PyTorch draws them)."""
+    if out is None:
+        return result
+    from functrans.torch import _inplace
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"out= has shape {list(out.shape)} but the result has shape "
+                           f"{list(result.shape)}; pass an out tensor of the result's shape")
+    _inplace.write(out, result._value)
+    return out
+
+
+def _out_dtype(dtype, out):
+    return dtype if dtype is not None or out is None else out.dtype
+
+
 def rand(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     """torch.rand: uniform samples on [0, 1), PyTorch's values for the same seed."""
     shape = _size(shape, size)
     _check_device(device)
-    dt = _random_float(dtype, "check_uniform_bounds")
+    dt = _random_float(_out_dtype(dtype, out), "check_uniform_bounds")
     values = R.uniform(R.resolve(generator), math.prod(shape), dt)
-    return _sampled(shape, dt, values, requires_grad, device)
+    return _into(out, _sampled(shape, dt, values, requires_grad, device))
 
 
 def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -323,9 +339,9 @@ def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, 
     """torch.randn: standard normal samples, PyTorch's values for the same seed."""
     shape = _size(shape, size)
     _check_device(device)
-    dt = _random_float(dtype, "normal_kernel_cpu")
+    dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
     values = R.normal(R.resolve(generator), math.prod(shape), dt)
-    return _sampled(shape, dt, values, requires_grad, device)
+    return _into(out, _sampled(shape, dt, values, requires_grad, device))
 
 
 def _check_range(low, high):
@@ -348,9 +364,10 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     _check_range(low, high)
     _check_device(device)
     shape = _size(tuple(size))
+    dtype = _out_dtype(dtype, out)
     dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
     values = R.random_from_to(R.resolve(generator), math.prod(shape), low, high, dt)
-    return _sampled(shape, dt, values, requires_grad, device)
+    return _into(out, _sampled(shape, dt, values, requires_grad, device))
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -360,8 +377,10 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     _check_device(device)
+    dtype = _out_dtype(dtype, out)
     dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
-    return _sampled((n,), dt, R.randperm(R.resolve(generator), n), requires_grad, device)
+    return _into(out, _sampled((n,), dt, R.randperm(R.resolve(generator), n), requires_grad,
+                               device))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
@@ -376,9 +395,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                             "mean and std, pass size=")
         shape = _size(tuple(size))
         _check_device(device)
-        dt = _random_float(dtype, "normal_kernel_cpu")
+        dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
         values = R.normal(g, math.prod(shape), dt, float(mean), float(std))
-        return _sampled(shape, dt, values, requires_grad, device)
+        return _into(out, _sampled(shape, dt, values, requires_grad, device))
     m = mean._value if tm else np.asarray(float(mean))
     s = std._value if ts else np.asarray(float(std))
     if ts and np.any(s < 0):
@@ -392,9 +411,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     n = math.prod(shape)
     if tm and not ts:      # normal_(0, std) then add_(mean)
         z = R.normal(g, n, dt, 0.0, float(std)).reshape(shape)
-        return wrap((z + m.astype(dt)).astype(dt))
+        return _into(out, wrap((z + m.astype(dt)).astype(dt)))
     z = R.normal(g, n, dt).reshape(shape)           # normal_(0, 1), mul_(std), add_(mean)
-    return wrap(((z * s.astype(dt)).astype(dt) + m.astype(dt)).astype(dt))
+    return _into(out, wrap(((z * s.astype(dt)).astype(dt) + m.astype(dt)).astype(dt)))
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
@@ -433,8 +452,8 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
                                f"'{_dtype.from_numpy(v.dtype).name}'")
         if np.any((v < 0) | (v > 1)):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-        return wrap(R.bernoulli_tensor(g, v).astype(v.dtype))
-    return wrap(_bernoulli_scalar(g, v.shape, float(p)).astype(v.dtype))
+        return _into(out, wrap(R.bernoulli_tensor(g, v).astype(v.dtype)))
+    return _into(out, wrap(_bernoulli_scalar(g, v.shape, float(p)).astype(v.dtype)))
 
 
 def _bernoulli_scalar(g, shape, p: float) -> np.ndarray:

@@ -25,6 +25,9 @@ import secrets
 
 import numpy as np
 
+from functrans.torch._devices import CPU, require_cpu
+from functrans.torch._tensor import Tensor, wrap
+
 #: a marker other modules check: random numbers follow PyTorch's CPU stream
 PYTORCH_STREAM = True
 
@@ -69,7 +72,6 @@ class Generator:
     """
 
     def __init__(self, device="cpu"):
-        from functrans.torch._devices import require_cpu
         require_cpu(device, generator=True)
         self._bits = np.random.MT19937(0)
         self._set_seed(DEFAULT_SEED)
@@ -87,7 +89,6 @@ class Generator:
     @property
     def device(self):
         """The generator's device: always the CPU."""
-        from functrans.torch._tensor import CPU
         return CPU
 
     def manual_seed(self, seed) -> Generator:
@@ -107,7 +108,6 @@ class Generator:
 
     def get_state(self):
         """The state as PyTorch lays it out: a uint8 tensor of 5056 bytes."""
-        from functrans.torch._tensor import wrap
         st = self._bits.state["state"]
         pos = int(st["pos"])
         nxt = 0 if (self._fresh and pos == _N) else pos
@@ -127,7 +127,6 @@ class Generator:
 
     def set_state(self, new_state) -> Generator:
         """Restore a state from `get_state` (this generator's or PyTorch's)."""
-        from functrans.torch._tensor import Tensor
         v = new_state._value if isinstance(new_state, Tensor) else np.asarray(new_state)
         if v.dtype != np.uint8:
             raise TypeError(f"expected a torch.ByteTensor as the RNG state, but got "

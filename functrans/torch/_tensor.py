@@ -62,15 +62,6 @@ class Size(tuple):
         return n
 
 
-def _device_arg_ok(d) -> bool:
-    """Whether `d` names the CPU (the only device functrans.torch has)."""
-    if isinstance(d, device):
-        return d.type == "cpu"
-    if isinstance(d, str):
-        return d.split(":")[0] == "cpu"
-    return False
-
-
 class _Meta:
     """Rarely used per-tensor autograd state."""
 

@@ -108,6 +108,12 @@ case("random_bool")(lambda T, n: T.empty(n, dtype=T.bool).random_())
 case("random_to")(lambda T, n: T.empty(n, dtype=T.int64).random_(17))
 case("random_from_to")(lambda T, n: T.empty(n).random_(-4, 40))
 case("bernoulli_p_float_fn", bernoulli=True)(lambda T, n: T.bernoulli(T.zeros(n), 0.6))
+case("out_argument", avx2=True)(
+    lambda T, n: T.cat([T.randn(n, out=T.empty(n, dtype=T.float64)).float(),
+                        T.rand(n, out=T.empty(n, dtype=T.float64)).float(),
+                        T.randn(n, out=T.empty(n)),
+                        T.randint(0, 5, (n,), out=T.empty(n, dtype=T.int32)).float(),
+                        T.randperm(n, out=T.empty(n, dtype=T.int64)).float()]))
 case("generator_argument", avx2=True)(
     lambda T, n: T.randn(n, generator=T.Generator().manual_seed(n)) +
     T.rand(n, generator=T.Generator().manual_seed(7 * n)))
