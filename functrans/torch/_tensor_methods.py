@@ -75,9 +75,9 @@ def _type(self, dtype=None):
     return _to(self, dtype)
 
 
-def _new_tensor(self, data, dtype=None, requires_grad=False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from functrans.torch._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full_factory(kind):
@@ -86,9 +86,9 @@ def _new_full_factory(kind):
         if kind == "full":
             size, fill_value = size[0], size[1]
             return C.full(size, fill_value, dtype=dtype or self.dtype,
-                          requires_grad=requires_grad)
+                          requires_grad=requires_grad, device=device)
         fn = {"zeros": C.zeros, "ones": C.ones, "empty": C.empty}[kind]
-        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad, device=device)
     return method
 
 

@@ -74,6 +74,9 @@ PROGRAMS = {
     "zeros_cpu_0": lambda T: T.zeros(2, device="cpu:0").device,
     "tensor_cpu_device": lambda T: T.tensor([1.0], device=T.device("cpu")).device,
     "rand_cpu": lambda T: T.rand(2, device="cpu").device,
+    "new_zeros_cuda": lambda T: T.ones(2).new_zeros(3, device="cuda"),
+    "new_tensor_cuda": lambda T: T.ones(2).new_tensor([1.0], device="cuda"),
+    "new_full_cpu": lambda T: T.ones(2).new_full((2,), 3.0, device="cpu").device,
     # tensors
     "dot_device": lambda T: T.ones(2).device,
     "is_cuda": lambda T: T.ones(2).is_cuda,
