@@ -22,6 +22,7 @@ import functools
 import math
 import numbers
 import secrets
+import warnings
 
 import numpy as np
 
@@ -452,9 +453,40 @@ _INT_BITS = {np.dtype(np.int64): 63, np.dtype(np.int32): 31, np.dtype(np.int16):
              np.dtype(np.int8): 7, np.dtype(np.uint8): 8}
 
 
+_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+_FLOAT_NAME = {np.dtype(np.float16): "c10::Half", np.dtype(np.float32): "float",
+               np.dtype(np.float64): "double"}
+_BOUNDS_WARNING = ("{what} is out of bounds [-(2^{d}), 2^{d}]. Due to precision limitations "
+                   "{name} can support discrete uniform distribution only within this range. "
+                   "This warning will become an error in version 1.7 release, please fix the "
+                   "code in advance")
+
+
+def float_bounds(low: int, high: int, dtype) -> tuple[int, int]:
+    """PyTorch's update_from / update_to: bounds a float dtype cannot hold exactly move
+    inwards to ones it can (so randint(3, 2**29, dtype=float32) draws below 2**29 - 32)."""
+    dtype = np.dtype(dtype)
+    d = _DIGITS[dtype]
+    for what, v in (("from", low), ("to - 1", high - 1)):
+        if not -(1 << d) <= v <= 1 << d:
+            warnings.warn(_BOUNDS_WARNING.format(what=what, d=d, name=_FLOAT_NAME[dtype]),
+                          UserWarning, stacklevel=4)
+
+    def cast(v):
+        return int(dtype.type(v))
+
+    if cast(low + 1) < low:
+        low = cast(low + 1) + (1 << (abs(low + 1).bit_length() - 1 - d + 1))
+    if cast(high - 1) >= high:
+        high = cast(high - 1) - (1 << (abs(high - 1).bit_length() - 1 - d + 1))
+    return low, high
+
+
 def random_from_to(g: Generator, n: int, low: int, high: int, dtype) -> np.ndarray:
     """random_(low, high) and randint: `random() % range + low`, or `random64()` once the
     range reaches 2**28 (PyTorch's bound for a small modulo bias)."""
+    if np.dtype(dtype).kind == "f":
+        low, high = float_bounds(int(low), int(high), dtype)
     span = int(high) - int(low)
     words = g.random64(n) if span >= 1 << 28 else g.random(n)
     vals = (words % np.uint64(span)).astype(np.int64) + np.int64(low)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 
 import numpy as np
 
@@ -87,6 +88,13 @@ for _dt in ("float32", "float64"):
         lambda T, n, dt=_dt: T.empty(n, dtype=getattr(T, dt)).cauchy_(0.5, 2.0))
 
 
+def _quietly(fn):
+    """fn() without its warnings (PyTorch warns of bounds a float cannot hold exactly)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn()
+
+
 def _strided(T, n, dtype):
     """normal_ and uniform_ on a transposed view: PyTorch's scalar kernel, in memory order."""
     x = T.zeros(3, n, dtype=dtype)
@@ -100,6 +108,8 @@ case("randint")(lambda T, n: T.randint(-7, 30, (n,)))
 case("randint_high_only")(lambda T, n: T.randint(10, (n, 2)))
 case("randint_wide")(lambda T, n: T.randint(-5, 2**40, (n,)))
 case("randint_float64")(lambda T, n: T.randint(3, 1000, (n,), dtype=T.float64))
+case("randint_float32_beyond_2_24")(lambda T, n: _quietly(
+    lambda: T.randint(-2**30 - 5, 2**29, (n,), dtype=T.float32)))
 case("randint_like")(lambda T, n: T.randint_like(T.zeros(n, dtype=T.int32), 3, 9))
 case("randperm")(lambda T, n: T.randperm(n))
 case("random_int64")(lambda T, n: T.empty(n, dtype=T.int64).random_())
