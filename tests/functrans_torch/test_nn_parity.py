@@ -15,11 +15,6 @@ with open(FIXTURES) as _f:
 
 NAMES = sorted(PROGRAMS)
 
-# functrans.torch's CPU generator gives PyTorch's stream once it carries this marker; until then
-# the seeded programs (weights drawn after manual_seed) cannot match and are skipped
-PYTORCH_STREAM = getattr(ft_torch.Generator, "pytorch_stream", False)
-
-
 def _live_torch():
     torch = pytest.importorskip("torch")
     if not hasattr(torch, "autograd"):
@@ -50,8 +45,6 @@ def test_nn_matches_live_pytorch(name):
     assert not problems, "\n".join(problems[:20])
 
 
-@pytest.mark.skipif(not PYTORCH_STREAM, reason="needs the PyTorch-exact CPU generator "
-                    "(functrans.torch.Generator.pytorch_stream)")
 @pytest.mark.parametrize("name", sorted(SEEDED))
 def test_seeded_init_gives_pytorch_weights(name):
     problems = differences(observe(ft_torch, SEEDED[name]), _RECORDED["seeded"][name])
