@@ -66,8 +66,10 @@ def test_gpu_requests_fail():
     net = _net()
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         net.cuda()
-    with pytest.raises(RuntimeError, match="CPU only"):
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         net.to("cuda")
+    with pytest.raises(RuntimeError, match="not linked with support for mps devices"):
+        net.to("mps")
     assert net.to("cpu") is net and net.to(torch.device("cpu")) is net
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import no_grad
-from functrans.torch._tensor import Tensor, _device_arg_ok
+from functrans.torch._devices import require_cpu
+from functrans.torch._tensor import Tensor
 from functrans.torch.nn.parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle", "typename"]
@@ -536,11 +537,8 @@ class Module:
                 continue
             else:
                 device = a
-        if device is not None and not _device_arg_ok(device):
-            from functrans.torch._tensor import device as _device
-            _device(device)  # raises the CPU-only error, naming the device
-            raise RuntimeError(f"functrans.torch runs on the CPU only; cannot move to "
-                               f"{device!r}")
+        if device is not None:
+            require_cpu(device, creating=False)  # PyTorch's CPU-build error for any other
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
