@@ -15,6 +15,7 @@ class _Mode(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+        self.view_replay = False
 
 
 MODE = _Mode()
@@ -174,3 +175,25 @@ class inference_mode(_GradModeContext):
 
     def clone(self):
         return inference_mode(self._mode)
+
+
+class _force_original_view_tracking(_GradModeContext):
+    """torch.autograd._force_original_view_tracking: whether views replay their original view
+    op (PyTorch's alternative to as_strided). Here every view already rebuilds through the op
+    that made it, so the flag changes no value; it is kept, like PyTorch's, for code that sets
+    and restores it. Calling it sets the flag at once; as a context manager it restores it."""
+
+    def __init__(self, mode: bool):
+        self._prev_replay = MODE.view_replay
+        self._mode = bool(mode)
+        MODE.view_replay = self._mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        MODE.view_replay = self._prev_replay
+        return False
+
+    def clone(self):
+        return _force_original_view_tracking(self._mode)

@@ -6,6 +6,7 @@ import numpy as np
 
 from functrans.torch._engine import run_backward
 from functrans.torch._grad_mode import (  # noqa
+    _force_original_view_tracking,
     enable_grad,
     inference_mode,
     is_grad_enabled,
