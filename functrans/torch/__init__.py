@@ -30,6 +30,7 @@ from functrans.torch import (
     _tensor_methods,  # noqa: F401  (installs Tensor's methods)
     autograd,  # noqa: F401,E402
     nn,  # noqa: F401,E402
+    utils,  # noqa: F401,E402
 )
 from functrans.torch._activations import (  # noqa: F401
     celu,
@@ -222,8 +223,10 @@ from functrans.torch._reductions import (  # noqa: F401
     norm,
     prod,
     std,
+    std_mean,
     sum,
     var,
+    var_mean,
 )
 from functrans.torch._scatter import (  # noqa: F401
     index_add,
@@ -255,6 +258,7 @@ from functrans.torch._shape import (  # noqa: F401
     roll,
     select,
     split,
+    split_with_sizes,
     squeeze,
     stack,
     swapaxes,
@@ -267,10 +271,16 @@ from functrans.torch._shape import (  # noqa: F401
     triu,
     unbind,
     unflatten,
+    unsafe_split,
+    unsafe_split_with_sizes,
     unsqueeze,
     vstack,
 )
+from functrans.torch._grad_mode import is_inference_mode_enabled  # noqa: F401
+from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES
 from functrans.torch._tensor import Size, Tensor, device  # noqa: F401
+
+globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ...
 
 float = float32
 double = float64

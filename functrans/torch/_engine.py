@@ -78,37 +78,43 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at position {k}")
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            node, nr = edge(t)
+            if isinstance(t, tuple) and len(t) == 2 and hasattr(t, "node"):  # a GradientEdge
+                node, nr = t
+            else:
+                if not isinstance(t, Tensor):
+                    raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at "
+                                    f"position {k}")
+                if not t._requires_grad:
+                    raise RuntimeError("One of the differentiated Tensors does not require grad")
+                node, nr = edge(t)
             captures.setdefault(node, []).append((nr, k))
-    deps, needed = _dependencies(roots, captures)
+    deps, needed, reached = _dependencies(roots, captures, run_captured=accumulate)
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     prev_mode = MODE.enabled
     MODE.enabled = create_graph
     token = quiet()
     try:
-        _execute(roots, deps, needed, captures, captured, retain_graph, create_graph,
-                 accumulate and inputs is None)
+        _execute(roots, deps, needed, reached, captures, captured, retain_graph,
+                 create_graph, accumulate)
     finally:
         loud(token)
         MODE.enabled = prev_mode
     if inputs is None:
         return None
-    if accumulate:  # backward(inputs=...): accumulate into exactly those tensors
+    if accumulate:  # backward(inputs=...): non-leaf inputs get .grad as retain_grad would
         for t, g in zip(inputs, captured):
-            if g is not None:
+            if g is not None and isinstance(t, Tensor) and not edge(t)[0]._is_accumulate:
                 accumulate_grad(t, g, create_graph)
         return None
     return captured
 
 
-def _dependencies(roots, captures):
-    """In-degree of every node reachable from the roots; with `captures`, the set of nodes
-    worth running (those from which a captured node is reachable), else None."""
+def _dependencies(roots, captures, run_captured=False):
+    """In-degree of every node reachable from the roots; with `captures`, (the nodes that run,
+    the nodes that receive gradients), else (None, None). As in PyTorch, a captured node
+    receives its gradient (its tensor hooks run and the capture is taken) but runs only if a
+    node it leads to is captured too, or, for backward(inputs=...), because it is an input."""
     deps = {}
     stack = []
     parents = {} if captures is not None else None
@@ -136,19 +142,26 @@ def _dependencies(roots, captures):
                 seen.add(c)
                 stack.append(c)
     if captures is None:
-        return deps, None
-    needed = set()
+        return deps, None, None
+    reached = set()
     stack = [n for n in captures if n in deps]
     while stack:
         n = stack.pop()
-        if n in needed:
+        if n in reached:
             continue
-        needed.add(n)
+        reached.add(n)
         stack.extend(parents.get(n, ()))
-    return deps, needed
+    if run_captured:
+        return deps, reached, reached
+    runs = {p for n in reached for p in parents.get(n, ())}
+    return deps, runs, reached
 
 
-def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph, accumulate):
+def _execute(roots, deps, needed, reached, captures, captured, retain_graph, create_graph,
+             accumulate):
+    """Run the graph in PyTorch's order. At each node reached: the tensor hooks of its outputs,
+    then retain_grad and captures, then (if the node runs) its pre-hooks, its backward (or,
+    for AccumulateGrad, the accumulation and post-accumulate-grad hooks) and its post hooks."""
     heap = []
     buffers = {}
     push = heapq.heappush
@@ -169,13 +182,19 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
             m = node.variable._meta
             if m is not None and m.hooks:
                 _run_hooks_on(m.hooks, 0, buf, create_graph)
-        if node._pre_hooks:
-            _run_hooks(node, buf, create_graph)
+        pre = node._pre_hooks
+        if pre:
+            _run_tensor_hooks(pre, buf, create_graph)
         if node._retains:
             _retain(node, buf)
         if captures is not None and node in captures:
             for nr, k in captures[node]:
                 captured[k] = buf[nr]
+        if needed is not None and node not in needed:
+            continue
+        if pre:
+            _run_node_prehooks(pre, buf, create_graph)
+        post = getattr(node, "_post_hooks", None)
         if node._is_accumulate:
             if accumulate and buf[0] is not None:
                 t = node.variable
@@ -183,12 +202,12 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
                 if t._meta.post_hooks:
                     for hook in list(t._meta.post_hooks):
                         hook(t)
+            if post:
+                _run_post_hooks(post, (), buf, create_graph)
             continue
         nexts = node._next
-        if needed is not None and not any(e and e[0] in needed for e in nexts):
-            continue
-        if plain and type(node)._backward is _opnode_backward and node._saved is not None \
-                and node._prog.error is None:
+        if plain and not post and type(node)._backward is _opnode_backward \
+                and node._saved is not None and node._prog.error is None:
             # the hot path, inlined: run the node's compiled backward program on arrays
             prog = node._prog
             saved = node._saved
@@ -219,11 +238,15 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
             grads = node._backward(buf, create_graph)
             if not retain_graph:
                 node._release()
+            if post:
+                grads = _run_post_hooks(post, grads, buf, create_graph, nexts)
             pairs = zip(nexts, grads)
         for e, g in pairs:
             if not e:
                 continue
             child, nr = e
+            if reached is not None and child not in reached:
+                continue  # PyTorch sends nothing to a node that neither runs nor captures
             if g is not None:
                 cbuf = buffers.get(child)
                 if cbuf is None:
@@ -266,22 +289,49 @@ def _run_hooks_on(hooks, nr, buf, create_graph):
             buf[nr] = res if create_graph else res._value
 
 
-def _run_hooks(node, buf, create_graph):
-    for h in list(node._pre_hooks):
-        if type(h) is tuple:  # a tensor hook: (output_nr, fn(grad) -> grad | None)
+def _as_hook_arg(g, create_graph):
+    return None if g is None else (g if create_graph else wrap(np.asarray(g)))
+
+
+def _from_hook(r, create_graph):
+    return r if create_graph or r is None else r._value
+
+
+def _run_tensor_hooks(hooks, buf, create_graph):
+    """The hooks registered on this node's output tensors (`(output_nr, fn)` entries), in
+    registration order; a tensor a hook returns replaces that gradient."""
+    for h in list(hooks):
+        if type(h) is tuple:
             nr, fn = h
-            g = buf[nr]
             # an output of a multi-output node that no gradient reached: the hook sees None
-            res = fn(None if g is None else g if create_graph else wrap(np.asarray(g)))
+            res = fn(_as_hook_arg(buf[nr], create_graph))
             if res is not None:
-                buf[nr] = res if create_graph else res._value
-        else:  # a node pre-hook: fn(grad_outputs) -> grad_outputs | None
-            gs = tuple(None if g is None else (g if create_graph else wrap(np.asarray(g)))
-                       for g in buf)
-            res = h(gs)
+                buf[nr] = _from_hook(res, create_graph)
+
+
+def _run_node_prehooks(hooks, buf, create_graph):
+    """`grad_fn.register_prehook` hooks: fn(grad_outputs) -> grad_outputs | None."""
+    for h in list(hooks):
+        if type(h) is not tuple:
+            res = h(tuple(_as_hook_arg(g, create_graph) for g in buf))
             if res is not None:
                 for i, r in enumerate(res):
-                    buf[i] = r if create_graph or r is None else r._value
+                    buf[i] = _from_hook(r, create_graph)
+
+
+def _run_post_hooks(hooks, grads, buf, create_graph, nexts=()):
+    """`grad_fn.register_hook` hooks: fn(grad_inputs, grad_outputs) -> grad_inputs | None.
+    grad_inputs has one entry per input of the node (its next_functions)."""
+    slots = [i for i, e in enumerate(nexts) if e is not False]
+    grads = list(grads)
+    outs = tuple(_as_hook_arg(g, create_graph) for g in buf)
+    for h in list(hooks):
+        ins = tuple(_as_hook_arg(grads[i], create_graph) for i in slots)
+        res = h(ins, outs)
+        if res is not None:
+            for i, r in zip(slots, res):
+                grads[i] = _from_hook(r, create_graph)
+    return grads
 
 
 def _retain(node, buf):

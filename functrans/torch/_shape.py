@@ -456,6 +456,29 @@ def split(tensor, split_size_or_sections, dim=0):
                   "Split" if op is _split else "SplitWithSizes")
 
 
+def split_with_sizes(input, split_sizes, dim=0):
+    """torch.split_with_sizes: views of pieces of the given sizes along dim."""
+    return split(input, list(split_sizes), dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """torch.unsafe_split: split whose pieces are not views PyTorch guards against in-place
+    changes (the same values and gradients)."""
+    return _unguarded(split(input, split_size, dim))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """torch.unsafe_split_with_sizes: split_with_sizes without the multi-view guard."""
+    return _unguarded(split(input, list(split_sizes), dim))
+
+
+def _unguarded(views):
+    for v in views:
+        if v._meta is not None:
+            v._meta.multi_view = None
+    return views
+
+
 def chunk(input, chunks, dim=0):
     """torch.chunk: input cut into `chunks` pieces along dim (the last may be smaller)."""
     x = as_tensor(input)

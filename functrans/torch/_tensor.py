@@ -272,6 +272,10 @@ class Tensor(Tracer):
         m = self._meta
         return None if m is None else m.base
 
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (its `_base`)."""
+        return self._base is not None
+
     @property
     def is_leaf(self) -> bool:
         return self._grad_fn is None

@@ -14,7 +14,7 @@ from functrans.torch._grad_mode import (  # noqa
     set_grad_enabled,
 )
 from functrans.torch._tensor import Tensor, wrap
-from functrans.torch.autograd import functional  # noqa: F401
+from functrans.torch.autograd import functional, graph  # noqa: F401
 from functrans.torch.autograd.function import (  # noqa: F401
     Function,
     FunctionCtx,
@@ -22,9 +22,26 @@ from functrans.torch.autograd.function import (  # noqa: F401
     NestedIOFunction,
     once_differentiable,
 )
+from functrans.torch.autograd.graph import GradientEdge
 from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 
-Variable = Tensor
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """torch.autograd.Variable (deprecated in PyTorch, still called by old code):
+    `Variable(data, requires_grad=...)` is `data.detach().requires_grad_(requires_grad)`, a new
+    leaf sharing data; every tensor is an instance of Variable."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if data is None:
+            from functrans.torch._creation import tensor
+            return tensor([], requires_grad=requires_grad)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "NestedIOFunction",
            "once_differentiable", "gradcheck", "gradgradcheck", "GradcheckError", "Variable",
@@ -33,7 +50,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "Ne
 
 
 def _tensors(x, what):
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | GradientEdge):
         return (x,)
     if x is None:
         return None
@@ -97,6 +114,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
+            if materialize_grads and isinstance(t, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                                   "GradientEdge")
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is the "

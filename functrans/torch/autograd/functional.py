@@ -145,8 +145,8 @@ _STRATEGY_HINT = ('Expected strategy to be either "forward-mode" or "reverse-mod
 
 def _as_tuple(x, arg_name, fn_name):
     """PyTorch's check that `x` is a Tensor or a tuple of Tensors; (was_tuple, tuple)."""
-    is_tuple = isinstance(x, tuple | list)
-    xs = tuple(x) if is_tuple else (x,)
+    is_tuple = isinstance(x, tuple)
+    xs = x if is_tuple else (x,)
     for i, el in enumerate(xs):
         if not isinstance(el, Tensor):
             where = f"value at index {i}" if is_tuple else f"given {arg_name}"
