@@ -201,7 +201,9 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                 accumulate_grad(t, buf[0], create_graph)
                 if t._meta.post_hooks:
                     for hook in list(t._meta.post_hooks):
-                        hook(t)
+                        if hook(t) is not None:
+                            raise RuntimeError("Tensor post accumulate grad hooks should return "
+                                               "None.")
             if post:
                 _run_post_hooks(post, (), buf, create_graph)
             continue

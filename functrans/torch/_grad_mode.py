@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _Mode(threading.local):
@@ -55,7 +56,15 @@ class _GradModeContext:
 
     def __call__(self, fn):
         if inspect.isclass(fn):
-            raise TypeError(f"{type(self).__name__} decorates functions, not classes.")
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.", FutureWarning, stacklevel=2)
+            cls = fn
+
+            def fn(*args, **kwargs):  # PyTorch's behaviour: constructing runs in the mode
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(fn):
             return _wrap_generator(self.clone, fn)
 

@@ -272,6 +272,13 @@ class Tensor(Tracer):
         m = self._meta
         return None if m is None else m.base
 
+    @property
+    def volatile(self) -> bool:
+        """Removed in PyTorch (always False); reading it warns, as PyTorch does."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
     def _is_view(self) -> bool:
         """Whether this tensor is a view of another (its `_base`)."""
         return self._base is not None
@@ -431,13 +438,14 @@ class Tensor(Tracer):
         return self._value.tolist()
 
     def numpy(self, *, force=False) -> np.ndarray:
-        if self._requires_grad and not force:
+        # PyTorch refuses only while grad mode is on (under no_grad nothing could record)
+        if self._requires_grad and not force and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value if dtype is None else self._value.astype(dtype)
@@ -631,6 +639,11 @@ def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tens
 def new_vc() -> list:
     """A version counter: [version, how many times an in-place op rewrote the history]."""
     return [0, 0]
+
+
+def _grad_enabled() -> bool:
+    from functrans.torch._grad_mode import MODE
+    return MODE.enabled
 
 
 def _shared_vc(t):

@@ -98,6 +98,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads)
     outputs = _tensors(outputs, "outputs")
+    if type(inputs) is dict:  # PyTorch answers a dict of inputs with a dict of gradients
+        keys = list(inputs)
+        return dict(zip(keys, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph,
+                                   create_graph, only_inputs, allow_unused, is_grads_batched,
+                                   materialize_grads)))
     inputs = _tensors(inputs, "inputs")
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
@@ -121,7 +126,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
-            result.append(wrap(np.zeros(t._value.shape, t._value.dtype))
+            # PyTorch's zeros_like(input, requires_grad=create_graph)
+            result.append(wrap(np.zeros(t._value.shape, t._value.dtype), create_graph)
                           if materialize_grads else None)
         elif isinstance(g, Tensor):
             result.append(g)
