@@ -178,11 +178,14 @@ from functrans.torch._grad_mode import (  # noqa
 )
 from functrans.torch._indexing import (  # noqa: F401
     argsort,
+    as_strided,
     gather,
     index_select,
+    isin,
     masked_fill,
     masked_select,
     median,
+    nanmedian,
     nonzero,
     sort,
     take,
@@ -234,6 +237,7 @@ from functrans.torch._scatter import (  # noqa: F401
     index_put,
     scatter,
     scatter_add,
+    scatter_reduce,
 )
 from functrans.torch._shape import (  # noqa: F401
     broadcast_tensors,
