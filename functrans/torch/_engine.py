@@ -208,7 +208,13 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                 _run_post_hooks(post, (), buf, create_graph)
             continue
         nexts = node._next
-        if plain and not post and type(node)._backward is _opnode_backward \
+        if type(node)._backward is _opnode_backward and _all_undefined(buf):
+            # no gradient defined flowing in: none flows out (PyTorch's any_grad_defined), but
+            # the nodes below still run, so a custom Function sees its undefined gradients
+            if not retain_graph:
+                node._release()
+            pairs = ((e, None) for e in nexts)
+        elif plain and not post and type(node)._backward is _opnode_backward \
                 and node._saved is not None and node._prog.error is None:
             # the hot path, inlined: run the node's compiled backward program on arrays
             prog = node._prog
@@ -249,10 +255,10 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             child, nr = e
             if reached is not None and child not in reached:
                 continue  # PyTorch sends nothing to a node that neither runs nor captures
+            cbuf = buffers.get(child)
+            if cbuf is None:  # an undefined (None) gradient reaches the node too
+                cbuf = buffers[child] = [None] * child._n_out
             if g is not None:
-                cbuf = buffers.get(child)
-                if cbuf is None:
-                    cbuf = buffers[child] = [None] * child._n_out
                 prev = cbuf[nr]
                 cbuf[nr] = g if prev is None else prev + g
             d = deps[child] - 1
@@ -262,6 +268,13 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                     push(heap, (-child._seq, child))
                 else:
                     _skip(child, deps, buffers, heap)
+
+
+def _all_undefined(buf) -> bool:
+    for g in buf:
+        if g is not None:
+            return False
+    return True
 
 
 def _skip(node, deps, buffers, heap):
