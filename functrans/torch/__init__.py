@@ -280,11 +280,19 @@ from functrans.torch._shape import (  # noqa: F401
     unsqueeze,
     vstack,
 )
+from functrans.torch import _elementwise as _ew
 from functrans.torch._grad_mode import is_inference_mode_enabled  # noqa: F401
+from functrans.torch._out import supports_out as _supports_out
 from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES
 from functrans.torch._tensor import Size, Tensor, device  # noqa: F401
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ...
+
+# the elementwise functions take out=, as PyTorch's do (their Tensor methods do not)
+for _n in [_k for _k, _v in list(globals().items())
+           if callable(_v) and not isinstance(_v, type) and getattr(_ew, _k, None) is _v
+           and _k not in ("allclose", "equal")]:
+    globals()[_n] = _supports_out(globals()[_n], _n)
 
 float = float32
 double = float64

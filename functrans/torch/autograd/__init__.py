@@ -46,7 +46,7 @@ class Variable(metaclass=_VariableMeta):
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "NestedIOFunction",
            "once_differentiable", "gradcheck", "gradgradcheck", "GradcheckError", "Variable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "set_detect_anomaly", "detect_anomaly", "functional", "function"]
+           "set_detect_anomaly", "detect_anomaly", "functional", "function", "graph"]
 
 
 def _tensors(x, what):
