@@ -28,6 +28,7 @@ import argparse
 import builtins
 import collections
 import importlib
+import inspect
 import json
 import re
 import signal
@@ -86,8 +87,12 @@ def _missing_msg(name: str) -> str:
 class _Absent:
     """Stands for a missing name: using it raises MissingName; as a decorator it wraps."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, lenient: bool = False):
         self._name = name
+        self._lenient = lenient  # made for a module or class body: calls give placeholders
+
+    def __bool__(self):
+        return False  # `if torch.backends.x.is_available()` reads as unavailable
 
     def __call__(self, *args, **kwargs):
         if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], _Absent):
@@ -101,12 +106,14 @@ class _Absent:
 
             missing.__name__ = getattr(fn, "__name__", "missing")
             return missing
+        if self._lenient:
+            return _Absent(f"{self._name}()", lenient=True)
         raise MissingName(_missing_msg(self._name))
 
     def __getattr__(self, attr):
         if attr.startswith("_") or attr in ("parametrize_fn", "dtypes"):
             raise AttributeError(attr)  # what test frameworks probe with hasattr
-        return _Absent(f"{self._name}.{attr}")
+        return _Absent(f"{self._name}.{attr}", self._lenient)
 
     def __enter__(self):
         raise MissingName(_missing_msg(self._name))
@@ -260,6 +267,10 @@ class _ModuleView(types.ModuleType):
             value = getattr(self._target, name)
         except AttributeError:
             sub = self._resolver.module(f"{self.__name__}.{name}")
+            if sub is None and not sys._getframe(1).f_code.co_flags & inspect.CO_NEWLOCALS:
+                # read by a module or class body (a decorator's argument): a placeholder, so
+                # one missing name costs the tests that use it, not the whole file
+                return _Absent(f"{self.__name__}.{name}", lenient=True)
             if sub is None:
                 raise AttributeError(
                     f"module '{self.__name__}' has no attribute '{name}' "
@@ -564,9 +575,9 @@ def main(argv=None) -> int:
             outcomes[key] = (status, why, round(time.perf_counter() - start, 3))
         ftorch.set_default_dtype(default_dtype)
 
-    report(outcomes, args.show)
     if args.json:
         args.json.write_text(json.dumps(outcomes, indent=1, sort_keys=True))
+    report(outcomes, args.show)
     return 0
 
 

@@ -56,18 +56,37 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
         cols = [np.zeros((x.size, n), np.float64) for n in out_sizes]
         for k in range(x.size):
             orig = flat[k].copy()
+            # outputs are copied at once: one may alias the input being perturbed
             flat[k] = orig - eps
-            minus = [np.array(o._value, np.float64).reshape(-1)
-                     for o in _tensor_outputs(func(*inputs))]
+            minus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
             flat[k] = orig + eps
-            plus = [np.array(o._value, np.float64).reshape(-1)
-                    for o in _tensor_outputs(func(*inputs))]
+            plus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
             flat[k] = orig
+            _check_same_outputs(minus_t, plus_t, k, eps)
+            minus = [m.astype(np.float64).reshape(-1) for m in minus_t]
+            plus = [p.astype(np.float64).reshape(-1) for p in plus_t]
             for o, (p, m) in enumerate(zip(plus, minus)):
                 cols[o][k] = (p - m) / (2 * eps)
         for o in range(len(out_sizes)):
             jac[o][jj] = cols[o]
     return jac
+
+
+def _check_same_outputs(first, second, idx, eps):
+    """PyTorch's check that perturbing an input changes no output's shape or dtype."""
+    from functrans.torch._dtype import from_numpy
+    from functrans.torch._tensor import Size
+    for a, b in zip(first, second):
+        if a.shape != b.shape:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same shape when inputs are "
+                f"perturbed on index {idx} by {eps}, but got: shapes {Size(a.shape)} and "
+                f"{Size(b.shape)}.")
+        if a.dtype != b.dtype:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same dtype when inputs are "
+                f"perturbed on index {idx} by {eps}, but got: dtypes {from_numpy(a.dtype)} and "
+                f"{from_numpy(b.dtype)}.")
 
 
 def _tensor_outputs(outputs):
@@ -119,7 +138,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
                 "precision floating point or complex. ", UserWarning, stacklevel=2)
-    outputs = _differentiable(_tensor_outputs(func(*inputs)))
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
+    all_outputs = _tensor_outputs(func(*inputs))
+    outputs = _differentiable(all_outputs)
+    if not outputs:
+        # no differentiable output: the numerical gradient must be zero
+        numerical = _numerical_jacobians(func, inputs, diff_idx,
+                                         [o._value.size for o in all_outputs], eps)
+        if any(np.any(j != 0) for row in numerical for j in row):
+            if not raise_exception:
+                return False
+            raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
     numerical = _numerical_jacobians(func, inputs, diff_idx,
                                      [o._value.size for o in outputs], eps)
     analytical = _analytical_jacobians(outputs, inputs, diff_idx)
@@ -144,9 +176,26 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     "grad_output multiple times gives different values, although analytical "
                     "gradient matches numerical gradient.The tolerance for nondeterminism was "
                     f"{nondet_tol}." + FAILED_NONDET_MSG)
+    if check_backward_ad and not _check_mul_by_grad_output(outputs, inputs, diff_idx,
+                                                           raise_exception):
+        return False
     if check_undefined_grad and check_backward_ad:
         if not _check_undefined_grad(func, inputs, diff_idx, raise_exception):
             return False
+    return True
+
+
+def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
+    """PyTorch's check that backward is linear in grad_output: zero in, zero out."""
+    from functrans.torch._creation import zeros_like
+    from functrans.torch.autograd import grad
+    gis = grad(outputs, [inputs[j] for j in diff_idx], [zeros_like(o) for o in outputs],
+               allow_unused=True)
+    for gi in gis:
+        if gi is not None and np.any(gi._value != 0):
+            if not raise_exception:
+                return False
+            raise GradcheckError("backward not multiplied by grad_output")
     return True
 
 
@@ -213,10 +262,19 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
     return all(check(c) for c in cases)
 
 
+_PRIVATE_API = (
+    "`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+    "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+    "specific use for this or feature request for this to be a stable API, please file us an "
+    "issue at https://github.com/pytorch/pytorch/issues/new")
+
+
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     """The finite-difference Jacobians of fn's first output (fn takes the inputs as one
     tuple), one (input numel, output numel) tensor per input requiring grad (deprecated in
     PyTorch, kept for old tests)."""
+    warnings.warn(_PRIVATE_API.format(name="get_numerical_jacobian"), FutureWarning,
+                  stacklevel=2)
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
@@ -246,6 +304,8 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     """(Jacobians, reentrant, sizes_ok, types_ok) of `output` with respect to the inputs that
     require grad, by backward passes, computed twice to detect nondeterminism (deprecated in
     PyTorch, kept for old tests)."""
+    warnings.warn(_PRIVATE_API.format(name="get_analytical_jacobian"), FutureWarning,
+                  stacklevel=2)
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
                          "supports values of grad_out != 1.0.")
