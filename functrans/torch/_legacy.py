@@ -25,7 +25,7 @@ def construct(dtype, args, device=None):
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
                            f"{device} was passed")
-    shape = _shape_args(args)
+    shape = _shape_args(args) if args else (0,)  # no arguments: an empty 1-d tensor
     if shape is not None:
         if any(s < 0 for s in shape):
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "

@@ -348,6 +348,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """torch.scatter_reduce: src reduced into input at index along dim ("sum", "prod",
     "mean", "amax" or "amin"; include_self=False leaves input's values out of the reduction
     where something is scattered)."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch's aliases
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")

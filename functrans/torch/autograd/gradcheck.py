@@ -62,7 +62,8 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
             flat[k] = orig + eps
             plus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
             flat[k] = orig
-            _check_same_outputs(minus_t, plus_t, k, eps)
+            _check_same_outputs(minus_t, plus_t, tuple(int(i) for i in np.unravel_index(
+                k, x.shape)), eps)
             minus = [m.astype(np.float64).reshape(-1) for m in minus_t]
             plus = [p.astype(np.float64).reshape(-1) for p in plus_t]
             for o, (p, m) in enumerate(zip(plus, minus)):
