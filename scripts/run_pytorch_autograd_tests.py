@@ -56,7 +56,7 @@ OUT_OF_SCOPE = [
     (r"logging_tensor|LoggingTensor|subclass|Subclass|torch_dispatch|TorchDispatch|"
      r"python_dispatch|dispatch_mode|__torch_function__|_wrapper_tensor|fake|Fake|functional_tensor",
      "tensor subclasses and dispatch modes"),
-    (r"forward_ad|ForwardMode|fw_|_fwd|forward_mode|dual|make_dual|ForwardAD",
+    (r"forward_ad|ForwardMode|fw_|_fwd|fwad|forward_mode|dual|make_dual|ForwardAD",
      "forward-mode AD (torch.autograd.forward_ad)"),
     (r"profil|Profil|record_function|emit_nvtx|emit_itt|kineto|flop", "the profiler"),
     (r"dynamo|Dynamo|compile|Compile|jit|JIT|script|trace|inductor|aot|export",
@@ -581,6 +581,12 @@ def main(argv=None) -> int:
     return 0
 
 
+# failures that come from reaching into PyTorch's C++ internals rather than its autograd API
+INTERNALS = re.compile(r"torch\._C|_execution_engine|_saved_|_raw_saved|_input_metadata|"
+                       r"_backward_hooks|_calculate_shape|_functions\.Resize|"
+                       r"set_multithreading_enabled")
+
+
 def report(outcomes: dict, show: int) -> None:
     by_file = collections.defaultdict(collections.Counter)
     scope = collections.Counter()
@@ -595,9 +601,12 @@ def report(outcomes: dict, show: int) -> None:
         by_file[rel][status] += 1
         if status in ("failed", "error"):
             reasons[why] += 1
+            by_file[rel]["internal"] += bool(INTERNALS.search(why))
     for rel, c in by_file.items():
         print(f"{rel}: collected {c['collected']}, selected {c['selected']}, passed "
-              f"{c['passed']}, failed {c['failed']}, errors {c['error']}, skipped {c['skipped']}")
+              f"{c['passed']}, failed {c['failed']}, errors {c['error']}, skipped {c['skipped']} "
+              f"({c['internal']} of the failures and errors reach into PyTorch internals: "
+              "torch._C, SavedVariable accessors, engine callbacks)")
     print("\nout of scope:")
     for group, n in scope.most_common():
         print(f"  {n:5d}  {group}")
