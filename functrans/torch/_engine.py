@@ -35,13 +35,19 @@ def make_roots(tensors, grads, create_graph):
     """(edge, gradient) per output, with PyTorch's checks and its implicit scalar gradient."""
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
-        if not isinstance(t, Tensor):
+        root_edge = None
+        if _is_gradient_edge(t):  # an output named by its graph edge (autograd.graph)
+            root_edge = tuple(t)
+            v = _edge_value_like(*root_edge)
+            t = None
+        elif not isinstance(t, Tensor):
             raise TypeError(f"backward expects Tensors as outputs, got {type(t).__name__} at "
                             f"position {i}.")
-        if not t._requires_grad:
+        elif not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
-        v = t._value
+        else:
+            v = t._value
         if g is None:
             if v.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -59,11 +65,38 @@ def make_roots(tensors, grads, create_graph):
                     f"{_shape_str(g._value.shape)} and output[{i}] has a shape of "
                     f"{_shape_str(v.shape)}.")
             if g._value.dtype != v.dtype:
+                if root_edge is not None:
+                    raise RuntimeError(
+                        f"Function {root_edge[0].name()} returned an invalid gradient at index "
+                        f"{root_edge[1]} - expected dtype {g.dtype} but got a gradient of the "
+                        "output; the gradient is required to have the same dtype as the output")
                 g = g.to(t.dtype) if create_graph else wrap(g._value.astype(v.dtype))
             if not create_graph:
                 g = g._value
-        roots.append((edge(t), g))
+        roots.append((root_edge if root_edge is not None else edge(t), g))
     return roots
+
+
+def _is_gradient_edge(x) -> bool:
+    return isinstance(x, tuple) and len(x) == 2 and hasattr(x, "node")
+
+
+def _edge_value_like(node, nr):
+    """A read-only array shaped and typed like output `nr` of `node` (for the implicit
+    gradient and the shape checks of an output given as a GradientEdge)."""
+    if node._is_accumulate:
+        a = node.variable._value
+        shape, dtype = a.shape, a.dtype
+    elif getattr(node, "_prog", None) is not None:
+        aval = node._prog.out_avals[nr]
+        shape, dtype = aval.shape, aval.dtype
+    else:
+        meta = getattr(node, "_out_meta", None)
+        if not meta or meta[nr] is None:
+            raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
+                            "pass the tensor itself instead of its GradientEdge")
+        shape, dtype = meta[nr]
+    return np.broadcast_to(np.zeros((), dtype), shape)
 
 
 def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,

@@ -423,8 +423,17 @@ class Tensor(Tracer):
 
     @data.setter
     def data(self, other):
-        other = other._value if isinstance(other, Tensor) else np.asarray(other)
-        self._value = other
+        if not isinstance(other, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{type(other).__name__}")
+        if self._requires_grad and other._value.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        self._value = other._value
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     # --- conversion to Python and numpy ------------------------------------------------------
 

@@ -151,6 +151,42 @@ def gradient_edges(torch, rec):
 
 
 @program
+def gradient_edge_outputs(torch, rec):
+    graph = _mod(torch, "autograd.graph")
+    x = _d(torch, [1.0, 2.0]).requires_grad_()
+
+    def fn(reduce):
+        tmp = x.sin().cos()
+        if reduce:
+            tmp = tmp.sum()
+        return tmp.exp().clone().sin().sum(), graph.get_gradient_edge(tmp)
+
+    out, edge = fn(True)
+    (tmp_grad,) = torch.autograd.grad(out, (edge,))
+    rec("two_steps", torch.autograd.grad(edge, (x,), grad_outputs=(tmp_grad,)))
+    rec("one_step", torch.autograd.grad(fn(True)[0], (x,)))
+    _attempt(rec, "not_scalar", lambda: torch.autograd.grad(fn(False)[1], (x,)))
+    _attempt(rec, "bad_shape", lambda: torch.autograd.grad(
+        fn(True)[1], (x,), grad_outputs=_d(torch, [1.0, 2.0, 3.0])))
+    torch.autograd.backward(fn(True)[1])
+    rec("backward", x.grad)
+
+
+@program
+def data_assignment(torch, rec):
+    a = torch.tensor(1.0, requires_grad=True)
+    a.data = torch.tensor(2.0)
+    rec("assigned", [a, a.requires_grad])
+    _attempt(rec, "int_data", lambda: setattr(a, "data", torch.tensor(3)))
+    _attempt(rec, "none_data", lambda: setattr(a, "data", None))
+
+    def delete():
+        del a.data
+
+    _attempt(rec, "delete", delete)
+
+
+@program
 def var_mean_and_std_mean(torch, rec):
     x = _d(torch, [[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]]).requires_grad_()
     v, m = torch.var_mean(x, dim=1, keepdim=True)
