@@ -54,7 +54,8 @@ OUT_OF_SCOPE = [
      "non-dense layouts (sparse, mkldnn, nested)"),
     (r"complex|Complex|_cfloat|_cdouble|conj|_real\b|imag|chalf", "complex numbers"),
     (r"logging_tensor|LoggingTensor|subclass|Subclass|torch_dispatch|TorchDispatch|"
-     r"python_dispatch|dispatch_mode|__torch_function__|_wrapper_tensor|fake|Fake|functional_tensor",
+     r"python_dispatch|dispatch_mode|__torch_function__|_wrapper_tensor|fake|Fake|"
+     r"functional_tensor",
      "tensor subclasses and dispatch modes"),
     (r"forward_ad|ForwardMode|fw_|_fwd|fwad|forward_mode|dual|make_dual|ForwardAD",
      "forward-mode AD (torch.autograd.forward_ad)"),
@@ -524,7 +525,8 @@ def run_one(test: unittest.TestCase, seconds: int) -> tuple[str, str]:
 def _summary(tb: str) -> str:
     lines = [ln for ln in tb.strip().splitlines() if ln.strip()]
     for i in range(len(lines) - 1, -1, -1):
-        if not lines[i].startswith(" ") and ":" in lines[i] and not lines[i].startswith("Traceback"):
+        head = lines[i]
+        if not head.startswith(" ") and ":" in head and not head.startswith("Traceback"):
             line = lines[i]
             break
     else:

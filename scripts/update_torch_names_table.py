@@ -4,11 +4,11 @@
     python scripts/update_torch_names_table.py --check  # exit 1 if the page is out of date
 
 Needs PyTorch installed (the names come from the installed modules); run it in a fresh process,
-as above, since a submodule shows in `dir(torch)` only once something has imported it. A name is public when it
-does not start with `_` and it is in the module's `__all__`, or is a submodule, or is defined
-in PyTorch (its `__module__` starts with `torch`): re-exported `math`, `typing` and
-`warnings` names are left out. Its status is "present" when the matching functrans.torch
-module has an attribute of that name, "missing" otherwise.
+as above, since a submodule shows in `dir(torch)` only once something has imported it. A name
+is public when it does not start with `_` and it is in the module's `__all__`, or is a
+submodule, or is defined in PyTorch (its `__module__` starts with `torch`): re-exported `math`,
+`typing` and `warnings` names are left out. Its status is "present" when the matching
+functrans.torch module has an attribute of that name, "missing" otherwise.
 """
 
 from __future__ import annotations

@@ -171,7 +171,8 @@ _METHODS = {
     # reductions
     "sum": _sum, "mean": _mean, "prod": RD.prod, "max": RD.max, "min": RD.min,
     "amax": RD.amax, "amin": RD.amin, "argmax": RD.argmax, "argmin": RD.argmin,
-    "std": RD.std, "var": RD.var, "var_mean": RD.var_mean, "std_mean": RD.std_mean, "norm": RD.norm, "logsumexp": RD.logsumexp,
+    "std": RD.std, "var": RD.var, "var_mean": RD.var_mean, "std_mean": RD.std_mean,
+    "norm": RD.norm, "logsumexp": RD.logsumexp,
     "cumsum": RD.cumsum, "cumprod": RD.cumprod, "all": RD.all, "any": RD.any,
     "count_nonzero": RD.count_nonzero,
     # products
@@ -195,7 +196,8 @@ _METHODS = {
     "median": IX.median, "nanmedian": IX.nanmedian, "isin": IX.isin,
     "as_strided": IX.as_strided, "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
     "nonzero": IX.nonzero, "contiguous": S.contiguous,
-    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "scatter_reduce": SC.scatter_reduce, "index_add": SC.index_add,
+    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "scatter_reduce": SC.scatter_reduce,
+    "index_add": SC.index_add,
     "index_put": SC.index_put, "index_fill": SC.index_fill,
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion

@@ -26,7 +26,8 @@ def test_page_matches_the_installed_modules():
     torch = pytest.importorskip("torch")
     pinned = "2.13.0"
     if torch.__version__.split("+")[0] != pinned:
-        pytest.skip(f"the table is generated from PyTorch {pinned}; {torch.__version__} is installed")
+        pytest.skip(f"the table is generated from PyTorch {pinned}; "
+                    f"{torch.__version__} is installed")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     # a fresh process: which torch submodules show in dir(torch) depends on what was imported
