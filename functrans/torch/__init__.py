@@ -32,6 +32,7 @@ from functrans.torch import (
     autograd,  # noqa: F401,E402
     nn,  # noqa: F401,E402
     optim,  # noqa: F401,E402
+    utils,  # noqa: F401,E402
 )
 from functrans.torch._activations import (  # noqa: F401
     celu,
@@ -183,11 +184,14 @@ from functrans.torch._grad_mode import (  # noqa
 )
 from functrans.torch._indexing import (  # noqa: F401
     argsort,
+    as_strided,
     gather,
     index_select,
+    isin,
     masked_fill,
     masked_select,
     median,
+    nanmedian,
     nonzero,
     sort,
     take,
@@ -228,8 +232,10 @@ from functrans.torch._reductions import (  # noqa: F401
     norm,
     prod,
     std,
+    std_mean,
     sum,
     var,
+    var_mean,
 )
 from functrans.torch._scatter import (  # noqa: F401
     index_add,
@@ -237,6 +243,7 @@ from functrans.torch._scatter import (  # noqa: F401
     index_put,
     scatter,
     scatter_add,
+    scatter_reduce,
 )
 from functrans.torch._shape import (  # noqa: F401
     broadcast_tensors,
@@ -261,6 +268,7 @@ from functrans.torch._shape import (  # noqa: F401
     roll,
     select,
     split,
+    split_with_sizes,
     squeeze,
     stack,
     swapaxes,
@@ -273,10 +281,24 @@ from functrans.torch._shape import (  # noqa: F401
     triu,
     unbind,
     unflatten,
+    unsafe_split,
+    unsafe_split_with_sizes,
     unsqueeze,
     vstack,
 )
+from functrans.torch import _elementwise as _ew
+from functrans.torch._grad_mode import is_inference_mode_enabled  # noqa: F401
+from functrans.torch._out import supports_out as _supports_out
+from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES
 from functrans.torch._tensor import Size, Tensor, device  # noqa: F401
+
+globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ...
+
+# the elementwise functions take out=, as PyTorch's do (their Tensor methods do not)
+for _n in [_k for _k, _v in list(globals().items())
+           if callable(_v) and not isinstance(_v, type) and getattr(_ew, _k, None) is _v
+           and _k not in ("allclose", "equal")]:
+    globals()[_n] = _supports_out(globals()[_n], _n)
 
 float = float32
 double = float64

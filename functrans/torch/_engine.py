@@ -35,13 +35,19 @@ def make_roots(tensors, grads, create_graph):
     """(edge, gradient) per output, with PyTorch's checks and its implicit scalar gradient."""
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
-        if not isinstance(t, Tensor):
+        root_edge = None
+        if _is_gradient_edge(t):  # an output named by its graph edge (autograd.graph)
+            root_edge = tuple(t)
+            v = _edge_value_like(*root_edge)
+            t = None
+        elif not isinstance(t, Tensor):
             raise TypeError(f"backward expects Tensors as outputs, got {type(t).__name__} at "
                             f"position {i}.")
-        if not t._requires_grad:
+        elif not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
-        v = t._value
+        else:
+            v = t._value
         if g is None:
             if v.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -59,11 +65,38 @@ def make_roots(tensors, grads, create_graph):
                     f"{_shape_str(g._value.shape)} and output[{i}] has a shape of "
                     f"{_shape_str(v.shape)}.")
             if g._value.dtype != v.dtype:
+                if root_edge is not None:
+                    raise RuntimeError(
+                        f"Function {root_edge[0].name()} returned an invalid gradient at index "
+                        f"{root_edge[1]} - expected dtype {g.dtype} but got a gradient of the "
+                        "output; the gradient is required to have the same dtype as the output")
                 g = g.to(t.dtype) if create_graph else wrap(g._value.astype(v.dtype))
             if not create_graph:
                 g = g._value
-        roots.append((edge(t), g))
+        roots.append((root_edge if root_edge is not None else edge(t), g))
     return roots
+
+
+def _is_gradient_edge(x) -> bool:
+    return isinstance(x, tuple) and len(x) == 2 and hasattr(x, "node")
+
+
+def _edge_value_like(node, nr):
+    """A read-only array shaped and typed like output `nr` of `node` (for the implicit
+    gradient and the shape checks of an output given as a GradientEdge)."""
+    if node._is_accumulate:
+        a = node.variable._value
+        shape, dtype = a.shape, a.dtype
+    elif getattr(node, "_prog", None) is not None:
+        aval = node._prog.out_avals[nr]
+        shape, dtype = aval.shape, aval.dtype
+    else:
+        meta = getattr(node, "_out_meta", None)
+        if not meta or meta[nr] is None:
+            raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
+                            "pass the tensor itself instead of its GradientEdge")
+        shape, dtype = meta[nr]
+    return np.broadcast_to(np.zeros((), dtype), shape)
 
 
 def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
@@ -78,37 +111,43 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at position {k}")
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            node, nr = edge(t)
+            if isinstance(t, tuple) and len(t) == 2 and hasattr(t, "node"):  # a GradientEdge
+                node, nr = t
+            else:
+                if not isinstance(t, Tensor):
+                    raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at "
+                                    f"position {k}")
+                if not t._requires_grad:
+                    raise RuntimeError("One of the differentiated Tensors does not require grad")
+                node, nr = edge(t)
             captures.setdefault(node, []).append((nr, k))
-    deps, needed = _dependencies(roots, captures)
+    deps, needed, reached = _dependencies(roots, captures, run_captured=accumulate)
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     prev_mode = MODE.enabled
     MODE.enabled = create_graph
     token = quiet()
     try:
-        _execute(roots, deps, needed, captures, captured, retain_graph, create_graph,
-                 accumulate and inputs is None)
+        _execute(roots, deps, needed, reached, captures, captured, retain_graph,
+                 create_graph, accumulate)
     finally:
         loud(token)
         MODE.enabled = prev_mode
     if inputs is None:
         return None
-    if accumulate:  # backward(inputs=...): accumulate into exactly those tensors
+    if accumulate:  # backward(inputs=...): non-leaf inputs get .grad as retain_grad would
         for t, g in zip(inputs, captured):
-            if g is not None:
+            if g is not None and isinstance(t, Tensor) and not edge(t)[0]._is_accumulate:
                 accumulate_grad(t, g, create_graph)
         return None
     return captured
 
 
-def _dependencies(roots, captures):
-    """In-degree of every node reachable from the roots; with `captures`, the set of nodes
-    worth running (those from which a captured node is reachable), else None."""
+def _dependencies(roots, captures, run_captured=False):
+    """In-degree of every node reachable from the roots; with `captures`, (the nodes that run,
+    the nodes that receive gradients), else (None, None). As in PyTorch, a captured node
+    receives its gradient (its tensor hooks run and the capture is taken) but runs only if a
+    node it leads to is captured too, or, for backward(inputs=...), because it is an input."""
     deps = {}
     stack = []
     parents = {} if captures is not None else None
@@ -136,19 +175,26 @@ def _dependencies(roots, captures):
                 seen.add(c)
                 stack.append(c)
     if captures is None:
-        return deps, None
-    needed = set()
+        return deps, None, None
+    reached = set()
     stack = [n for n in captures if n in deps]
     while stack:
         n = stack.pop()
-        if n in needed:
+        if n in reached:
             continue
-        needed.add(n)
+        reached.add(n)
         stack.extend(parents.get(n, ()))
-    return deps, needed
+    if run_captured:
+        return deps, reached, reached
+    runs = {p for n in reached for p in parents.get(n, ())}
+    return deps, runs, reached
 
 
-def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph, accumulate):
+def _execute(roots, deps, needed, reached, captures, captured, retain_graph, create_graph,
+             accumulate):
+    """Run the graph in PyTorch's order. At each node reached: the tensor hooks of its outputs,
+    then retain_grad and captures, then (if the node runs) its pre-hooks, its backward (or,
+    for AccumulateGrad, the accumulation and post-accumulate-grad hooks) and its post hooks."""
     heap = []
     buffers = {}
     push = heapq.heappush
@@ -169,26 +215,40 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
             m = node.variable._meta
             if m is not None and m.hooks:
                 _run_hooks_on(m.hooks, 0, buf, create_graph)
-        if node._pre_hooks:
-            _run_hooks(node, buf, create_graph)
+        pre = node._pre_hooks
+        if pre:
+            _run_tensor_hooks(pre, buf, create_graph)
         if node._retains:
             _retain(node, buf)
         if captures is not None and node in captures:
             for nr, k in captures[node]:
                 captured[k] = buf[nr]
+        if needed is not None and node not in needed:
+            continue
+        if pre:
+            _run_node_prehooks(pre, buf, create_graph)
+        post = getattr(node, "_post_hooks", None)
         if node._is_accumulate:
             if accumulate and buf[0] is not None:
                 t = node.variable
                 accumulate_grad(t, buf[0], create_graph)
                 if t._meta.post_hooks:
                     for hook in list(t._meta.post_hooks):
-                        hook(t)
+                        if hook(t) is not None:
+                            raise RuntimeError("Tensor post accumulate grad hooks should return "
+                                               "None.")
+            if post:
+                _run_post_hooks(post, (), buf, create_graph)
             continue
         nexts = node._next
-        if needed is not None and not any(e and e[0] in needed for e in nexts):
-            continue
-        if plain and type(node)._backward is _opnode_backward and node._saved is not None \
-                and node._prog.error is None:
+        if type(node)._backward is _opnode_backward and _all_undefined(buf):
+            # no gradient defined flowing in: none flows out (PyTorch's any_grad_defined), but
+            # the nodes below still run, so a custom Function sees its undefined gradients
+            if not retain_graph:
+                node._release()
+            pairs = ((e, None) for e in nexts)
+        elif plain and not post and type(node)._backward is _opnode_backward \
+                and node._saved is not None and node._prog.error is None:
             # the hot path, inlined: run the node's compiled backward program on arrays
             prog = node._prog
             saved = node._saved
@@ -219,15 +279,19 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
             grads = node._backward(buf, create_graph)
             if not retain_graph:
                 node._release()
+            if post:
+                grads = _run_post_hooks(post, grads, buf, create_graph, nexts)
             pairs = zip(nexts, grads)
         for e, g in pairs:
             if not e:
                 continue
             child, nr = e
+            if reached is not None and child not in reached:
+                continue  # PyTorch sends nothing to a node that neither runs nor captures
+            cbuf = buffers.get(child)
+            if cbuf is None:  # an undefined (None) gradient reaches the node too
+                cbuf = buffers[child] = [None] * child._n_out
             if g is not None:
-                cbuf = buffers.get(child)
-                if cbuf is None:
-                    cbuf = buffers[child] = [None] * child._n_out
                 prev = cbuf[nr]
                 cbuf[nr] = g if prev is None else prev + g
             d = deps[child] - 1
@@ -237,6 +301,13 @@ def _execute(roots, deps, needed, captures, captured, retain_graph, create_graph
                     push(heap, (-child._seq, child))
                 else:
                     _skip(child, deps, buffers, heap)
+
+
+def _all_undefined(buf) -> bool:
+    for g in buf:
+        if g is not None:
+            return False
+    return True
 
 
 def _skip(node, deps, buffers, heap):
@@ -266,22 +337,49 @@ def _run_hooks_on(hooks, nr, buf, create_graph):
             buf[nr] = res if create_graph else res._value
 
 
-def _run_hooks(node, buf, create_graph):
-    for h in list(node._pre_hooks):
-        if type(h) is tuple:  # a tensor hook: (output_nr, fn(grad) -> grad | None)
+def _as_hook_arg(g, create_graph):
+    return None if g is None else (g if create_graph else wrap(np.asarray(g)))
+
+
+def _from_hook(r, create_graph):
+    return r if create_graph or r is None else r._value
+
+
+def _run_tensor_hooks(hooks, buf, create_graph):
+    """The hooks registered on this node's output tensors (`(output_nr, fn)` entries), in
+    registration order; a tensor a hook returns replaces that gradient."""
+    for h in list(hooks):
+        if type(h) is tuple:
             nr, fn = h
-            g = buf[nr]
             # an output of a multi-output node that no gradient reached: the hook sees None
-            res = fn(None if g is None else g if create_graph else wrap(np.asarray(g)))
+            res = fn(_as_hook_arg(buf[nr], create_graph))
             if res is not None:
-                buf[nr] = res if create_graph else res._value
-        else:  # a node pre-hook: fn(grad_outputs) -> grad_outputs | None
-            gs = tuple(None if g is None else (g if create_graph else wrap(np.asarray(g)))
-                       for g in buf)
-            res = h(gs)
+                buf[nr] = _from_hook(res, create_graph)
+
+
+def _run_node_prehooks(hooks, buf, create_graph):
+    """`grad_fn.register_prehook` hooks: fn(grad_outputs) -> grad_outputs | None."""
+    for h in list(hooks):
+        if type(h) is not tuple:
+            res = h(tuple(_as_hook_arg(g, create_graph) for g in buf))
             if res is not None:
                 for i, r in enumerate(res):
-                    buf[i] = r if create_graph or r is None else r._value
+                    buf[i] = _from_hook(r, create_graph)
+
+
+def _run_post_hooks(hooks, grads, buf, create_graph, nexts=()):
+    """`grad_fn.register_hook` hooks: fn(grad_inputs, grad_outputs) -> grad_inputs | None.
+    grad_inputs has one entry per input of the node (its next_functions)."""
+    slots = [i for i, e in enumerate(nexts) if e is not False]
+    grads = list(grads)
+    outs = tuple(_as_hook_arg(g, create_graph) for g in buf)
+    for h in list(hooks):
+        ins = tuple(_as_hook_arg(grads[i], create_graph) for i in slots)
+        res = h(ins, outs)
+        if res is not None:
+            for i, r in zip(slots, res):
+                grads[i] = _from_hook(r, create_graph)
+    return grads
 
 
 def _retain(node, buf):

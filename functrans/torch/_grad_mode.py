@@ -9,12 +9,14 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _Mode(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+        self.view_replay = False
 
 
 MODE = _Mode()
@@ -54,7 +56,15 @@ class _GradModeContext:
 
     def __call__(self, fn):
         if inspect.isclass(fn):
-            raise TypeError(f"{type(self).__name__} decorates functions, not classes.")
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.", FutureWarning, stacklevel=2)
+            cls = fn
+
+            def fn(*args, **kwargs):  # PyTorch's behaviour: constructing runs in the mode
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(fn):
             return _wrap_generator(self.clone, fn)
 
@@ -174,3 +184,25 @@ class inference_mode(_GradModeContext):
 
     def clone(self):
         return inference_mode(self._mode)
+
+
+class _force_original_view_tracking(_GradModeContext):
+    """torch.autograd._force_original_view_tracking: whether views replay their original view
+    op (PyTorch's alternative to as_strided). Here every view already rebuilds through the op
+    that made it, so the flag changes no value; it is kept, like PyTorch's, for code that sets
+    and restores it. Calling it sets the flag at once; as a context manager it restores it."""
+
+    def __init__(self, mode: bool):
+        self._prev_replay = MODE.view_replay
+        self._mode = bool(mode)
+        MODE.view_replay = self._mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        MODE.view_replay = self._prev_replay
+        return False
+
+    def clone(self):
+        return _force_original_view_tracking(self._mode)

@@ -29,7 +29,8 @@ _seq = itertools.count()
 class Node:
     """Base of every grad_fn."""
 
-    __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_retains", "__weakref__")
+    __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_retains", "_post_hooks",
+                 "__weakref__")
     _is_accumulate = False
     _cpp_prefix = ""  # PyTorch's nodes written in C++ report torch::autograd::Name
 
@@ -48,9 +49,21 @@ class Node:
         return {}
 
     def register_prehook(self, hook):
+        """Call `hook(grad_outputs)` before this node runs; a tuple it returns replaces the
+        gradients flowing in. Runs after the tensor hooks of this node's outputs."""
         hooks = getattr(self, "_pre_hooks", None)
         if hooks is None:
             hooks = self._pre_hooks = []
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def register_hook(self, hook):
+        """Call `hook(grad_inputs, grad_outputs)` after this node runs; a tuple it returns
+        replaces the gradients flowing to its inputs. On an AccumulateGrad node grad_inputs is
+        empty and the hook runs after the gradient is accumulated."""
+        hooks = getattr(self, "_post_hooks", None)
+        if hooks is None:
+            hooks = self._post_hooks = []
         hooks.append(hook)
         return _RemovableHandle(hooks, hook)
 

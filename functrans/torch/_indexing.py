@@ -437,3 +437,84 @@ def median(input, dim=None, keepdim=False):
     values = run(_median_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
                  (d, bool(keepdim)))
     return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+
+
+# --- nanmedian: median of the non-NaN values -------------------------------------------------
+
+_NANMEDIAN_ALL = Op("NanmedianBackward0", _median_all.impl, _median_all.traced)
+_NANMEDIAN_DIM = Op("NanmedianBackward1", _median_dim.impl, _median_dim.traced)
+
+
+def _nanmedian_index(v, d):
+    """Per slice along d: the index of the lower middle of the non-NaN values (NaNs sort
+    last), or of the first entry when all are NaN."""
+    order = np.argsort(v, axis=d, kind="stable")
+    n = v.shape[d]
+    live = (~np.isnan(v)).sum(axis=d, keepdims=True) if v.dtype.kind in "fc" else \
+        np.full_like(np.take(v, [0], axis=d), n, np.int64)
+    k = np.maximum((live - 1) // 2, 0).astype(np.int64)
+    return np.take_along_axis(order, k, axis=d)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """torch.nanmedian: the lower median ignoring NaNs (NaN only when all are); with dim, a
+    (values, indices) pair. The gradient goes to the chosen entry (shared by the entries equal
+    to it for the full reduction), as in PyTorch."""
+    x = as_tensor(input)
+    v = x._value
+    if dim is None:
+        if v.size == 0:
+            return wrap(np.asarray(np.nan, v.dtype))
+        flat = v.reshape(-1)
+        m = flat[_nanmedian_index(flat, 0)[0]]
+        hit = np.isnan(flat) if np.isnan(m) else flat == m
+        if v.dtype.kind not in "fc":
+            return wrap(np.asarray(m))
+        share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape)
+        return run(_NANMEDIAN_ALL, (x, None, None), (v, share, np.asarray(m)))
+    if v.ndim == 0:
+        return _MedianResult((run(_NANMEDIAN_DIM, (x, None), (v, np.zeros((), np.int64)),
+                                  {"dim": 0, "keepdim": True}, (0, True)),
+                              wrap(np.zeros((), np.int64))))
+    d = _dim(dim, v.ndim)
+    if v.shape[d] == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    idx = _nanmedian_index(v, d)
+    values = run(_NANMEDIAN_DIM, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
+                 (d, bool(keepdim)))
+    return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """torch.isin: whether each of `elements` is in `test_elements` (a bool tensor)."""
+    e = elements._value if isinstance(elements, Tensor) else np.asarray(elements)
+    t = test_elements._value if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return wrap(np.isin(e, t, invert=invert))
+
+
+# --- as_strided: elements of the input's storage at given sizes and strides -------------------
+
+@composite("AsStridedBackward0")
+def _as_strided(x, pos):
+    return S.reshape(REGISTRY["gather"].bind(S.reshape(x, (x.size,)), S.reshape(pos, (pos.size,)),
+                                             axis=0), pos.shape)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """torch.as_strided: the elements at storage_offset + sum(i_k * stride_k) of the input's
+    (contiguous) storage. Overlapping elements sum their gradients, as in PyTorch. The result
+    is a copy here, not a view sharing storage."""
+    x = as_tensor(input)
+    v = x._value
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    offset = 0 if storage_offset is None else int(storage_offset)
+    pos = np.full(size, offset, np.int64)
+    for k, (n, st) in enumerate(zip(size, stride)):
+        pos = pos + (np.arange(n, dtype=np.int64) * st).reshape((-1,) + (1,) * (len(size) - k - 1))
+    if pos.size and (pos.min() < 0 or pos.max() >= v.size):
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset} require a storage of {int(pos.max()) + 1} elements "
+                           f"but the input has {v.size}")
+    return run(_as_strided, (x, None), (np.ascontiguousarray(v), pos))

@@ -329,6 +329,34 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return run(_std, (x,), (v,), params, key)
 
 
+@composite("VarMeanBackward0", multiple=True)
+def _var_mean(x, *, dims, correction, keepdim):
+    n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+    mu = E.div(R.reduce_sum(x, dims), np.asarray(n, x.dtype))
+    return [_var.traced(x, dims=dims, correction=correction, keepdim=keepdim),
+            _keep(mu, x.shape, dims, keepdim)]
+
+
+@composite("StdMeanBackward0", multiple=True)
+def _std_mean(x, *, dims, correction, keepdim):
+    v, mu = _var_mean.traced(x, dims=dims, correction=correction, keepdim=keepdim)
+    return [_sqrt_zero_grad_at_zero(v), mu]
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """torch.var_mean: (var, mean) over dim, from one node (VarMeanBackward0) as in PyTorch."""
+    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    _warn_dof("var_mean", v, params)
+    return tuple(run(_var_mean, (x,), (v,), params, key))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """torch.std_mean: (std, mean) over dim, from one node (StdMeanBackward0) as in PyTorch."""
+    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    _warn_dof("std_mean", v, params)
+    return tuple(run(_std_mean, (x,), (v,), params, key))
+
+
 @composite("LinalgVectorNormBackward0")
 def _norm(x, *, ord, dims, keepdim):
     # PyTorch's subgradients: zero where the norm is zero, and zero for zero entries

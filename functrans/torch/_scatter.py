@@ -11,6 +11,7 @@ import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
+from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch._dtype import from_numpy
 from functrans.torch._ops import _operand, as_tensor
@@ -298,3 +299,110 @@ def index_put(input, indices, values, accumulate=False):
     return run(_index_put_accumulate, (x, vals, None), (v, vv, pos), {"shape": target},
                (target,))
 
+
+
+# --- scatter_reduce --------------------------------------------------------------------------
+# Each reduction is composed from gather, scatter_add and select, so its gradient is the one
+# those rows give, which is PyTorch's: sum and mean pass the gradient through (mean divided by
+# the count), prod gives the product of the other factors, and amax/amin share the gradient
+# evenly among the entries equal to the result (the constant masks below, decided eagerly).
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_sum(n, pos, vals):
+    return REGISTRY["scatter_add"].bind(np.zeros(n, vals.dtype), pos, vals, axis=0)
+
+
+@composite("ScatterReduceBackward0")
+def _scatter_reduce_fn(x, src, pos, hit, keep_self, aux, *, reduce, ishape, layers):
+    n = _size(x.shape)
+    xf, sf = _flat(x), _flat(_leading(src, ishape))
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    base = E.select(keep_self, xf, zero)
+    if reduce in ("sum", "mean"):
+        out = E.add(base, _scatter_sum(n, pos, sf))
+        if reduce == "mean":
+            out = E.div(out, aux)  # aux: the count of contributors (1 where none)
+    elif reduce == "prod":
+        out = E.select(keep_self, xf, one)
+        for k in range(layers):  # aux: each src element's rank among those at its position
+            mine = E.eq(aux, np.asarray(k, aux.dtype))
+            placed = _scatter_sum(n, pos, E.select(mine, sf, zero))
+            reached = _scatter_sum(n, pos, E.select(mine, np.ones(sf.shape, x.dtype), zero))
+            out = E.mul(out, E.select(E.gt(reached, zero), placed, one))
+    return S.reshape(E.select(hit, out, xf), x.shape)
+
+
+@composite("ScatterReduceBackward0")
+def _scatter_extreme_fn(x, src, pos, hit, result, w_self, w_src, *, ishape):
+    # amax, amin: the result itself, plus zero-valued terms whose gradients are the shares
+    xf, sf = _flat(x), _flat(_leading(src, ishape))
+    live_x = E.mul(E.sub(xf, stop_gradient_p.bind(xf)), w_self)
+    live_s = E.mul(E.sub(sf, stop_gradient_p.bind(sf)), w_src)
+    out = E.add(E.add(result, live_x), _scatter_sum(_size(x.shape), pos, live_s))
+    return S.reshape(E.select(hit, out, xf), x.shape)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """torch.scatter_reduce: src reduced into input at index along dim ("sum", "prod",
+    "mean", "amax" or "amin"; include_self=False leaves input's values out of the reduction
+    where something is scattered)."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch's aliases
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    x, s = as_tensor(input), as_tensor(src)
+    idx = as_tensor(index)._value
+    v, sv = x._value, s._value
+    d = _dim(dim, max(v.ndim, 1))
+    _check_index("scatter_reduce", x, d, idx, sv)
+    if sv.dtype != v.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    pos = _scatter_positions(x, d, idx).reshape(-1)
+    n = v.size
+    hit = _hit(n, pos)
+    keep_self = ~hit if not include_self else np.ones(n, np.bool_)
+    svals = sv[tuple(slice(0, k) for k in (idx.shape or (1,)))].reshape(-1) if sv.ndim else \
+        sv.reshape(-1)
+    counts = np.bincount(pos, minlength=n)
+    layers = 0
+    if reduce == "mean":
+        aux = np.maximum(counts + keep_self.astype(np.int64), 1).astype(v.dtype)
+        if v.dtype.kind not in "fc":  # integer mean: PyTorch floors
+            total = np.where(keep_self, v.reshape(-1), 0)
+            np.add.at(total, pos, svals)
+            out = np.where(hit, total // aux, v.reshape(-1)).reshape(v.shape)
+            return wrap(out.astype(v.dtype))
+    elif reduce == "prod":
+        order = np.argsort(pos, kind="stable")
+        ranks = np.empty(pos.size, np.int64)
+        starts = np.concatenate(([0], np.cumsum(counts)))[pos[order]]
+        ranks[order] = np.arange(pos.size) - starts
+        aux = ranks
+        layers = int(counts.max()) if counts.size else 0
+    elif reduce in ("amax", "amin"):
+        pick = np.maximum if reduce == "amax" else np.minimum
+        flat = v.reshape(-1)
+        result = np.where(keep_self, flat, -np.inf if reduce == "amax" else np.inf).astype(
+            np.result_type(v.dtype, np.float32) if v.dtype.kind != "f" else v.dtype)
+        pick.at(result, pos, svals)
+        result = result.astype(v.dtype)
+        # as PyTorch counts them: an input entry equal to the result takes a share even when
+        # include_self=False (its own gradient is then zeroed)
+        self_is = hit & (flat == result)
+        src_is = svals == result[pos]
+        share = self_is.astype(np.int64)
+        np.add.at(share, pos, src_is.astype(np.int64))
+        share = np.maximum(share, 1).astype(v.dtype)
+        ishape = tuple(idx.shape or (1,))
+        return run(_scatter_extreme_fn, (x, s, None, None, None, None, None),
+                   (v, sv, pos, hit, result, ((self_is & keep_self) / share).astype(v.dtype),
+                    (src_is / share[pos]).astype(v.dtype)), {"ishape": ishape}, (ishape,))
+    else:
+        aux = np.zeros((), v.dtype)
+    ishape = idx.shape or (1,)
+    op = _scatter_reduce_fn
+    params = {"reduce": reduce, "ishape": tuple(ishape), "layers": layers}
+    return run(op, (x, s, None, None, None, None), (v, sv, pos, hit, keep_self, aux), params,
+               (reduce, tuple(ishape), layers))

@@ -400,6 +400,10 @@ def _split(x, *, dim, bounds):
 
 
 _SPLIT_WITH_SIZES = Op("SplitWithSizesBackward0", _split.impl, _split.traced, multiple=True)
+_UNSAFE_OPS = {"SplitBackward0": Op("UnsafeSplitBackward0", _split.impl, _split.traced,
+                                    multiple=True),
+               "SplitWithSizesBackward0": Op("UnsafeSplitWithSizesBackward0", _split.impl,
+                                             _split.traced, multiple=True)}
 
 
 @composite("UnbindBackward0", multiple=True)
@@ -428,6 +432,10 @@ def _views(x, outs, again, name):
 
 def split(tensor, split_size_or_sections, dim=0):
     """torch.split: views of pieces of split_size_or_sections entries along dim."""
+    return _split_views(tensor, split_size_or_sections, dim, unsafe=False)
+
+
+def _split_views(tensor, split_size_or_sections, dim, unsafe):
     x = as_tensor(tensor)
     d = _dim(dim, x._value.ndim)
     n = x._value.shape[d]
@@ -451,9 +459,32 @@ def split(tensor, split_size_or_sections, dim=0):
         bounds = tuple(bounds)
         op = _SPLIT_WITH_SIZES
     params, pkey = {"dim": d, "bounds": bounds}, (d, bounds)
-    return _views(x, run(op, (x,), (x._value,), params, pkey),
-                  lambda t: run(op, (t,), (t._value,), params, pkey),
-                  "Split" if op is _split else "SplitWithSizes")
+    if unsafe:
+        op = _UNSAFE_OPS[op.name]
+    views = _views(x, run(op, (x,), (x._value,), params, pkey),
+                   lambda t: run(op, (t,), (t._value,), params, pkey),
+                   "Split" if op is _split else "SplitWithSizes")
+    if unsafe:  # PyTorch does not guard these views against in-place changes
+        for v in views:
+            if v._meta is not None:
+                v._meta.multi_view = None
+    return views
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """torch.split_with_sizes: views of pieces of the given sizes along dim."""
+    return split(input, list(split_sizes), dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """torch.unsafe_split: split whose pieces PyTorch does not guard against in-place changes
+    (the same values and gradients; node UnsafeSplitBackward0)."""
+    return _split_views(input, split_size, dim, unsafe=True)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """torch.unsafe_split_with_sizes: split_with_sizes without the multi-view guard."""
+    return _split_views(input, list(split_sizes), dim, unsafe=True)
 
 
 def chunk(input, chunks, dim=0):

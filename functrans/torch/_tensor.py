@@ -229,6 +229,17 @@ class Tensor(Tracer):
         return None if m is None else m.base
 
     @property
+    def volatile(self) -> bool:
+        """Removed in PyTorch (always False); reading it warns, as PyTorch does."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (its `_base`)."""
+        return self._base is not None
+
+    @property
     def is_leaf(self) -> bool:
         return self._grad_fn is None
 
@@ -368,8 +379,17 @@ class Tensor(Tracer):
 
     @data.setter
     def data(self, other):
-        other = other._value if isinstance(other, Tensor) else np.asarray(other)
-        self._value = other
+        if not isinstance(other, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{type(other).__name__}")
+        if self._requires_grad and other._value.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        self._value = other._value
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     # --- conversion to Python and numpy ------------------------------------------------------
 
@@ -383,13 +403,14 @@ class Tensor(Tracer):
         return self._value.tolist()
 
     def numpy(self, *, force=False) -> np.ndarray:
-        if self._requires_grad and not force:
+        # PyTorch refuses only while grad mode is on (under no_grad nothing could record)
+        if self._requires_grad and not force and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value if dtype is None else self._value.astype(dtype)
@@ -583,6 +604,11 @@ def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tens
 def new_vc() -> list:
     """A version counter: [version, how many times an in-place op rewrote the history]."""
     return [0, 0]
+
+
+def _grad_enabled() -> bool:
+    from functrans.torch._grad_mode import MODE
+    return MODE.enabled
 
 
 def _shared_vc(t):

@@ -72,7 +72,13 @@ def _type(self, dtype=None):
                  "bool": "Bool", "float16": "Half", "uint8": "Byte", "int8": "Char",
                  "int16": "Short"}
         return f"torch.{names.get(self._value.dtype.name, self._value.dtype.name)}Tensor"
-    return _to(self, dtype)
+    from functrans.torch._legacy import as_dtype
+    return _to(self, as_dtype(dtype))
+
+
+def _legacy_new(self, *args, device=None):
+    from functrans.torch._legacy import new
+    return new(self, *args, device=device)
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
@@ -294,7 +300,8 @@ _METHODS = {
     # reductions
     "sum": _sum, "mean": _mean, "prod": RD.prod, "max": RD.max, "min": RD.min,
     "amax": RD.amax, "amin": RD.amin, "argmax": RD.argmax, "argmin": RD.argmin,
-    "std": RD.std, "var": RD.var, "norm": RD.norm, "logsumexp": RD.logsumexp,
+    "std": RD.std, "var": RD.var, "var_mean": RD.var_mean, "std_mean": RD.std_mean,
+    "norm": RD.norm, "logsumexp": RD.logsumexp,
     "cumsum": RD.cumsum, "cumprod": RD.cumprod, "all": RD.all, "any": RD.any,
     "count_nonzero": RD.count_nonzero,
     # products
@@ -309,13 +316,17 @@ _METHODS = {
     "moveaxis": S.movedim, "expand": S.expand, "expand_as": S.expand_as,
     "broadcast_to": S.broadcast_to, "repeat": S.repeat, "tile": S.tile,
     "repeat_interleave": S.repeat_interleave, "diag": S.diag, "split": S.split, "chunk": S.chunk,
+    "split_with_sizes": S.split_with_sizes, "unsafe_split": S.unsafe_split,
+    "unsafe_split_with_sizes": S.unsafe_split_with_sizes,
     "unbind": S.unbind, "narrow": S.narrow, "select": S.select, "flip": S.flip,
     "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
     "trace": S.trace, "gather": IX.gather, "index_select": IX.index_select,
     "masked_fill": IX.masked_fill, "masked_select": IX.masked_select, "take": IX.take,
-    "median": IX.median, "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
+    "median": IX.median, "nanmedian": IX.nanmedian, "isin": IX.isin,
+    "as_strided": IX.as_strided, "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
     "nonzero": IX.nonzero, "contiguous": S.contiguous,
-    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "index_add": SC.index_add,
+    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "scatter_reduce": SC.scatter_reduce,
+    "index_add": SC.index_add,
     "index_put": SC.index_put, "index_fill": SC.index_fill,
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
@@ -328,7 +339,7 @@ _METHODS = {
     "bool": lambda self, memory_format=None: _to(self, _dtype.bool_),
     "cpu": lambda self, memory_format=None: self,
     "type_as": lambda self, other: _to(self, other.dtype),
-    "new_tensor": _new_tensor, "new_zeros": _new_full_factory("zeros"),
+    "new_tensor": _new_tensor, "new": _legacy_new, "new_zeros": _new_full_factory("zeros"),
     "new_ones": _new_full_factory("ones"), "new_empty": _new_full_factory("empty"),
     "new_full": _new_full_factory("full"),
     # in place
@@ -343,6 +354,7 @@ _METHODS = {
     "addcdiv_": _inplace_of(EW.addcdiv), "addmm_": _inplace_of(LA.addmm),
     "masked_fill_": _masked_fill_, "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
     "scatter_": _inplace_of(SC.scatter), "scatter_add_": _inplace_of(SC.scatter_add),
+    "scatter_reduce_": _inplace_of(SC.scatter_reduce),
     "index_add_": _inplace_of(SC.index_add), "index_put_": _inplace_of(SC.index_put),
     "index_fill_": _inplace_of(SC.index_fill),
     "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,

@@ -6,6 +6,7 @@ import numpy as np
 
 from functrans.torch._engine import run_backward
 from functrans.torch._grad_mode import (  # noqa
+    _force_original_view_tracking,
     enable_grad,
     inference_mode,
     is_grad_enabled,
@@ -13,7 +14,7 @@ from functrans.torch._grad_mode import (  # noqa
     set_grad_enabled,
 )
 from functrans.torch._tensor import Tensor, wrap
-from functrans.torch.autograd import functional  # noqa: F401
+from functrans.torch.autograd import functional, graph  # noqa: F401
 from functrans.torch.autograd.function import (  # noqa: F401
     Function,
     FunctionCtx,
@@ -21,18 +22,35 @@ from functrans.torch.autograd.function import (  # noqa: F401
     NestedIOFunction,
     once_differentiable,
 )
+from functrans.torch.autograd.graph import GradientEdge
 from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 
-Variable = Tensor
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """torch.autograd.Variable (deprecated in PyTorch, still called by old code):
+    `Variable(data, requires_grad=...)` is `data.detach().requires_grad_(requires_grad)`, a new
+    leaf sharing data; every tensor is an instance of Variable."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if data is None:
+            from functrans.torch._creation import tensor
+            return tensor([], requires_grad=requires_grad)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "NestedIOFunction",
            "once_differentiable", "gradcheck", "gradgradcheck", "GradcheckError", "Variable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "set_detect_anomaly", "detect_anomaly", "functional", "function"]
+           "set_detect_anomaly", "detect_anomaly", "functional", "function", "graph"]
 
 
 def _tensors(x, what):
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | GradientEdge):
         return (x,)
     if x is None:
         return None
@@ -80,6 +98,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads)
     outputs = _tensors(outputs, "outputs")
+    if type(inputs) is dict:  # PyTorch answers a dict of inputs with a dict of gradients
+        keys = list(inputs)
+        return dict(zip(keys, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph,
+                                   create_graph, only_inputs, allow_unused, is_grads_batched,
+                                   materialize_grads)))
     inputs = _tensors(inputs, "inputs")
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
@@ -96,11 +119,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
+            if materialize_grads and isinstance(t, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                                   "GradientEdge")
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
-            result.append(wrap(np.zeros(t._value.shape, t._value.dtype))
+            # PyTorch's zeros_like(input, requires_grad=create_graph)
+            result.append(wrap(np.zeros(t._value.shape, t._value.dtype), create_graph)
                           if materialize_grads else None)
         elif isinstance(g, Tensor):
             result.append(g)

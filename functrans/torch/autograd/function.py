@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 
 import numpy as np
 
@@ -72,7 +73,11 @@ class FunctionCtx:
                 out.append(wrap(arr, differentiable, self if differentiable else None, nr, vc))
         return tuple(out)
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
 
 
 class BackwardCFunction(FunctionCtx, Node):
@@ -99,10 +104,13 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def _backward(self, buf, create_graph):
         grads = []
-        for g, (shape, dtype) in zip(buf, self._out_meta):
+        for g, meta in zip(buf, self._out_meta):
+            if meta is None:  # a non-tensor output
+                grads.append(None)
+                continue
             if g is None:
                 if self._materialize:
-                    g = wrap(np.zeros(shape, dtype))
+                    g = wrap(np.zeros(*meta))
             elif not isinstance(g, Tensor):
                 g = wrap(np.asarray(g))
             grads.append(g)
@@ -211,7 +219,11 @@ class Function(_SingleLevelFunction):
     """
 
     def __init__(self, *args, **kwargs):
-        pass
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -270,13 +282,14 @@ def _wrap_outputs(ctx, args, outputs, executable):
     non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     result, meta, originals = [], [], []
-    for o in outs:
+    for nr, o in enumerate(outs):
+        # every output has a gradient slot, as in PyTorch: a non-tensor output's is None
         if not isinstance(o, Tensor):
             result.append(o)
+            meta.append(None)
             continue
-        nr = len(meta)
         meta.append((o._value.shape, o._value.dtype))
-        originals.append(o)
+        originals.append((nr, o))
         differentiable = executable and id(o) not in non_diff and o._value.dtype.kind in "fc"
         if id(o) in dirty:
             if executable and o._requires_grad and o._grad_fn is None:
@@ -303,8 +316,8 @@ def _wrap_outputs(ctx, args, outputs, executable):
 
 
 def _save(ctx, originals, result, executable):
-    out_index = {id(o): k for k, o in enumerate(originals)}
-    tensors = [r for r in result if isinstance(r, Tensor)]
+    out_index = {id(o): k for k, o in originals}
+    tensors = result
     saved = []
     for t in ctx._to_save:
         if t is None:

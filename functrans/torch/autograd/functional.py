@@ -10,34 +10,132 @@ from functrans.torch._tensor import Tensor, wrap
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 
-def _tuple(x):
-    return (tuple(x), True) if isinstance(x, tuple | list) else ((x,), False)
-
-
-def _prepare(inputs, create_graph):
-    out = []
-    for x in inputs:
-        t = x.detach() if not create_graph or not x.requires_grad else x
-        if not t.requires_grad:
-            t = wrap(t._value, True) if not create_graph else t.detach().requires_grad_()
-        out.append(t)
-    return out
-
-
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J)."""
-    from functrans.torch.autograd import grad
-    ins, is_tuple = _tuple(inputs)
-    ins = _prepare(ins, create_graph)
-    out = func(*ins)
-    outs, out_tuple = _tuple(out)
-    vs = _tuple(v)[0] if v is not None else [None] * len(outs)
-    gs = grad(outs, ins, vs, create_graph=create_graph, allow_unused=True)
-    gs = tuple(wrap(np.zeros(i._value.shape, i._value.dtype)) if g is None else g
-               for g, i in zip(gs, ins))
-    out_ret = out if create_graph else (tuple(o.detach() for o in outs) if out_tuple
-                                         else outs[0].detach())
-    return out_ret, (gs if is_tuple else gs[0])
+    from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+    with enable_grad():
+        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
+        ins = _grad_preprocess(ins, create_graph, need_graph=True)
+        outputs = func(*ins)
+        is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
+                                           "vjp")
+        _check_requires_grad(outs, "outputs", strict)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "vjp")
+            v = _grad_preprocess(v, create_graph, need_graph=False)
+            _validate_v(v, outs, is_outputs_tuple)
+        elif len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function "
+                               "returns a single Tensor with a single element.")
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(outs, ins, v, create_graph=create_graph)
+        res = _fill_in_zeros(grads, ins, strict, create_graph, "back")
+    return (_unpack_one(_grad_postprocess(outs, create_graph), is_outputs_tuple),
+            _unpack_one(_grad_postprocess(res, create_graph), is_inputs_tuple))
+
+
+def _validate_v(v, other, is_other_tuple):
+    """PyTorch's check that v matches `other` (outputs for vjp, inputs for jvp/vhp/hvp)."""
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
+                               f"{len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if el_v.size() != el_other.size():
+            prepend = f"Entry {idx} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but "
+                               f"got {el_v.size()}.")
+
+
+def _check_requires_grad(tensors, kind, strict):
+    """In strict mode, PyTorch's error for the first tensor that is None or does not require
+    grad; `kind` says which stage made them (outputs, grad_inputs, jacobian, hessian)."""
+    if not strict:
+        return
+    for i, t in enumerate(tensors):
+        if t is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode.")
+        if t.requires_grad:
+            continue
+        if kind == "hessian":
+            raise RuntimeError(
+                f"The hessian of the user-provided function with respect to input {i} is "
+                "independent of the input. This is not allowed in strict mode. You should "
+                "ensure that your function is thrice differentiable and that the hessian "
+                "depends on the inputs.")
+        if kind == "jacobian":
+            raise RuntimeError(
+                "While computing the hessian, found that the jacobian of the user-provided "
+                f"function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).")
+        if kind == "grad_inputs":
+            raise RuntimeError(
+                f"The gradient with respect to input {i} is independent of the inputs of the "
+                "user-provided function. This is not allowed in strict mode.")
+        raise RuntimeError(
+            f"Output {i} of the user-provided function does not require gradients. The outputs "
+            "must be computed in a differentiable manner from the input when running in strict "
+            "mode.")
+
+
+_INDEPENDENT = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not "
+            "allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+                  "grad_outputs when using the double backward trick to compute forward mode "
+                  "gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
+                   "This is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry "
+                         "{i} in the grad_jacobian. This is not allowed in strict mode as it "
+                         "prevents from using the double backward trick to replace forward "
+                         "mode AD.",
+}
+
+
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    """Zeros (shaped like `refs`) for the None gradients, or in strict mode PyTorch's error
+    for the backward `stage` that found the independence."""
+    from functrans.torch._creation import zeros_like
+    res = []
+    for i, g in enumerate(grads):
+        if g is None:
+            if strict:
+                raise RuntimeError(_INDEPENDENT[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode when "
+                               "create_graph=True.")
+        res.append(g)
+    return tuple(res)
+
+
+def _grad_postprocess(ts, create_graph):
+    return tuple(ts) if create_graph else tuple(t.detach() for t in ts)
+
+
+def _unpack_one(ts, is_tuple):
+    return ts if is_tuple else ts[0]
+
+
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """One (total numel, numel_i) block per tensor of the identity of size total numel, in
+    each tensor's dtype: the basis `jacobian(vectorize=True)` pushes through a backward pass."""
+    assert len(tensors) == len(tensor_numels) > 0
+    total = sum(tensor_numels)
+    chunks, start = [], 0
+    for t, n in zip(tensors, tensor_numels):
+        block = np.zeros((total, n), t._value.dtype)
+        block[start:start + n] = np.eye(n, dtype=t._value.dtype)
+        chunks.append(wrap(block))
+        start += n
+    return tuple(chunks)
 
 
 _STRATEGY_HINT = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
@@ -57,20 +155,11 @@ def _as_tuple(x, arg_name, fn_name):
     return is_tuple, xs
 
 
-def _grad_preprocess(inputs, create_graph):
+def _grad_preprocess(inputs, create_graph, need_graph=True):
     """New tensor objects for the inputs: views that keep their history under create_graph,
-    detached leaves requiring grad otherwise."""
+    detached leaves (requiring grad when `need_graph`) otherwise."""
     return tuple(x.view_as(x) if create_graph and x.requires_grad
-                 else x.detach().requires_grad_(True) for x in inputs)
-
-
-def _check_outputs_require_grad(outputs, strict):
-    if strict:
-        for i, o in enumerate(outputs):
-            if not o.requires_grad:
-                raise RuntimeError(f"Output {i} of the user-provided function does not require "
-                                   "gradients. The outputs must be computed in a differentiable "
-                                   "manner from the input when running in strict mode.")
+                 else x.detach().requires_grad_(need_graph) for x in inputs)
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
@@ -78,7 +167,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
     from functrans.torch.autograd import grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    live = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    live = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
     if not live:
         return (None,) * len(inputs)
     return grad([o for o, _ in live], inputs, [g for _, g in live], retain_graph=True,
@@ -135,7 +224,7 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
         outputs = func(*ins)
         is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
                                            "jacobian")
-        _check_outputs_require_grad(outs, strict)
+        _check_requires_grad(outs, "outputs", strict)
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                "`vectorized=True` are not supported together. Please either set "
@@ -186,7 +275,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     def single_output(*xs):
         out = func(*xs)
         is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_outputs_require_grad(outs, strict)
+        _check_requires_grad(outs, "outputs", strict)
         if is_out_tuple:
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
@@ -214,71 +303,96 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _unpack(res, is_inputs_tuple, is_inputs_tuple)
 
 
-def _zeros_for_none(gs, like):
-    return tuple(wrap(np.zeros(x._value.shape, x._value.dtype)) if g is None else g
-                 for g, x in zip(gs, like))
-
-
-def _result(ts, is_tuple, create_graph):
-    ts = ts if create_graph else tuple(t.detach() for t in ts)
-    return ts if is_tuple else ts[0]
-
-
-def _v_or_ones(v, like, name):
+def _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name):
+    """v checked against the inputs (jvp, vhp, hvp), or None for a one-element input."""
     if v is not None:
-        return _tuple(v)[0]
-    if any(x._value.size != 1 for x in like):
+        _, v = _as_tuple(v, "v", name)
+        v = _grad_preprocess(v, create_graph, need_graph=False)
+        _validate_v(v, ins, is_inputs_tuple)
+        return v
+    if len(ins) != 1 or ins[0].numel() != 1:
         raise RuntimeError("The vector v can only be None if the input to the user-provided "
                            "function is a single Tensor with a single element.")
-    return tuple(wrap(np.ones(x._value.shape, x._value.dtype)) for x in like)
+    return None
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v), by the double-backward trick PyTorch uses: J v is the gradient,
     with respect to a dummy cotangent u, of u^T J applied to v."""
-    from functrans.torch.autograd import grad
-    ins, is_tuple = _tuple(inputs)
-    ins = _prepare(ins, create_graph)
-    vs = _v_or_ones(v, ins, "jvp")
-    out = func(*ins)
-    outs, out_tuple = _tuple(out)
-    us = [wrap(np.zeros(o._value.shape, o._value.dtype), True) for o in outs]
-    gs = grad(outs, ins, us, create_graph=True, allow_unused=True)
-    pairs = [(g, w) for g, w in zip(gs, vs) if g is not None]
-    if pairs:
-        jv = grad([g for g, _ in pairs], us, [w for _, w in pairs], create_graph=create_graph,
-                  allow_unused=True)
-    else:
-        jv = (None,) * len(us)
-    jv = _zeros_for_none(jv, outs)
-    return _result(tuple(outs), out_tuple, create_graph), _result(jv, out_tuple, create_graph)
+    from functrans.torch._creation import zeros_like
+    from functrans.torch._grad_mode import enable_grad, set_grad_enabled
+    with enable_grad():
+        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
+        ins = _grad_preprocess(ins, create_graph, need_graph=True)
+        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "jvp")
+        outputs = func(*ins)
+        is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
+                                           "jvp")
+        _check_requires_grad(outs, "outputs", strict)
+        # u^T J is linear in u: any finite u gives the same second backward
+        us = tuple(zeros_like(o, requires_grad=True) for o in outs)
+        grad_inputs = _autograd_grad(outs, ins, us, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+    with set_grad_enabled(True) if create_graph else _nullcontext():
+        grads = _autograd_grad(grad_inputs, us, v, create_graph=create_graph)
+        res = _fill_in_zeros(grads, outs, strict, create_graph, "back_trick")
+    return (_unpack_one(_grad_postprocess(outs, create_graph), is_outputs_tuple),
+            _unpack_one(_grad_postprocess(res, create_graph), is_outputs_tuple))
 
 
-def _scalar_out(func, ins, name):
-    out = func(*ins)
-    outs, _ = _tuple(out)
-    if len(outs) != 1 or outs[0]._value.size != 1:
-        raise RuntimeError(f"The Tensor returned by the function given to {name} should contain "
-                           f"a single element")
-    return outs[0]
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _scalar_function_outputs(func, ins, strict, name):
+    outputs = func(*ins)
+    is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", name)
+    _check_requires_grad(outs, "outputs", strict)
+    if is_outputs_tuple:
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if outs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should "
+                           "contain a single element")
+    return outs
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) for a scalar function."""
-    from functrans.torch.autograd import grad
-    ins, is_tuple = _tuple(inputs)
-    ins = _prepare(ins, create_graph)
-    vs = _v_or_ones(v, ins, "vhp")
-    out = _scalar_out(func, ins, "vhp")
-    gs = _zeros_for_none(grad(out, ins, create_graph=True, allow_unused=True), ins)
-    live = [(g, w) for g, w in zip(gs, vs) if g._requires_grad]
-    hv = grad([g for g, _ in live], ins, [w for _, w in live], create_graph=create_graph,
-              allow_unused=True) if live else (None,) * len(ins)
-    hv = _zeros_for_none(hv, ins)
-    return _result((out,), False, create_graph), \
-        _result(hv, is_tuple, create_graph)
+    from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+    with enable_grad():
+        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
+        ins = _grad_preprocess(ins, create_graph, need_graph=True)
+        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "vhp")
+        outs = _scalar_function_outputs(func, ins, strict, "vhp")
+        jac = _autograd_grad(outs, ins, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(jac, ins, v, create_graph=create_graph)
+        res = _fill_in_zeros(grads, ins, strict, create_graph, "double_back")
+    return (_grad_postprocess(outs, create_graph)[0],
+            _unpack_one(_grad_postprocess(res, create_graph), is_inputs_tuple))
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H v) for a scalar function (H is symmetric: the same as v^T H)."""
-    return vhp(func, inputs, v, create_graph, strict)
+    """(func(inputs), H v) for a scalar function, by PyTorch's double-backward trick."""
+    from functrans.torch._creation import zeros_like
+    from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+    with enable_grad():
+        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hvp")
+        ins = _grad_preprocess(ins, create_graph, need_graph=True)
+        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "hvp")
+        outs = _scalar_function_outputs(func, ins, strict, "hvp")
+        jac = _autograd_grad(outs, ins, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        grad_jac = tuple(zeros_like(x, requires_grad=True) for x in ins)
+        double_back = _autograd_grad(jac, ins, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
+        res = _fill_in_zeros(grads, ins, strict, create_graph, "double_back_trick")
+    return (_grad_postprocess(outs, create_graph)[0],
+            _unpack_one(_grad_postprocess(res, create_graph), is_inputs_tuple))

@@ -13,7 +13,24 @@ import numpy as np
 
 from functrans.torch._tensor import Tensor, wrap
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
+           "get_analytical_jacobian"]
+
+FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
 
 
 class GradcheckError(RuntimeError):
@@ -39,18 +56,38 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
         cols = [np.zeros((x.size, n), np.float64) for n in out_sizes]
         for k in range(x.size):
             orig = flat[k].copy()
+            # outputs are copied at once: one may alias the input being perturbed
             flat[k] = orig - eps
-            minus = [np.array(o._value, np.float64).reshape(-1)
-                     for o in _tensor_outputs(func(*inputs))]
+            minus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
             flat[k] = orig + eps
-            plus = [np.array(o._value, np.float64).reshape(-1)
-                    for o in _tensor_outputs(func(*inputs))]
+            plus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
             flat[k] = orig
+            _check_same_outputs(minus_t, plus_t, tuple(int(i) for i in np.unravel_index(
+                k, x.shape)), eps)
+            minus = [m.astype(np.float64).reshape(-1) for m in minus_t]
+            plus = [p.astype(np.float64).reshape(-1) for p in plus_t]
             for o, (p, m) in enumerate(zip(plus, minus)):
                 cols[o][k] = (p - m) / (2 * eps)
         for o in range(len(out_sizes)):
             jac[o][jj] = cols[o]
     return jac
+
+
+def _check_same_outputs(first, second, idx, eps):
+    """PyTorch's check that perturbing an input changes no output's shape or dtype."""
+    from functrans.torch._dtype import from_numpy
+    from functrans.torch._tensor import Size
+    for a, b in zip(first, second):
+        if a.shape != b.shape:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same shape when inputs are "
+                f"perturbed on index {idx} by {eps}, but got: shapes {Size(a.shape)} and "
+                f"{Size(b.shape)}.")
+        if a.dtype != b.dtype:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same dtype when inputs are "
+                f"perturbed on index {idx} by {eps}, but got: dtypes {from_numpy(a.dtype)} and "
+                f"{from_numpy(b.dtype)}.")
 
 
 def _tensor_outputs(outputs):
@@ -102,7 +139,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
                 "precision floating point or complex. ", UserWarning, stacklevel=2)
-    outputs = _differentiable(_tensor_outputs(func(*inputs)))
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
+    all_outputs = _tensor_outputs(func(*inputs))
+    outputs = _differentiable(all_outputs)
+    if not outputs:
+        # no differentiable output: the numerical gradient must be zero
+        numerical = _numerical_jacobians(func, inputs, diff_idx,
+                                         [o._value.size for o in all_outputs], eps)
+        if any(np.any(j != 0) for row in numerical for j in row):
+            if not raise_exception:
+                return False
+            raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
     numerical = _numerical_jacobians(func, inputs, diff_idx,
                                      [o._value.size for o in outputs], eps)
     analytical = _analytical_jacobians(outputs, inputs, diff_idx)
@@ -114,7 +164,163 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     return False
                 raise GradcheckError(f"Jacobian mismatch for output {o} with respect to input "
                                      f"{j},\nnumerical:{_jac_str(n)}\nanalytical:{_jac_str(a)}\n")
+    # PyTorch computes the analytical Jacobian twice: a backward giving different values for
+    # the same input and grad_output is "not reentrant" (nondeterministic)
+    again = _analytical_jacobians(outputs, inputs, diff_idx)
+    for first, second in zip(analytical, again):
+        for a1, a2 in zip(first, second):
+            if a1.size and np.max(np.abs(a1 - a2)) > nondet_tol:
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    "Backward is not reentrant, i.e., running backward with same input and "
+                    "grad_output multiple times gives different values, although analytical "
+                    "gradient matches numerical gradient.The tolerance for nondeterminism was "
+                    f"{nondet_tol}." + FAILED_NONDET_MSG)
+    if check_backward_ad and not _check_mul_by_grad_output(outputs, inputs, diff_idx,
+                                                           raise_exception):
+        return False
+    if check_undefined_grad and check_backward_ad:
+        if not _check_undefined_grad(func, inputs, diff_idx, raise_exception):
+            return False
     return True
+
+
+def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
+    """PyTorch's check that backward is linear in grad_output: zero in, zero out."""
+    from functrans.torch._creation import zeros_like
+    from functrans.torch.autograd import grad
+    gis = grad(outputs, [inputs[j] for j in diff_idx], [zeros_like(o) for o in outputs],
+               allow_unused=True)
+    for gi in gis:
+        if gi is not None and np.any(gi._value != 0):
+            if not raise_exception:
+                return False
+            raise GradcheckError("backward not multiplied by grad_output")
+    return True
+
+
+def _undefined(t):
+    """t through a node whose backward gives an undefined gradient (PyTorch's UndefinedGrad)."""
+    from functrans.torch._graph import Node, new_seq
+    from functrans.torch._tensor import edge
+
+    class UndefinedGrad(Node):
+        __slots__ = ()
+        _is_accumulate = False
+
+        def _backward(self, buf, create_graph):
+            return [None]
+
+    node = UndefinedGrad()
+    node._next, node._n_out, node._seq = (edge(t),), 1, new_seq()
+    node._pre_hooks = node._retains = None
+    return wrap(t._value, True, node, 0)
+
+
+def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
+    """PyTorch's check that backward copes with undefined output gradients: with every output's
+    gradient undefined (then each one's in turn), input gradients are None or zero."""
+    from functrans.torch._creation import zeros_like
+    from functrans.torch.autograd import grad
+    diff_inputs = [inputs[j] for j in diff_idx]
+
+    def warn_bc_breaking():
+        warnings.warn(
+            "Backwards compatibility: New undefined gradient support checking feature is "
+            "enabled by default, but it may break existing callers of this function. If this "
+            'is true for you, you can call this function with "check_undefined_grad=False" '
+            "to disable the feature", stacklevel=3)
+
+    def check(outs):
+        try:
+            gis = grad(outs, diff_inputs, [zeros_like(o) for o in outs], allow_unused=True)
+        except RuntimeError as e:
+            warn_bc_breaking()
+            if not raise_exception:
+                return False
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+            ) from e
+        for gi in gis:
+            if gi is not None and np.any(gi._value != 0):
+                warn_bc_breaking()
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    "Expected all input grads to be undefined or zero when all output grads are "
+                    'undefined or zero. Please look at "Notes about undefined output gradients" '
+                    'in "tools/autograd/derivatives.yaml"')
+        return True
+
+    outs = _differentiable(_tensor_outputs(func(*inputs)))
+    cases = [[_undefined(o) for o in outs]]
+    if len(outs) > 1:
+        for k in range(len(outs)):
+            again = _differentiable(_tensor_outputs(func(*inputs)))
+            cases.append([_undefined(o) if i == k else o for i, o in enumerate(again)])
+    return all(check(c) for c in cases)
+
+
+_PRIVATE_API = (
+    "`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+    "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+    "specific use for this or feature request for this to be a stable API, please file us an "
+    "issue at https://github.com/pytorch/pytorch/issues/new")
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """The finite-difference Jacobians of fn's first output (fn takes the inputs as one
+    tuple), one (input numel, output numel) tensor per input requiring grad (deprecated in
+    PyTorch, kept for old tests)."""
+    warnings.warn(_PRIVATE_API.format(name="get_numerical_jacobian"), FutureWarning,
+                  stacklevel=2)
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
+                         "supports values of grad_out != 1.0.")
+    inputs = _as_tuple(inputs)
+    targets = _as_tuple(target) if target is not None else inputs
+    diff = [t for t in targets if isinstance(t, Tensor) and t.requires_grad]
+    packed = (lambda *xs: fn(xs))
+    out = _tensor_outputs(packed(*inputs))[0]
+    jac = []
+    for t in diff:
+        x = t._value
+        flat = x.reshape(-1)
+        col = np.zeros((x.size, out._value.size), np.float64)
+        for k in range(x.size):
+            orig = flat[k].copy()
+            flat[k] = orig - eps
+            minus = np.array(_tensor_outputs(packed(*inputs))[0]._value, np.float64).reshape(-1)
+            flat[k] = orig + eps
+            plus = np.array(_tensor_outputs(packed(*inputs))[0]._value, np.float64).reshape(-1)
+            flat[k] = orig
+            col[k] = (plus - minus) / (2 * eps)
+        jac.append(wrap(col.astype(out._value.dtype)))
+    return tuple(jac)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """(Jacobians, reentrant, sizes_ok, types_ok) of `output` with respect to the inputs that
+    require grad, by backward passes, computed twice to detect nondeterminism (deprecated in
+    PyTorch, kept for old tests)."""
+    warnings.warn(_PRIVATE_API.format(name="get_analytical_jacobian"), FutureWarning,
+                  stacklevel=2)
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
+                         "supports values of grad_out != 1.0.")
+    if output.is_complex():
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
+                         "supports functions that return complex outputs.")
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    first = _analytical_jacobians([output], inputs, diff_idx)[0]
+    second = _analytical_jacobians([output], inputs, diff_idx)[0]
+    reentrant = all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
+                    for a, b in zip(first, second))
+    jacs = tuple(wrap(a.astype(inputs[j]._value.dtype)) for a, j in zip(first, diff_idx))
+    return jacs, reentrant, True, True
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -145,4 +351,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in gis if g is not None)
 
     return gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad)

@@ -1,0 +1,3 @@
+"""torch.utils: activation checkpointing (`torch.utils.checkpoint`)."""
+
+from functrans.torch.utils import checkpoint  # noqa: F401
