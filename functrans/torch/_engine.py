@@ -405,16 +405,27 @@ def accumulate_grad(t, g, create_graph):
         if g._value.dtype != dt:
             g = g.to(t.dtype)
         if m.grad is None:
-            m.grad = _copy_grad(g) if g._requires_grad else wrap(np.array(g._value))
+            if g._requires_grad:
+                m.grad = _copy_grad(g)
+                m.grad._value = _laid_out_like(t._value, m.grad._value)
+            else:
+                m.grad = wrap(_laid_out_like(t._value, g._value, copy=True))
         elif MODE.enabled:
             m.grad = m.grad + g
         else:
             _add_in_place(m, g._value)
         return
     if m.grad is None:
-        m.grad = wrap(np.array(g, dtype=dt))
+        m.grad = wrap(_laid_out_like(t._value, np.asarray(g, dtype=dt), copy=True))
     else:
         _add_in_place(m, g)
+
+
+def _laid_out_like(param, g, copy=False):
+    """`g` in `param`'s memory order, as PyTorch lays out `.grad` (so `p.grad.view(-1)` works
+    for a contiguous parameter, whatever order the backward pass produced)."""
+    order = "F" if param.flags.f_contiguous and not param.flags.c_contiguous else "C"
+    return np.array(g, order=order, copy=True) if copy else np.asarray(g, order=order)
 
 
 def _add_in_place(m, g):

@@ -288,3 +288,16 @@ def test_numpy_sees_tensors_as_arrays_and_operators_still_record():
     assert y.grad_fn is not None
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_is_laid_out_like_its_parameter(create_graph):
+    # PyTorch's AccumulateGrad gives .grad the parameter's strides: the backward of X @ W.T
+    # computes W's gradient transposed, yet W.grad.view(-1) works (optimisers rely on it)
+    W = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    X = torch.tensor([[1.0, -1.0], [0.5, 2.0]])
+    (X @ W.T).pow(2).sum().backward(create_graph=create_graph)
+    assert W.grad.is_contiguous()
+    expected = 2 * ((X @ W.T).T @ X)
+    np.testing.assert_allclose(W.grad.view(-1).detach().numpy(),
+                               expected.detach().numpy().ravel())

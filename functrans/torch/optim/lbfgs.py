@@ -145,9 +145,7 @@ class LBFGS(Optimizer):
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        # reshape, not view: a .grad here may be a transposed (non-contiguous) array, where
-        # PyTorch lays .grad out like its parameter
-        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1)
+        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.view(-1)
                  for p in self._params]
         return cat(views, 0)
 
