@@ -6,8 +6,9 @@ comparison run without JAX. Re-record with JAX installed:
 A program is a file in programs/, written for JAX (`import jax`, `import jax.numpy as jnp`,
 `from jax import grad, jit, vmap`, `from jax import random`, ...). Its text runs unchanged on
 both sides: for functrans, the `__import__` its globals see maps every `jax` / `jax.<sub>` import
-to `functrans` / `functrans.<sub>`, which is exactly "only the imports changed". Nothing is put
-into sys.modules, so JAX and functrans live side by side in one process.
+to `functrans` / `functrans.<sub>` (and `optax` to `functrans.optimizers`), which is exactly
+"only the imports changed". Nothing is put into sys.modules, so JAX and functrans live side by
+side in one process.
 
 Printed numbers are compared to the last digit printed (the two sides print the same format;
 a float64 difference of a few ulp may move the last printed digit by one). Results are compared
@@ -62,15 +63,24 @@ PENDING_PROGRAM_RESULTS: dict[str, list[str]] = {
 }
 
 
-def _redirected_import(library: str):
-    """An `__import__` that reads `jax` as `library` (and `jax.x.y` as `library.x.y`)."""
+# what each library's programs import, read as functrans's module of the same role
+REDIRECTS = {"jax": "functrans", "optax": "functrans.optimizers"}
+
+
+def _redirected_import(redirects: dict[str, str]):
+    """An `__import__` that reads `jax` as `functrans` and `jax.x.y` as `functrans.x.y` (likewise
+    for each entry of `redirects`), and every other name as usual."""
     real_import = builtins.__import__
 
     def import_(name, globals=None, locals=None, fromlist=(), level=0):
-        if level == 0 and (name == "jax" or name.startswith("jax.")):
-            target = library + name[len("jax"):]
-            module = importlib.import_module(target)
-            return module if fromlist else importlib.import_module(library)
+        if level == 0:
+            for source, target in redirects.items():
+                if name == source or name.startswith(source + "."):
+                    name = target + name[len(source):]
+                    if not fromlist and target != target.partition(".")[0]:
+                        # `import optax`: bind the redirected module itself, not its top package
+                        return importlib.import_module(name)
+                    break
         return real_import(name, globals, locals, fromlist, level)
 
     return import_
@@ -83,12 +93,13 @@ class Run:
 
 
 def run_program(name: str, library: str) -> Run:
-    """Execute programs/<name>.py as __main__ with `jax` read as `library`; capture its stdout."""
+    """Execute programs/<name>.py as __main__, on JAX (library "jax") or with its imports read
+    as functrans's (library "functrans"); capture its stdout."""
     path = PROGRAMS / f"{name}.py"
     code = compile(path.read_text(), str(path), "exec")
     own_builtins = dict(vars(builtins))
-    if library != "jax":
-        own_builtins["__import__"] = _redirected_import(library)
+    if library == "functrans":
+        own_builtins["__import__"] = _redirected_import(REDIRECTS)
     namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": own_builtins}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
