@@ -48,6 +48,8 @@ PROGRAM_RESULTS: dict[str, list[str]] = {
     "logistic_regression_newton": ["path", "covariance", "per_example"],
     "langevin_sampler_keys": ["samples", "exact_mean", "draws"],
     "custom_derivative_rules": [],
+    "thinking_in_jax": ["y_smooth", "sums", "w"],
+    "scan_training_loop": ["history"],
 }
 
 # programs that need functrans features still being built (see test_pending_programs.py)
