@@ -63,7 +63,13 @@ def dynamic_slice(operand, start_indices, slice_sizes):
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
-    """`dynamic_slice` along one axis: `slice_size` entries from `start_index` (clamped)."""
+    """`dynamic_slice` along one axis: `slice_size` entries from `start_index` (clamped).
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> lax.dynamic_slice_in_dim(np.arange(6.0).reshape(2, 3), 1, 2, axis=1).tolist()
+    [[1.0, 2.0], [4.0, 5.0]]
+    """
     x = fnp.asarray(operand)
     axis = operator.index(axis) % max(x.ndim, 1)
     starts = [0] * x.ndim
@@ -75,6 +81,12 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
 
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     """The entry at `index` (clamped) along `axis`, keeping that axis with size 1 unless
-    `keepdims=False`."""
+    `keepdims=False`.
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> lax.dynamic_index_in_dim(np.arange(6.0).reshape(2, 3), 1, keepdims=False).tolist()
+    [3.0, 4.0, 5.0]
+    """
     x = dynamic_slice_in_dim(operand, index, 1, axis)
     return x if keepdims else fnp.squeeze(x, axis=axis)

@@ -206,7 +206,11 @@ def tree_reduce(function: Callable, tree, initializer: Any = _sentinel, is_leaf=
 
 
 def tree_all(tree, is_leaf=None) -> bool:
-    """Whether every leaf of `tree` is true."""
+    """Whether every leaf of `tree` is true.
+
+    >>> tree_all({"a": True, "b": (1, 2.0)}), tree_all([True, (0,)])
+    (True, False)
+    """
     return all(tree_leaves(tree, is_leaf))
 
 
