@@ -20,9 +20,16 @@ from program_runner import (PROGRAM_RESULTS, compare_leaf, compare_printed, comp
                             compare_results, printed_numbers, run_program, words)
 
 
-@functools.lru_cache(maxsize=1)
+@functools.cache
 def functrans_run(program: str):
+    """One functrans run of each program, shared by the recorded and the live comparison."""
     return run_program(program, "functrans")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_runs():
+    yield
+    functrans_run.cache_clear()  # the training trajectories hold a few hundred MB
 
 
 @pytest.mark.parametrize("program", sorted(PROGRAM_RESULTS))
