@@ -15,7 +15,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-REFERENCE_LIBRARIES = re.compile(r"torch|jax", re.IGNORECASE)
+REFERENCE_LIBRARIES = re.compile(r"torch|jax|optax", re.IGNORECASE)  # the parity extra
 
 
 def node_id(classname: str, name: str) -> str:

@@ -13,10 +13,11 @@ tensor(7.3891, grad_fn=<ExpBackward0>)
 >>> a.grad
 tensor(7.3891)
 
-Where it differs from PyTorch: CPU only; random numbers come from numpy's generator (seeded by
-`manual_seed`, but not PyTorch's stream); float32 results can differ in the last bit where
-numpy and PyTorch's vectorized kernels round differently (sin, pow, long sums); there is no
-torch.nn.Module, only `nn.Parameter` and `nn.functional`; forward-mode AD (`torch.func`,
+Where it differs from PyTorch: CPU only (devices report as a CPU-only PyTorch build does); random
+numbers are PyTorch's CPU generator's, bit for bit for the same seed; float32 results can differ
+in the last bit where numpy and PyTorch's vectorized kernels round differently (sin, pow, long
+sums); `torch.nn` has Module, Linear, the containers, activations, losses, `nn.init` and
+`nn.utils` clipping, but no convolution, normalisation or recurrent layers; forward-mode AD (`torch.func`,
 `autograd.forward_ad`) is not provided.
 """
 
@@ -30,6 +31,7 @@ from functrans.torch import (
     _tensor_methods,  # noqa: F401  (installs Tensor's methods)
     autograd,  # noqa: F401,E402
     nn,  # noqa: F401,E402
+    optim,  # noqa: F401,E402
 )
 from functrans.torch._activations import (  # noqa: F401
     celu,
@@ -40,6 +42,10 @@ from functrans.torch._activations import (  # noqa: F401
 from functrans.torch._creation import (  # noqa
     Generator,
     arange,
+    bernoulli,
+    get_rng_state,
+    randint_like,
+    set_rng_state,
     as_tensor,
     default_generator,
     empty,
@@ -337,24 +343,14 @@ def can_cast(from_, to) -> bool:
     return _dtype._category(from_.dtype) <= _dtype._category(to.dtype)
 
 
-class cuda:
-    """No GPU in functrans.torch."""
-
-    @staticmethod
-    def is_available() -> bool:
-        return False
-
-    @staticmethod
-    def device_count() -> int:
-        return 0
-
-    @staticmethod
-    def manual_seed(value):
-        return None
-
-    @staticmethod
-    def manual_seed_all(value):
-        return None
+from functrans.torch import random  # noqa: E402,F401
+from functrans.torch._devices import (  # noqa: E402,F401
+    accelerator,
+    backends,
+    cuda,
+    get_default_device,
+    set_default_device,
+)
 
 
 # every public name above, the subpackages autograd and nn included: what

@@ -1,8 +1,8 @@
 """Creating tensors: tensor, zeros, ones, full, arange, linspace, eye, randn, ...
 
 dtypes are inferred as PyTorch does: Python floats give the default dtype (float32), ints give
-int64, bools give bool; numpy arrays keep their dtype. Random numbers come from a numpy
-generator seeded by `manual_seed`: reproducible, but not PyTorch's stream of numbers.
+int64, bools give bool; numpy arrays keep their dtype. Random numbers are PyTorch's CPU
+generator's, bit for bit (see _random).
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ import warnings
 import numpy as np
 
 from functrans.torch import _dtype
+from functrans.torch import _random as R
+from functrans.torch._devices import require_cpu
+from functrans.torch._random import Generator
 from functrans.torch._tensor import Tensor, wrap
-from functrans.torch._tensor import device as _device
 
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -24,8 +26,7 @@ COPY_CONSTRUCT_WARNING = (
 
 
 def _check_device(device):
-    if device is not None:
-        _device(device)
+    require_cpu(device)
 
 
 def _finish(value, requires_grad, device=None):
@@ -259,101 +260,203 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 # --- random ----------------------------------------------------------------------------------
+# PyTorch's CPU generator and its kernels' transforms live in _random; these build tensors
+# from them as PyTorch's factories do (rand is empty(...).uniform_(), randn is normal_(), ...).
 
-class Generator:
-    """A seeded source of random numbers (numpy's PCG64 underneath)."""
-
-    def __init__(self, device="cpu"):
-        self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
-        return self
-
-    def seed(self):
-        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))._seed
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        return self._rng.bit_generator.state
-
-    def set_state(self, state):
-        self._rng.bit_generator.state = state
+default_generator = R.default_generator
 
 
-default_generator = Generator()
+def manual_seed(seed) -> Generator:
+    """torch.manual_seed: seed the default generator; returns it.
 
-
-def manual_seed(seed):
-    """torch.manual_seed: seed the default generator (numpy's, not PyTorch's stream)."""
+    >>> import functrans.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.rand(3)
+    tensor([0.4963, 0.7682, 0.0885])
+    """
     return default_generator.manual_seed(seed)
 
 
-def seed():
+def seed() -> int:
     """torch.seed: seed the default generator from fresh entropy, returning the seed."""
     return default_generator.seed()
 
 
-def initial_seed():
+def initial_seed() -> int:
     """torch.initial_seed: the seed of the default generator."""
     return default_generator.initial_seed()
 
 
-def _rng(generator):
-    return (generator or default_generator)._rng
+def get_rng_state():
+    """torch.get_rng_state: the default generator's state, a uint8 tensor in PyTorch's layout."""
+    return default_generator.get_state()
 
 
-def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
-    """torch.randn: standard normal samples from the default (numpy) generator."""
-    v = _rng(generator).standard_normal(_size(shape, size)).astype(_float_dtype(dtype))
-    return _finish(v, requires_grad, device)
+def set_rng_state(new_state) -> None:
+    """torch.set_rng_state: restore the default generator from `get_rng_state()`."""
+    default_generator.set_state(new_state)
 
 
-def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
-    """torch.rand: uniform samples on [0, 1) from the default (numpy) generator."""
-    v = _rng(generator).random(_size(shape, size)).astype(_float_dtype(dtype))
-    return _finish(v, requires_grad, device)
+def _random_float(dtype, who: str) -> np.dtype:
+    dt = _float_dtype(dtype)
+    if dt.kind != "f":
+        raise RuntimeError(f"\"{who}\" not implemented for '{_dtype.from_numpy(dt).name}'")
+    return dt
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
-    """torch.randint: integers uniform on [low, high) from the default (numpy) generator."""
-    if high is None:
-        low, high = 0, low
+def _sampled(shape, dt, values, requires_grad, device):
+    return _finish(np.asarray(values, dt).reshape(shape), requires_grad, device)
+
+
+def _into(out, result: Tensor) -> Tensor:
+    """`out=`: the samples written into `out` (drawn in out's dtype, as PyTorch draws them)."""
+    if out is None:
+        return result
+    from functrans.torch import _inplace
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"out= has shape {list(out.shape)} but the result has shape "
+                           f"{list(result.shape)}; pass an out tensor of the result's shape")
+    _inplace.write(out, result._value)
+    return out
+
+
+def _out_dtype(dtype, out):
+    return dtype if dtype is not None or out is None else out.dtype
+
+
+def rand(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False) -> Tensor:
+    """torch.rand: uniform samples on [0, 1), PyTorch's values for the same seed."""
+    shape = _size(shape, size)
+    _check_device(device)
+    dt = _random_float(_out_dtype(dtype, out), "check_uniform_bounds")
+    values = R.uniform(R.resolve(generator), math.prod(shape), dt)
+    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+
+
+def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False) -> Tensor:
+    """torch.randn: standard normal samples, PyTorch's values for the same seed."""
+    shape = _size(shape, size)
+    _check_device(device)
+    dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
+    values = R.normal(R.resolve(generator), math.prod(shape), dt)
+    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+
+
+def _check_range(low, high):
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad=False) -> Tensor:
+    """torch.randint: integers uniform on [low, high), PyTorch's values for the same seed."""
+    if size is None:
+        if high is None or not isinstance(high, tuple | list):
+            raise TypeError("randint() missing required argument 'size' (pos 2): pass "
+                            "randint(high, size) or randint(low, high, size)")
+        low, high, size = 0, low, high
+    elif high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    low, high = (int(x.item()) if isinstance(x, Tensor) else int(x) for x in (low, high))
+    _check_range(low, high)
+    _check_device(device)
+    shape = _size(tuple(size))
+    dtype = _out_dtype(dtype, out)
     dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
-    v = _rng(generator).integers(low, high, size=tuple(size)).astype(dt)
-    return _finish(v, requires_grad, device)
+    values = R.random_from_to(R.resolve(generator), math.prod(shape), low, high, dt)
+    return _into(out, _sampled(shape, dt, values, requires_grad, device))
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """torch.randperm: a random permutation of 0 .. n-1."""
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False) -> Tensor:
+    """torch.randperm: a random permutation of 0 .. n-1, PyTorch's for the same seed."""
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    _check_device(device)
+    dtype = _out_dtype(dtype, out)
     dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
-    return _finish(_rng(generator).permutation(n).astype(dt), requires_grad, device)
+    return _into(out, _sampled((n,), dt, R.randperm(R.resolve(generator), n), requires_grad,
+                               device))
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None):
-    """torch.normal: samples of N(mean, std ** 2) from the default (numpy) generator."""
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._value if isinstance(mean, Tensor) else mean
-        s = std._value if isinstance(std, Tensor) else std
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        dt = (mean if isinstance(mean, Tensor) else std)._value.dtype
-        return wrap((m + s * _rng(generator).standard_normal(shape)).astype(dt))
-    v = mean + std * _rng(generator).standard_normal(_size(tuple(size)))
-    return wrap(v.astype(_dtype.get_default_dtype().dtype))
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """torch.normal: N(mean, std ** 2) samples; mean and std may be tensors (then PyTorch draws
+    standard normals and scales them: out * std + mean, in two roundings as it does)."""
+    g = R.resolve(generator)
+    tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (tm or ts):
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments: with float "
+                            "mean and std, pass size=")
+        shape = _size(tuple(size))
+        _check_device(device)
+        dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
+        values = R.normal(g, math.prod(shape), dt, float(mean), float(std))
+        return _into(out, _sampled(shape, dt, values, requires_grad, device))
+    m = mean._value if tm else np.asarray(float(mean))
+    s = std._value if ts else np.asarray(float(std))
+    if ts and np.any(s < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if tm and m.dtype.kind != "f" or ts and s.dtype.kind != "f":
+        bad = (mean if tm and m.dtype.kind != "f" else std).dtype
+        raise RuntimeError(f"normal expects floating-point outputs; got {bad}: pass a float "
+                           f"tensor")
+    dt = (mean if tm else std)._value.dtype
+    shape = np.broadcast_shapes(m.shape, s.shape) if tm and ts else (m if tm else s).shape
+    n = math.prod(shape)
+    if tm and not ts:      # normal_(0, std) then add_(mean)
+        z = R.normal(g, n, dt, 0.0, float(std)).reshape(shape)
+        return _into(out, wrap((z + m.astype(dt)).astype(dt)))
+    z = R.normal(g, n, dt).reshape(shape)           # normal_(0, 1), mul_(std), add_(mean)
+    return _into(out, wrap(((z * s.astype(dt)).astype(dt) + m.astype(dt)).astype(dt)))
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
-    """torch.randn_like: standard normal samples shaped like input."""
-    shape, dt = _like(input, dtype)
-    return _finish(_rng(None).standard_normal(shape).astype(dt), requires_grad)
-
-
-def rand_like(input, *, dtype=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None) -> Tensor:
     """torch.rand_like: uniform samples on [0, 1) shaped like input."""
     shape, dt = _like(input, dtype)
-    return _finish(_rng(None).random(shape).astype(dt), requires_grad)
+    return rand(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
+                requires_grad=requires_grad)
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=None) -> Tensor:
+    """torch.randn_like: standard normal samples shaped like input."""
+    shape, dt = _like(input, dtype)
+    return randn(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
+                 requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """torch.randint_like: integers on [low, high) shaped like input (input's dtype)."""
+    if high is None:
+        low, high = 0, low
+    shape, dt = _like(input, dtype)
+    return randint(low, high, shape, generator=generator, dtype=_dtype.from_numpy(dt),
+                   device=device, requires_grad=requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
+    """torch.bernoulli: 1 with probability input (or p when given), PyTorch's draws."""
+    v = input._value
+    g = R.resolve(generator)
+    if p is None:
+        if v.dtype.kind != "f":
+            raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+                               f"'{_dtype.from_numpy(v.dtype).name}'")
+        if np.any((v < 0) | (v > 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        return _into(out, wrap(R.bernoulli_tensor(g, v).astype(v.dtype)))
+    return _into(out, wrap(_bernoulli_scalar(g, v.shape, float(p)).astype(v.dtype)))
+
+
+def _bernoulli_scalar(g, shape, p: float) -> np.ndarray:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return R.bernoulli_scalar(g, math.prod(shape), p).reshape(shape)

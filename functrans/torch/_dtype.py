@@ -69,9 +69,11 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d) -> None:
     """torch.set_default_dtype: set the dtype of new float tensors."""
-    d = as_dtype(d)
+    if not isinstance(d, dtype):      # PyTorch's text, then which types are accepted
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
     if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
 
 

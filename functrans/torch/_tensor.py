@@ -20,6 +20,7 @@ import numpy as np
 from functrans.core.avals import ShapedArray
 from functrans.core.trace import MainTrace, Trace, Tracer
 from functrans.torch import _dtype
+from functrans.torch._devices import CPU, device  # noqa: F401  (torch.device lives here too)
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
 from functrans.torch._graph import AccumulateGrad
 
@@ -59,51 +60,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-
-class device:
-    """torch.device: functrans.torch computes on the CPU only."""
-
-    __slots__ = ("type", "index")
-
-    def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if ":" in type:
-            type, idx = type.split(":")
-            index = int(idx)
-        if type != "cpu":
-            raise RuntimeError(f"functrans.torch runs on the CPU only; device {type!r} is not "
-                               "available. Use torch.device('cpu').")
-        self.type = type
-        self.index = index
-
-    def __repr__(self):
-        return f"device(type='{self.type}')" if self.index is None else \
-            f"device(type='{self.type}', index={self.index})"
-
-    def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and other.type == self.type
-
-    def __hash__(self):
-        return hash(self.type)
-
-
-CPU = device("cpu")
-
-
-def _device_arg_ok(d) -> bool:
-    """Whether `d` names the CPU (the only device functrans.torch has)."""
-    if isinstance(d, device):
-        return True
-    if isinstance(d, str):
-        return d.split(":")[0] == "cpu"
-    return False
 
 
 class _Meta:

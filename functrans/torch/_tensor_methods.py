@@ -3,6 +3,8 @@ installs its operators onto tracers): each method is the torch function of the s
 
 from __future__ import annotations
 
+import numpy as np
+
 from functrans.torch import _activations as AC
 from functrans.torch import _dtype
 from functrans.torch import _elementwise as EW
@@ -13,7 +15,9 @@ from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
-from functrans.torch._tensor import Tensor, _device_arg_ok, is_inference
+from functrans.torch import _random as R
+from functrans.torch._devices import NO_ACCELERATOR, NO_CUDA, is_device_like, require_cpu
+from functrans.torch._tensor import Tensor, is_inference
 
 
 def _swap(f):
@@ -28,21 +32,38 @@ def _inplace_of(fn):
 
 
 def _to(self, *args, **kwargs):
-    """to(dtype) / to(device) / to(other): a converted tensor (self when nothing changes)."""
+    """to(dtype) / to(device) / to(device, dtype) / to(other): a converted tensor (self when
+    nothing changes); a device other than the CPU raises PyTorch's CPU-build error."""
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    devices = [kwargs.pop("device")] if "device" in kwargs else []
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
         if isinstance(a, _dtype.dtype):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif not _device_arg_ok(a):
-            raise RuntimeError(f"functrans.torch runs on the CPU only; cannot move to {a!r}")
-    if "device" in kwargs and not _device_arg_ok(kwargs["device"]):
-        raise RuntimeError(f"functrans.torch runs on the CPU only; cannot move to "
-                           f"{kwargs['device']!r}")
+        elif is_device_like(a):
+            devices.append(a)
+        elif isinstance(a, bool):
+            continue                     # the positional non_blocking / copy flags
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}); pass a dtype, a device or a tensor")
+    for d in devices:
+        require_cpu(d, creating=False)
     out = self if dtype is None else O.to_dtype(self, _dtype.to_numpy(dtype))
     return O.clone(out) if copy and out is self else out
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Tensor.cuda: PyTorch's CPU-build error (no CUDA here)."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError(NO_ACCELERATOR)
+    raise AssertionError(NO_CUDA)
 
 
 def _type(self, dtype=None):
@@ -54,9 +75,9 @@ def _type(self, dtype=None):
     return _to(self, dtype)
 
 
-def _new_tensor(self, data, dtype=None, requires_grad=False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from functrans.torch._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full_factory(kind):
@@ -65,9 +86,9 @@ def _new_full_factory(kind):
         if kind == "full":
             size, fill_value = size[0], size[1]
             return C.full(size, fill_value, dtype=dtype or self.dtype,
-                          requires_grad=requires_grad)
+                          requires_grad=requires_grad, device=device)
         fn = {"zeros": C.zeros, "ones": C.ones, "empty": C.empty}[kind]
-        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad, device=device)
     return method
 
 
@@ -83,20 +104,128 @@ def _pow_(self, exponent):
     return I.inplace(self, EW.pow, exponent)
 
 
-def _uniform_(self, a=0.0, b=1.0, generator=None):
-    from functrans.torch._creation import _rng
-    with_value = _rng(generator).uniform(a, b, self._value.shape).astype(self._value.dtype)
+def _write_random(self, draw):
+    """Fill self with `draw(n)` in PyTorch's order: a TensorIterator visits the elements in
+    memory order (a transposed view is filled along its storage). The in-place checks come
+    first, so a refused call draws nothing."""
     I._check(self, _grad_on())
-    I.write(self, with_value)
+    v = self._value
+    order = sorted(range(v.ndim), key=lambda i: -abs(v.strides[i]))
+    flat = np.asarray(draw(v.size))
+    out = np.empty(v.shape, v.dtype)
+    out.transpose(order)[...] = flat.reshape([v.shape[i] for i in order]).astype(v.dtype)
+    I.write(self, out)
     return self
 
 
-def _normal_(self, mean=0.0, std=1.0, generator=None):
-    from functrans.torch._creation import _rng
-    value = (mean + std * _rng(generator).standard_normal(self._value.shape))
-    I._check(self, _grad_on())
-    I.write(self, value.astype(self._value.dtype))
-    return self
+def _float_only(self, kernel):
+    if self._value.dtype.kind != "f":
+        raise RuntimeError(f"\"{kernel}\" not implemented for '{_type_word(self)}'")
+
+
+def _type_word(self):
+    return _type(self).removeprefix("torch.").removesuffix("Tensor")
+
+
+def _number(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    """Tensor.uniform_: PyTorch's CPU uniform kernel, the same values for the same seed."""
+    _float_only(self, "check_uniform_bounds")
+    g = R.resolve(generator)
+    a, b = float(_number(a)), float(_number(b))
+    return _write_random(self, lambda n: R.uniform(g, n, self._value.dtype, a, b))
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Tensor.normal_: PyTorch's CPU normal kernel (blocks of 16 when contiguous)."""
+    _float_only(self, "normal_kernel_cpu")
+    g = R.resolve(generator)
+    mean, std = float(_number(mean)), float(_number(std))
+    contiguous = bool(self._value.flags.c_contiguous)
+    return _write_random(self, lambda n: R.normal(g, n, self._value.dtype, mean, std,
+                                                  contiguous))
+
+
+def _random_(self, from_=None, to=None, *, generator=None):
+    """Tensor.random_(): integers on [0, 2**mantissa] (floats) or [0, max] (integers);
+    random_(to) on [0, to); random_(from, to) on [from, to)."""
+    g = R.resolve(generator)
+    dt = self._value.dtype
+    if from_ is None and to is None:
+        return _write_random(self, lambda n: R.random_full(g, n, dt))
+    if to is None and from_ is not None and not isinstance(from_, bool):
+        low, high = 0, int(_number(from_))
+    else:
+        low = int(_number(from_ if from_ is not None else 0))
+        if to is None:
+            high = (1 << {2: 11, 4: 24, 8: 53}[dt.itemsize]) + 1 if dt.kind == "f" else \
+                int(np.iinfo(dt).max) + 1
+        else:
+            high = int(_number(to))
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
+    return _write_random(self, lambda n: R.random_from_to(g, n, low, high, dt))
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Tensor.bernoulli_: 1 with probability p (a float or a tensor of probabilities)."""
+    g = R.resolve(generator)
+    if isinstance(p, Tensor):
+        pv = np.broadcast_to(p._value, self._value.shape)
+        I._check(self, _grad_on())
+        I.write(self, R.bernoulli_tensor(g, np.ascontiguousarray(pv)).astype(
+            self._value.dtype))
+        return self
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _write_random(self, lambda n: R.bernoulli_scalar(g, n, p))
+
+
+def _bernoulli(self, p=None, *, generator=None):
+    from functrans.torch._creation import bernoulli
+    return bernoulli(self, p, generator=generator)
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    """Tensor.exponential_: -log1p(-u) / lambd, PyTorch's draws."""
+    _float_only(self, "exponential_cpu")
+    lambd = float(lambd)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    g = R.resolve(generator)
+    return _write_random(self, lambda n: R.exponential(g, n, lambd))
+
+
+def _geometric_(self, p, *, generator=None):
+    """Tensor.geometric_: ceil(log(u) / log1p(-p)), PyTorch's draws."""
+    p = float(p)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    g = R.resolve(generator)
+    return _write_random(self, lambda n: R.geometric(g, n, p))
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Tensor.log_normal_: exp of N(mean, std ** 2), PyTorch's draws."""
+    _float_only(self, "log_normal_cpu")
+    mean, std = float(mean), float(std)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    g = R.resolve(generator)
+    return _write_random(self, lambda n: R.log_normal(g, n, mean, std))
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Tensor.cauchy_: median + sigma * tan(pi * (u - 1/2)), PyTorch's draws."""
+    _float_only(self, "cauchy_cpu")
+    g = R.resolve(generator)
+    median, sigma = float(median), float(sigma)
+    return _write_random(self, lambda n: R.cauchy(g, n, median, sigma))
 
 
 def _grad_on():
@@ -219,7 +348,10 @@ _METHODS = {
     "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,
     "transpose_": I.transpose_, "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
     "is_inference": is_inference,
-    "uniform_": _uniform_, "normal_": _normal_, "apply_": _apply_,
+    "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
+    "bernoulli_": _bernoulli_, "bernoulli": _bernoulli, "exponential_": _exponential_,
+    "geometric_": _geometric_, "log_normal_": _log_normal_, "cauchy_": _cauchy_,
+    "cuda": _cuda, "apply_": _apply_,
 }
 
 for _name, _fn in _METHODS.items():

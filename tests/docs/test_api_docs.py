@@ -25,7 +25,10 @@ PUBLIC_MODULES = {
     "functrans.random": ["PRNGKey", "key", "split", "fold_in", "uniform", "normal"],
     "functrans.nn": ["relu", "gelu", "softmax", "one_hot", "standardize"],
     "functrans.nn.initializers": ["glorot_uniform", "variance_scaling", "orthogonal", "zeros"],
-    "functrans.optimizers": ["adam", "sgd", "minimize_lbfgs"],
+    "functrans.optimizers": ["adam", "sgd", "minimize_lbfgs", "chain", "adamw",
+                             "warmup_cosine_decay_schedule", "GradientTransformation"],
+    "functrans.example_libraries.optimizers": ["adam", "sgd", "OptimizerState", "clip_grads"],
+    "functrans.example_libraries.stax": ["Dense", "serial", "Conv"],
     "functrans.test_util": ["check_grads"],
     "functrans.errors": ["ShapeError", "DTypeError", "ConcretizationTypeError"],
     "functrans.transforms.jit": ["jit"],
@@ -33,7 +36,9 @@ PUBLIC_MODULES = {
     "functrans.transforms.checkpoint": ["checkpoint"],
     "functrans.transforms.laplacian": ["laplacian", "hessian_diag", "divergence"],
     "functrans.torch": ["tensor", "Tensor", "add", "ge", "zeros", "no_grad"],
+    "functrans.torch.nn": ["Module", "Linear", "Sequential", "Parameter"],
     "functrans.torch.nn.functional": ["mse_loss", "softplus"],
+    "functrans.torch.nn.init": ["calculate_gain", "kaiming_uniform_"],
     "functrans.torch.autograd": ["grad", "backward", "Function", "gradcheck"],
 }
 

@@ -9,11 +9,15 @@ import pytest
 def run_snippet(source: str, namespace: dict | None = None) -> dict:
     """Execute a snippet written for PyTorch with `torch` meaning functrans.torch.
 
-    Only the imports change (`import torch` -> `import functrans.torch as torch`, and
+    Only the imports change (`import torch` -> `import functrans.torch as torch`,
+    `import torch.nn as nn` -> `import functrans.torch.nn as nn`, and
     `from torch.x import y` -> `from functrans.torch.x import y`); every other line runs as
     written. Returns the namespace the snippet ran in."""
     src = textwrap.dedent(source)
-    src = re.sub(r"^(\s*)import torch\b", r"\1import functrans.torch as torch", src, flags=re.M)
+    src = re.sub(r"^(\s*)import torch((\.\w+)+) as\b", r"\1import functrans.torch\2 as", src,
+                 flags=re.M)
+    src = re.sub(r"^(\s*)import torch\b(?!\.)", r"\1import functrans.torch as torch", src,
+                 flags=re.M)
     src = re.sub(r"^(\s*)from torch(\.\w+)* import", lambda m: m.group(0).replace(
         "from torch", "from functrans.torch"), src, flags=re.M)
     ns = {} if namespace is None else namespace

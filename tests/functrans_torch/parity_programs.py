@@ -130,7 +130,7 @@ def differences(got: dict, want: dict, rtol=2e-6, once_warnings=True) -> list[st
 
 
 # --- the programs ----------------------------------------------------------------------------
-# Inputs are fixed numbers (no random tensors: the two libraries' generators differ).
+# Inputs are fixed numbers (random tensors have their own parity tests: test_generator.py).
 
 @program
 def leaf_flags(torch, rec):

@@ -267,9 +267,13 @@ def test_legacy_constructor_and_isinstance():
     assert isinstance(t, torch.Tensor) and t.dtype == torch.float32
     assert torch.Tensor(2, 3).shape == torch.Size([2, 3])
     assert torch.is_tensor(t) and not torch.is_tensor(np.zeros(2))
-    assert torch.device("cpu") == "cpu" and str(torch.device("cpu")) == "cpu"
-    with pytest.raises(RuntimeError, match="CPU only"):
-        torch.device("cuda:0")
+    # as in PyTorch, a device equals a device, not its string
+    assert torch.device("cpu") == torch.device("cpu") and torch.device("cpu") != "cpu"
+    assert str(torch.device("cpu")) == "cpu"
+    # a CUDA device is a valid object; data on it gets PyTorch's CPU-build error
+    assert torch.device("cuda:0").index == 0
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        torch.zeros(1, device="cuda:0")
 
 
 def test_numpy_sees_tensors_as_arrays_and_operators_still_record():

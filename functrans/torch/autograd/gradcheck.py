@@ -124,14 +124,15 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_rev_over_rev=True, fast_mode=False, masked=False):
     """gradcheck of the gradient itself: second derivatives against finite differences of the
     first (through `create_graph=True`)."""
-    from functrans.torch._creation import _rng
+    from functrans.torch import _random
     from functrans.torch.autograd import grad
     inputs = _as_tuple(inputs)
     outputs = _differentiable(_tensor_outputs(func(*inputs)))
-    if grad_outputs is None:
-        rng = _rng(None)
+    if grad_outputs is None:        # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
+        g = _random.default_generator
         grad_outputs = tuple(
-            wrap(rng.uniform(-9, 9, o._value.shape).astype(o._value.dtype), True)
+            wrap(_random.uniform(g, o._value.size, o._value.dtype, -1.0, 1.0).reshape(
+                o._value.shape), True)
             for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)

@@ -1,26 +1,14 @@
-"""torch.nn, the small part autograd tutorials use: Parameter and the functional ops."""
+"""torch.nn: Module and its layers, containers, activations and losses, Parameter, init,
+functional and utils, with PyTorch's names, registration rules and printing."""
 
 from __future__ import annotations
 
-from functrans.torch._tensor import Tensor, _init
-from functrans.torch.nn import functional  # noqa: F401
+from functrans.torch.nn import functional, init, modules, parameter, utils  # noqa: F401
+from functrans.torch.nn.modules import *  # noqa: F401,F403
+from functrans.torch.nn.parameter import Parameter
 
-__all__ = ["Parameter", "functional"]
+# the star import brought the family modules too; torch.nn reaches them as nn.modules.<family>
+del activation, container, flatten, linear, loss, module  # noqa: F821
 
-
-class Parameter(Tensor):
-    """A leaf tensor that requires grad by default."""
-
-    __slots__ = ()
-
-    def __init__(self, data=None, requires_grad=True):
-        import numpy as np
-
-        from functrans.torch._dtype import get_default_dtype
-        value = np.zeros(0, get_default_dtype().dtype) if data is None else \
-            getattr(data, "_value", np.asarray(data))
-        _init(self, value, False, None, 0)
-        self.requires_grad = requires_grad
-
-    def __repr__(self):
-        return "Parameter containing:\n" + super().__repr__()
+__all__ = ["Parameter", "functional", "init", "utils", "modules", "parameter",
+           *(n for n in modules.__all__ if n[0].isupper())]

@@ -15,25 +15,16 @@ from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
 from functrans.torch import _reductions as RD
 from functrans.torch import _shape as S
+from functrans.torch import _inplace as I
 from functrans.torch._activations import (  # noqa: F401
-    celu,
-    elu,
     gelu,
-    hardsigmoid,
-    hardswish,
-    hardtanh,
-    leaky_relu,
     logsigmoid,
-    mish,
-    relu6,
-    selu,
-    silu,
     softplus,
     softsign,
     tanhshrink,
 )
 from functrans.torch._dtype import result_type
-from functrans.torch._elementwise import relu, sigmoid, tanh  # noqa: F401
+from functrans.torch._elementwise import sigmoid, tanh  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
@@ -41,9 +32,53 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "logsigmoid", "mish", "relu6", "selu", "silu", "softplus", "softsign", "tanhshrink",
            "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
-           "cross_entropy", "linear"]
+           "cross_entropy", "linear", "bilinear", "huber_loss",
+           "smooth_l1_loss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+
+def _in_place_or_not(fn, name):
+    """fn(input), or with inplace=True the same values written into input (the in-place form
+    records as PyTorch's does: one node, input's version bumped)."""
+    def activation(input, inplace=False):
+        return I.inplace(input, fn) if inplace else fn(input)
+    activation.__name__ = activation.__qualname__ = name
+    activation.__doc__ = f"torch.nn.functional.{name}; inplace=True writes into input."
+    return activation
+
+
+relu = _in_place_or_not(EW.relu, "relu")
+relu6 = _in_place_or_not(A.relu6, "relu6")
+silu = _in_place_or_not(A.silu, "silu")
+mish = _in_place_or_not(A.mish, "mish")
+selu = _in_place_or_not(A.selu, "selu")
+hardswish = _in_place_or_not(A.hardswish, "hardswish")
+hardsigmoid = _in_place_or_not(A.hardsigmoid, "hardsigmoid")
+
+
+def _maybe_in_place(fn, input, inplace, *args):
+    return I.inplace(input, fn, *args) if inplace else fn(input, *args)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    return _maybe_in_place(A.elu, input, inplace, alpha)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """torch.nn.functional.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return _maybe_in_place(A.celu, input, inplace, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
+    return _maybe_in_place(A.leaky_relu, input, inplace, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
+    return _maybe_in_place(A.hardtanh, input, inplace, min_val, max_val)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -121,6 +156,52 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     x, t, _ = _pair(input, target)
     d = EW.abs(EW.sub(x, t))
     return d if reduction == "none" else (RD.sum(d) if reduction == "sum" else RD.mean(d))
+
+
+@composite("HuberLossBackward0")
+def _huber(x, t, *, reduction, delta):
+    # 0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere (d = x - t)
+    d = E.sub(x, t)
+    half, dl = np.asarray(0.5, d.dtype), np.asarray(delta, d.dtype)
+    inner = E.mul(half, E.mul(d, d))
+    outer = E.mul(dl, E.sub(E.abs(d), E.mul(half, dl)))
+    return _reduce(E.select(E.lt(E.abs(d), dl), inner, outer), reduction)
+
+
+@composite("SmoothL1LossBackward0")
+def _smooth_l1(x, t, *, reduction, beta):
+    # 0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (d = x - t)
+    d = E.sub(x, t)
+    half, b = np.asarray(0.5, d.dtype), np.asarray(beta, d.dtype)
+    inner = E.div(E.mul(half, E.mul(d, d)), b)
+    outer = E.sub(E.abs(d), E.mul(half, b))
+    return _reduce(E.select(E.lt(E.abs(d), b), inner, outer), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """torch.nn.functional.huber_loss: squared error below delta, delta-scaled absolute error
+    above, averaged, summed or kept."""
+    _check_reduction(reduction)
+    x, t, dt = _pair(input, target)
+    if weight is not None:
+        return _weighted(EW.mul(huber_loss(x, t, "none", delta), weight), reduction)
+    params = {"reduction": reduction, "delta": float(delta)}
+    return run(_huber, (x, t), (O._operand(x, dt), O._operand(t, dt)), params,
+               tuple(params.values()))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """torch.nn.functional.smooth_l1_loss: squared error / beta below beta, absolute error
+    above (l1_loss when beta is 0)."""
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    x, t, dt = _pair(input, target)
+    params = {"reduction": reduction, "beta": float(beta)}
+    return run(_smooth_l1, (x, t), (O._operand(x, dt), O._operand(t, dt)), params,
+               tuple(params.values()))
 
 
 @composite("BinaryCrossEntropyBackward0")
@@ -289,4 +370,24 @@ def linear(input, weight, bias=None):
     b = O.as_tensor(bias)
     if x._value.ndim == 2 and isinstance(b, Tensor) and b._value.ndim <= 2:
         return run(_addmm, (b, x, wt), (b._value, x._value, wt._value))
+    if x._value.ndim >= 1 and isinstance(b, Tensor) and b._value.ndim <= 1:
+        # PyTorch flattens the leading dimensions, runs addmm and views the result back
+        rows = S.reshape(x, (-1, x._value.shape[-1]))
+        out = run(_addmm, (b, rows, wt), (b._value, rows._value, wt._value))
+        return S.view(out, tuple(x._value.shape[:-1]) + (wt._value.shape[-1],))
     return EW.add(LA.matmul(x, wt), b)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_o = x1^T A_o x2 + b_o for weight A of shape (out, in1, in2), over any leading
+    dimensions of the inputs."""
+    x1, x2, w = O.as_tensor(input1), O.as_tensor(input2), O.as_tensor(weight)
+    if w._value.ndim != 3 or x1._value.shape[-1:] != w._value.shape[1:2] or \
+            x2._value.shape[-1:] != w._value.shape[2:3] or \
+            x1._value.shape[:-1] != x2._value.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input shapes {tuple(x1.shape)} and {tuple(x2.shape)} "
+                           f"do not fit a weight of shape {tuple(w.shape)}; expected "
+                           "(..., in1_features), (..., in2_features) and (out_features, "
+                           "in1_features, in2_features)")
+    out = LA.einsum("...i,oij,...j->...o", x1, w, x2)
+    return out if bias is None else EW.add(out, bias)
