@@ -50,12 +50,12 @@ PROGRAM_RESULTS: dict[str, list[str]] = {
     "custom_derivative_rules": [],
     "thinking_in_jax": ["y_smooth", "sums", "w"],
     "scan_training_loop": ["history"],
+    "optax_training_loop": ["trajectory"],
+    "pinn_poisson_stax": ["trajectory"],
 }
 
 # programs that need functrans features still being built (see test_pending_programs.py)
 PENDING_PROGRAM_RESULTS: dict[str, list[str]] = {
-    "optax_training_loop": ["trajectory"],
-    "pinn_poisson_stax": ["trajectory"],
     "heat_equation_at_updates": ["u_final", "du0", "dscale", "u_eager", "clipped"],
     "lstsq_polynomial_fit": ["coeffs", "residuals", "rank", "singular_values", "power"],
 }

@@ -12,10 +12,6 @@ from program_runner import (PENDING_PROGRAM_RESULTS, compare_printed, compare_re
                             compare_results, run_program)
 
 WAITING_FOR = {
-    "optax_training_loop": "optax's names in functrans.optimizers (chain, clip_by_global_norm, "
-                           "adamw, piecewise_constant_schedule, GradientTransformation states)",
-    "pinn_poisson_stax": "functrans.example_libraries (stax.serial/Dense/Tanh, optimizers.adam, "
-                         "exponential_decay, l2_norm) with OptimizerState passing through jit",
     "heat_equation_at_updates": "eager x.at[...].set/add/min/max/multiply/get on functrans.numpy "
                                 "results, and concrete arrays indexed by a traced loop counter",
     "lstsq_polynomial_fit": "jnp.linalg.lstsq, jnp.real, jnp.imag, jnp.conj",
@@ -36,8 +32,6 @@ def test_program_matches_recorded_jax_run(program):
 def test_program_matches_live_jax_run(program):
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
-    if program in ("optax_training_loop",):
-        pytest.importorskip("optax")
     theirs = run_program(program, "jax")
     ours = run_program(program, "functrans")
     compare_printed(ours.stdout, theirs.stdout)
