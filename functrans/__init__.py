@@ -8,6 +8,7 @@
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators)
 from functrans import primitives as _primitives  # noqa: F401  (registers the table)
 from functrans import debug, dtypes, flatten_util, lax, nn, optimizers, random, tree_util  # noqa: F401,E501
+from functrans import tree  # noqa: F401
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
 from functrans.core.cache import clear_caches  # noqa: F401
@@ -37,7 +38,7 @@ __all__ = [
     "clear_caches", "dtypes", "config", "disable_jit",
     "block_until_ready", "device_get", "device_put", "devices", "local_devices",
     # submodules: the API reference (pdoc follows __all__) documents each of them
-    "tree_util", "flatten_util", "debug", "lax", "nn", "optimizers", "random", "numpy", "scipy",
+    "tree_util", "tree", "flatten_util", "debug", "lax", "nn", "optimizers", "random", "numpy", "scipy",
     "torch", "errors", "test_util", "backend", "core", "primitives", "transforms", "flags",
     "cpu_device", "example_libraries",
 ]

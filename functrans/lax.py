@@ -7,10 +7,17 @@
 12.0
 """
 
+import operator
+
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans.errors import ShapeError
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gradient"]
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gradient",
+           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim"]
 
 
 def map(f, xs):  # noqa: A001  (jax.lax.map)
@@ -25,3 +32,61 @@ def map(f, xs):  # noqa: A001  (jax.lax.map)
     return ys
 
 
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """The block of `operand` of shape `slice_sizes` starting at `start_indices`, which may be
+    traced; as in JAX, each start is clamped so that the block lies inside `operand`.
+
+    >>> import numpy as np
+    >>> import functrans as ft
+    >>> from functrans import lax
+    >>> ft.jit(lambda i: lax.dynamic_slice(np.arange(6.0), (i,), (3,)))(4).tolist()
+    [3.0, 4.0, 5.0]
+    """
+    x = fnp.asarray(operand)
+    starts = list(start_indices)
+    sizes = [operator.index(s) for s in slice_sizes]
+    if len(starts) != x.ndim or len(sizes) != x.ndim:
+        raise ShapeError(f"dynamic_slice: operand of shape {x.shape} needs {x.ndim} start "
+                         f"indices and slice sizes, got {len(starts)} and {len(sizes)}.")
+    for axis, (start, size) in enumerate(zip(starts, sizes)):
+        dim = x.shape[axis]
+        if not 0 <= size <= dim:
+            raise ShapeError(f"dynamic_slice: slice size {size} along axis {axis} does not fit "
+                             f"the operand's shape {x.shape}.")
+        if size == dim:
+            continue
+        start = fnp.clip(fnp.asarray(start), 0, dim - size)
+        x = fnp.take(x, start + np.arange(size, dtype=start.dtype), axis=axis)
+    return x
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """`dynamic_slice` along one axis: `slice_size` entries from `start_index` (clamped).
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> lax.dynamic_slice_in_dim(np.arange(6.0).reshape(2, 3), 1, 2, axis=1).tolist()
+    [[1.0, 2.0], [4.0, 5.0]]
+    """
+    x = fnp.asarray(operand)
+    axis = operator.index(axis) % max(x.ndim, 1)
+    starts = [0] * x.ndim
+    starts[axis] = start_index
+    sizes = list(x.shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(x, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The entry at `index` (clamped) along `axis`, keeping that axis with size 1 unless
+    `keepdims=False`.
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> lax.dynamic_index_in_dim(np.arange(6.0).reshape(2, 3), 1, keepdims=False).tolist()
+    [3.0, 4.0, 5.0]
+    """
+    x = dynamic_slice_in_dim(operand, index, 1, axis)
+    return x if keepdims else fnp.squeeze(x, axis=axis)

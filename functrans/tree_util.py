@@ -3,12 +3,13 @@ or scalars at the leaves. Transforms flatten their arguments and results through
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_leaves", "tree_structure", "treedef_is_leaf", "tree_flatten_with_path",
-           "keystr"]
+           "keystr", "tree_reduce", "tree_all"]
 
 
 class _NodeType(NamedTuple):
@@ -190,6 +191,27 @@ def tree_map(f: Callable, tree, *rest, is_leaf=None):
             raise ValueError(f"tree_map: structures differ: {treedef} and {r_def}")
         others.append(r_leaves)
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def tree_reduce(function: Callable, tree, initializer: Any = _sentinel, is_leaf=None):
+    """functools.reduce of `function` over the leaves of `tree` (from `initializer`, if given).
+
+    >>> tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)})
+    6
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _sentinel:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree, is_leaf=None) -> bool:
+    """Whether every leaf of `tree` is true.
+
+    >>> tree_all({"a": True, "b": (1, 2.0)}), tree_all([True, (0,)])
+    (True, False)
+    """
+    return all(tree_leaves(tree, is_leaf))
 
 
 def broadcast_prefix(prefix, tree, is_leaf=None) -> list:

@@ -112,3 +112,25 @@ def test_registered_nodes_pass_through_transforms():
 
     g = ft.grad(lambda p: p.x * p.y)(Point(2.0, 5.0))
     assert isinstance(g, Point) and (float(g.x), float(g.y)) == (5.0, 2.0)
+
+
+def test_tree_reduce_and_all():
+    tree = {"a": 1, "b": (2, [3, None])}
+    assert tu.tree_reduce(lambda x, y: x + y, tree) == 6
+    assert tu.tree_reduce(lambda x, y: x + y, tree, 10) == 16
+    assert tu.tree_all({"a": True, "b": (1, [2.0])}) and not tu.tree_all([True, (0,)])
+    with pytest.raises(TypeError):  # functools.reduce's own error on no leaves, no initializer
+        tu.tree_reduce(lambda x, y: x + y, {})
+
+
+def test_jax_tree_short_names_are_the_tree_util_functions():
+    from functrans import tree
+    params = [{"w": np.ones(2), "b": 0.5}, {"w": np.arange(2.0), "b": -1.0}]
+    doubled = tree.map(lambda x: 2 * x, params)
+    assert tree.structure(doubled) == tu.tree_structure(params)
+    assert [np.asarray(x).tolist() for x in tree.leaves(doubled)] == \
+        [1.0, [2.0, 2.0], -2.0, [0.0, 2.0]]
+    leaves, treedef = tree.flatten(params)
+    assert tree.unflatten(treedef, leaves)[1]["b"] == -1.0
+    assert tree.reduce(lambda x, y: x + np.sum(y), params, 0.0) == 0.5 + 2.0 - 1.0 + 1.0
+    assert tree.all(tree.map(lambda x: np.all(np.asarray(x) > -2), params))

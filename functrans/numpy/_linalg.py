@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.trace import install_array_methods
-from functrans.errors import DTypeError, ShapeError
+from functrans.errors import ArgumentError, DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import elementwise as E
 from functrans.primitives.indexing import slice_
@@ -21,7 +21,7 @@ from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import reshape, squeeze, transpose
 
 __all__ = ['matmul', 'dot', 'vdot', 'inner', 'outer', 'tensordot', 'einsum', 'trace', 'kron',
-           'cross', 'linalg']
+           'cross', 'convolve', 'linalg']
 
 
 def _operands(name, *xs):
@@ -454,3 +454,37 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 from functrans.numpy import linalg  # noqa: E402  (the submodule reads names defined above)
+
+
+# --- convolve --------------------------------------------------------------------------------
+
+def convolve(a, v, mode="full"):
+    """numpy.convolve of two 1-d arrays, modes "full", "same" and "valid" (as numpy and JAX).
+
+    The windows of the zero-padded longer operand are gathered (one static index table) and
+    contracted with the reversed shorter one, so derivatives come from gather and dot_general.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.convolve(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0, 0.5])).tolist()
+    [0.0, 1.0, 2.5, 4.0, 1.5]
+    """
+    from functrans.numpy._padding import pad
+
+    a, v = _operands("convolve", a, v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ShapeError(f"convolve: operands must be 1-d, got shapes {a.shape} and {v.shape}. "
+                         "Use vmap over the leading axes for a batch of signals.")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ShapeError(f"convolve: operands must not be empty, got shapes {a.shape} and "
+                         f"{v.shape}.")
+    if v.shape[0] > a.shape[0]:  # convolution commutes; numpy swaps likewise
+        a, v = v, a
+    n, m = a.shape[0], v.shape[0]
+    spans = {"full": (0, n + m - 1), "same": ((m - 1) // 2, n), "valid": (m - 1, n - m + 1)}
+    if mode not in spans:
+        raise ArgumentError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}.")
+    start, length = spans[mode]
+    # out[k] = sum_j a[k - j] v[j] = sum_i padded[k + i] v[m - 1 - i], padded[p] = a[p - m + 1]
+    padded = pad(a, (m - 1, m - 1))
+    windows = np.arange(start, start + length)[:, None] + np.arange(m)[None, :]
+    return _contract(padded[windows], v[::-1], (1,), (0,))

@@ -409,3 +409,25 @@ def test_cross_matches_numpy_and_jax(sa, sb, kw):
                               lambda a, b: jnp.cross(a, b, **kw), a, b, argnums=(0, 1))
     with pytest.raises(ValueError, match="dimension must be 2 or 3"):
         fnp.cross(np.ones(4), np.ones(3))
+
+
+@pytest.mark.parametrize("n, m", [(7, 3), (3, 7), (5, 5), (6, 1), (1, 1), (8, 4)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_matches_numpy(n, m, mode):
+    a, v = randn(n, m, seed=n * 10 + m)
+    assert_matches(fnp.convolve(a, v, mode), np.convolve(a, v, mode))
+    assert_matches(traced(lambda x, y: fnp.convolve(x, y, mode), a, v), np.convolve(a, v, mode))
+    assert_matches(ft.jit(lambda x, y: fnp.convolve(x, y, mode))(a, v), np.convolve(a, v, mode))
+    check_grads(lambda x, y: fnp.convolve(x, y, mode), (a, v), order=2)
+
+
+def test_convolve_vmaps_and_checks_its_input():
+    a, v = randn((3, 6), 2, seed=4)
+    assert_matches(ft.vmap(fnp.convolve, in_axes=(0, None))(a, v),
+                   np.stack([np.convolve(row, v) for row in a]))
+    with pytest.raises(ShapeError, match="1-d"):
+        fnp.convolve(a, v)
+    with pytest.raises(ShapeError, match="empty"):
+        fnp.convolve(np.zeros(0), v)
+    with pytest.raises(ValueError, match="mode"):
+        fnp.convolve(v, v, mode="circular")

@@ -412,6 +412,26 @@ def test_scan_length_must_be_a_non_negative_int_that_agrees_with_xs():
     assert float(carry) == 3.0
 
 
+def test_dynamic_slice_takes_traced_starts_and_clamps_them_as_jax():
+    x = np.arange(24.0).reshape(4, 6)
+    block = jit(lambda i, j: lax.dynamic_slice(x, (i, j), (2, 3)))
+    np.testing.assert_array_equal(block(1, 2), x[1:3, 2:5])
+    np.testing.assert_array_equal(block(3, 5), x[2:4, 3:6])      # clamped into range, as JAX
+    np.testing.assert_array_equal(block(-2, 0), x[0:2, 0:3])
+    np.testing.assert_array_equal(ft.vmap(lambda i: lax.dynamic_slice_in_dim(x, i, 2, axis=1))(
+        np.array([0, 4])), np.stack([x[:, 0:2], x[:, 4:6]]))
+    np.testing.assert_array_equal(lax.dynamic_index_in_dim(x, 2, keepdims=False), x[2])
+    # the slice's derivative: ones scattered back into the block
+    g = ft.grad(lambda y, i: fnp.sum(lax.dynamic_slice(y, (i, 1), (2, 2)) ** 2))(x, 1)
+    expected = np.zeros_like(x)
+    expected[1:3, 1:3] = 2 * x[1:3, 1:3]
+    np.testing.assert_array_equal(g, expected)
+    with pytest.raises(ShapeError, match="does not fit"):
+        lax.dynamic_slice(x, (0, 0), (5, 1))
+    with pytest.raises(ShapeError, match="start"):
+        lax.dynamic_slice(x, (0,), (1,))
+
+
 def test_lax_map_and_stop_gradient():
     np.testing.assert_allclose(lax.map(lambda x: x * x, np.arange(3.0)), [0.0, 1.0, 4.0])
     np.testing.assert_allclose(ft.grad(lambda x: fnp.sum(lax.map(fnp.sin, x)))(XS), np.cos(XS))
