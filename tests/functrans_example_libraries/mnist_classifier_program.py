@@ -1,6 +1,7 @@
-"""JAX's examples/mnist_classifier.py (stax + example_libraries.optimizers.momentum), its body
-as JAX ships it, on synthetic MNIST-shaped data and for a few steps, run with JAX's imports or
-with only those imports changed to functrans's. Re-record JAX's trace with JAX installed:
+"""A training program of the kind of JAX's examples/mnist_classifier.py (jax-ml/jax, Apache-2.0):
+a stax network trained by example_libraries.optimizers.momentum, written for this test suite, on
+synthetic MNIST-shaped data and for a few steps, run with JAX's imports or with only those imports
+changed to functrans's. Re-record JAX's trace with JAX installed:
 `python tests/functrans_example_libraries/mnist_classifier_program.py`.
 """
 
@@ -15,7 +16,6 @@ import numpy as np
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mnist_classifier_jax.json")
 
 JAX_IMPORTS = """
-import itertools
 import numpy.random as npr
 import jax.numpy as jnp
 from jax import jit, grad, random
@@ -25,7 +25,6 @@ from jax.example_libraries.stax import Dense, Relu, LogSoftmax
 """
 
 FUNCTRANS_IMPORTS = """
-import itertools
 import numpy.random as npr
 import functrans.numpy as jnp
 from functrans import jit, grad, random
@@ -34,59 +33,48 @@ from functrans.example_libraries import stax
 from functrans.example_libraries.stax import Dense, Relu, LogSoftmax
 """
 
-# the example's code from `def loss` on; `datasets.mnist()` is replaced by synthetic data and
-# the epoch loop by NUM_STEPS steps that record the loss and the weights
+# the program after its imports; the data are synthetic and NUM_STEPS steps record the loss,
+# the accuracy and the weights
 PROGRAM = """
-def loss(params, batch):
-  inputs, targets = batch
-  preds = predict(params, inputs)
-  return -jnp.mean(jnp.sum(preds * targets, axis=1))
+def nll(params, batch):
+    x, y = batch
+    return -jnp.mean(jnp.sum(y * net_apply(params, x), axis=1))
 
-def accuracy(params, batch):
-  inputs, targets = batch
-  target_class = jnp.argmax(targets, axis=1)
-  predicted_class = jnp.argmax(predict(params, inputs), axis=1)
-  return jnp.mean(predicted_class == target_class)
 
-init_random_params, predict = stax.serial(
-    Dense(1024), Relu,
-    Dense(1024), Relu,
-    Dense(10), LogSoftmax)
+def hit_rate(params, batch):
+    x, y = batch
+    return jnp.mean(jnp.argmax(net_apply(params, x), axis=1) == jnp.argmax(y, axis=1))
 
-rng = random.key(0)
-step_size = 0.001
-batch_size = 128
-momentum_mass = 0.9
-train_images, train_labels = TRAIN_IMAGES, TRAIN_LABELS
-num_train = train_images.shape[0]
-num_complete_batches, leftover = divmod(num_train, batch_size)
-num_batches = num_complete_batches + bool(leftover)
 
-def data_stream():
-  rng = npr.RandomState(0)
-  while True:
-    perm = rng.permutation(num_train)
-    for i in range(num_batches):
-      batch_idx = perm[i * batch_size:(i + 1) * batch_size]
-      yield train_images[batch_idx], train_labels[batch_idx]
-batches = data_stream()
+net_init, net_apply = stax.serial(Dense(1024), Relu, Dense(1024), Relu, Dense(10), LogSoftmax)
 
-opt_init, opt_update, get_params = optimizers.momentum(step_size, mass=momentum_mass)
+
+def minibatches(images, labels, size, seed=0):
+    order_rng = npr.RandomState(seed)
+    n = images.shape[0]
+    while True:
+        order = order_rng.permutation(n)
+        for k in range(-(-n // size)):
+            pick = order[k * size:(k + 1) * size]
+            yield images[pick], labels[pick]
+
+
+opt_init, opt_update, get_params = optimizers.momentum(1e-3, mass=0.9)
+
 
 @jit
-def update(i, opt_state, batch):
-  params = get_params(opt_state)
-  return opt_update(i, grad(loss)(params, batch), opt_state)
+def train_step(step, state, batch):
+    return opt_update(step, grad(nll)(get_params(state), batch), state)
 
-_, init_params = init_random_params(rng, (-1, 28 * 28))
-opt_state = opt_init(init_params)
-itercount = itertools.count()
 
-for _ in range(NUM_STEPS):
-  batch = next(batches)
-  RECORD(loss(get_params(opt_state), batch), accuracy(get_params(opt_state), batch),
-         get_params(opt_state))
-  opt_state = update(next(itercount), opt_state, batch)
+_, params0 = net_init(random.key(0), (-1, 784))
+state = opt_init(params0)
+stream = minibatches(TRAIN_IMAGES, TRAIN_LABELS, 128)
+for step in range(NUM_STEPS):
+    batch = next(stream)
+    params = get_params(state)
+    RECORD(nll(params, batch), hit_rate(params, batch), params)
+    state = train_step(step, state, batch)
 """
 
 NUM_STEPS = 8

@@ -1,5 +1,5 @@
-"""JAX's examples/mnist_classifier.py (stax and optimizers.momentum) with only its imports
-changed: the loss at every step equal to JAX's, and the weights (their sums, sums of squares
+"""A program of the kind of JAX's examples/mnist_classifier.py (stax and optimizers.momentum),
+run with only its imports changed: the loss at every step equal to JAX's, and the weights (their sums, sums of squares
 and first entries) too, against JAX's recorded trace and live JAX when installed."""
 
 import json
