@@ -17,6 +17,7 @@ import builtins
 
 import numpy as np
 
+from functrans.core.array import Array, as_array, as_arrays, as_plain
 from functrans.core.avals import weak_scalar_type
 from functrans.core.cache import LRUCache
 from functrans.core.ownership import owned
@@ -119,13 +120,20 @@ def _apply(prim, ufunc, *args):
 # would not convert, the functions below make that same test (the trace state's dynamic level,
 # read directly: a function call here would cost a tenth of a small numpy call) and call impl.
 
+# Each returns a plain result as functrans's Array (a view); an Array operand goes to numpy
+# as a plain view, since a ufunc costs more on a subclass than the two views do.
+
 def _unary(prim, ufunc, fast_kinds="f"):
     """numpy's `ufunc` over `prim`, with an eager fast path for arrays of `fast_kinds`."""
     def fn(x):
-        if type(x) is _ndarray and _trace_state.dynamic.level == 0 and \
+        t = type(x)
+        if (t is _ndarray or t is Array) and _trace_state.dynamic.level == 0 and \
                 x.dtype.kind in fast_kinds:
-            return prim.impl(x)
-        return prim.bind(*_converted(ufunc, (x,)))
+            out = prim.impl(x if t is _ndarray else x.view(_ndarray))
+        else:
+            out = prim.bind(*_converted(ufunc, (x,)))
+        return out.view(Array) if type(out) is _ndarray else out
+    fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values."
     return fn
@@ -137,16 +145,24 @@ def _binary(prim, ufunc, fast_kinds="f"):
     floats = "f" in fast_kinds
 
     def fn(x, y):
-        if type(x) is _ndarray and _trace_state.dynamic.level == 0:
-            if type(y) is _ndarray:
+        tx = type(x)
+        if (tx is _ndarray or tx is Array) and _trace_state.dynamic.level == 0:
+            ty = type(y)
+            if ty is _ndarray or ty is Array:
                 if x.dtype is y.dtype and x.dtype.kind in fast_kinds:
                     try:
-                        return prim.impl(x, y)
+                        out = prim.impl(x if tx is _ndarray else x.view(_ndarray),
+                                        y if ty is _ndarray else y.view(_ndarray))
+                        return out.view(Array) if type(out) is _ndarray else out
                     except ValueError:
                         pass  # shapes that do not broadcast: the general path names them
-            elif floats and type(y) is float and x.dtype.kind == "f":
-                return prim.impl(x, y)  # a weak Python float takes the array's dtype
-        return prim.bind(*_converted(ufunc, (x, y)))
+            elif floats and ty is float and x.dtype.kind == "f":
+                # a weak Python float takes the array's dtype
+                out = prim.impl(x if tx is _ndarray else x.view(_ndarray), y)
+                return out.view(Array) if type(out) is _ndarray else out
+        out = prim.bind(*_converted(ufunc, (x, y)))
+        return out.view(Array) if type(out) is _ndarray else out
+    fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values, with broadcasting."
     return fn
@@ -516,19 +532,23 @@ def where(condition, x=None, y=None):
     """numpy.where(condition, x, y): x where condition holds (nonzero), else y, broadcast."""
     if x is None and y is None:
         from functrans.numpy._sorting import nonzero
-        return nonzero(condition)  # concrete conditions only (numpy.nonzero names the fix)
+        return as_arrays(nonzero(condition))  # concrete conditions only (numpy.nonzero names the fix)
     if x is None or y is None:
         raise TypeError("where: pass both x and y (or neither, for numpy.nonzero(condition)).")
-    if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
+    tc, tx, ty = type(condition), type(x), type(y)
+    if (tc is _ndarray or tc is Array) and _trace_state.dynamic.level == 0 and \
             condition.dtype is _BOOL:
-        if type(x) is _ndarray:
-            fast = (x.dtype is y.dtype if type(y) is _ndarray else
-                    type(y) is float and x.dtype.kind == "f")
+        if tx is _ndarray or tx is Array:
+            fast = (x.dtype is y.dtype if ty is _ndarray or ty is Array else
+                    ty is float and x.dtype.kind == "f")
         else:
-            fast = type(x) is float and type(y) is _ndarray and y.dtype.kind == "f"
+            fast = tx is float and (ty is _ndarray or ty is Array) and y.dtype.kind == "f"
         if fast:
+            if tc is Array or tx is Array or ty is Array:
+                condition, x, y = as_plain(condition), as_plain(x), as_plain(y)
             try:
-                return E.select_p.impl(condition, x, y)
+                out = E.select_p.impl(condition, x, y)
+                return out.view(Array) if type(out) is _ndarray else out
             except ValueError:
                 pass
     c = asarray(condition)
@@ -536,7 +556,10 @@ def where(condition, x=None, y=None):
         c = _cast(c, _BOOL)
     x, y = _arrays((x, y))
     dtype = result_dtype(x, y)
-    return E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype))
+    return as_array(E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype)))
+
+
+where.returns_arrays = True
 
 
 def logaddexp(x1, x2):

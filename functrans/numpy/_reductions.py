@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from functrans.core.array import Array, as_array
 from functrans.core.trace import _state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
@@ -110,7 +111,7 @@ _AXES_ALL = {n: tuple(range(n)) for n in range(8)}
 def _eager_float(a, dtype, out) -> bool:
     """A plain float array, no conversion asked, nothing traced: the primitive's impl will do
     (the same test `bind` makes, read directly: a call here costs as much as a small sum)."""
-    return (type(a) is np.ndarray and dtype is None and out is None
+    return ((type(a) is np.ndarray or type(a) is Array) and dtype is None and out is None
             and a.dtype.kind == "f" and _trace_state.dynamic.level == 0)
 
 
@@ -131,17 +132,21 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     """numpy.sum: ints and bools accumulate in numpy's default integer; `where=` masks
     entries out (they count as zero), `initial` is added."""
     if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
-            and initial is None and where is None:
-        return R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim])
+            and initial is None and where is None:  # a numpy scalar
+        plain = a if type(a) is np.ndarray else a.view(np.ndarray)  # ufuncs: faster on plain
+        return R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim])
     _no_out(out, "sum")
     a = _prepare(a, dtype, _accumulator)
     if where is not None:
         a, _ = _masked(a, where, 0)
     if initial is not None:
         res = sum(a, axis, keepdims=keepdims)
-        return E.add(res, convert_element_type(asarray(initial), res.dtype))
+        return as_array(E.add(res, convert_element_type(asarray(initial), res.dtype)))
     axes = normalize_axes(axis, a.ndim, "sum")
-    return _reduced(_keep(R.reduce_sum(a, axes), a.shape, axes, keepdims), a, axes)
+    return as_array(_reduced(_keep(R.reduce_sum(a, axes), a.shape, axes, keepdims), a, axes))
+
+
+sum.returns_arrays = True  # the eager fast path gives a scalar; every other path an Array
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -166,10 +171,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         a, mask = _masked(convert_element_type(a, out_dtype), where, 0)
         axes = normalize_axes(axis, a.ndim, "mean")
         count = R.reduce_sum(convert_element_type(mask, out_dtype), axes)
-        return _keep(E.div(R.reduce_sum(a, axes), count), a.shape, axes, keepdims)
+        return as_array(_keep(E.div(R.reduce_sum(a, axes), count), a.shape, axes, keepdims))
     if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
-            and a.dtype != np.float16 and a.size:
-        return E.div_p.impl(R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim]),
+            and a.dtype != np.float16 and a.size:  # a numpy scalar
+        plain = a if type(a) is np.ndarray else a.view(np.ndarray)
+        return E.div_p.impl(R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim]),
                             np.asarray(a.size, a.dtype))
     _no_out(out, "mean")
     a = asarray(a)
@@ -182,7 +188,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     res = E.div(total, np.asarray(n, work)) if np.issubdtype(work, np.inexact) else \
         convert_element_type(E.div(convert_element_type(total, np.float64),
                                    np.asarray(n, np.float64)), work)
-    return _keep(convert_element_type(res, out_dtype), a.shape, axes, keepdims)
+    return as_array(_keep(convert_element_type(res, out_dtype), a.shape, axes, keepdims))
+
+
+mean.returns_arrays = True
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
