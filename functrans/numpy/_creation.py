@@ -46,7 +46,8 @@ asarray.returns_arrays = True
 
 
 def array(object, dtype=None, *, copy=True, ndmin=0):
-    """numpy.array: a list containing tracers stacks them into a traced array."""
+    """numpy.array, as functrans's `Array` (a copy unless copy=False); a list containing
+    tracers stacks them into a traced array."""
     out = _asarray(object, dtype)
     if isinstance(out, np.ndarray) and copy and isinstance(object, np.ndarray) \
             and np.may_share_memory(out, object):
@@ -54,7 +55,10 @@ def array(object, dtype=None, *, copy=True, ndmin=0):
     if out.ndim < ndmin:
         from functrans.primitives.shape_ops import reshape
         out = reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
-    return out
+    return as_arrays(out)
+
+
+array.returns_arrays = True
 
 
 def _shape_arg(shape, name):

@@ -17,7 +17,7 @@ import builtins
 
 import numpy as np
 
-from functrans.core.array import Array, as_array, as_arrays, as_plain
+from functrans.core.array import Array, as_array, as_plain
 from functrans.core.avals import weak_scalar_type
 from functrans.core.cache import LRUCache
 from functrans.core.ownership import owned
@@ -25,6 +25,7 @@ from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, result_dtype, scalar_as, to_float, tracer_as
+from functrans.numpy._results import like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 _ndarray = np.ndarray
+_view = np.ndarray.view
 _BOOL = np.dtype(bool)
 
 
@@ -120,19 +122,23 @@ def _apply(prim, ufunc, *args):
 # would not convert, the functions below make that same test (the trace state's dynamic level,
 # read directly: a function call here would cost a tenth of a small numpy call) and call impl.
 
-# Each returns a plain result as functrans's Array (a view); an Array operand goes to numpy
-# as a plain view, since a ufunc costs more on a subclass than the two views do.
+# Result types follow numpy's rule for subclasses (see functrans/numpy/_results.py): plain
+# numpy operands give a plain result, as numpy's own call would, so the plain fast path is as
+# lean as numpy's; an Array operand gives an Array (numpy runs on its plain view: a ufunc
+# costs more on a subclass than the two views do); lists and scalars made into arrays here
+# give an Array.
 
 def _unary(prim, ufunc, fast_kinds="f"):
     """numpy's `ufunc` over `prim`, with an eager fast path for arrays of `fast_kinds`."""
     def fn(x):
-        t = type(x)
-        if (t is _ndarray or t is Array) and _trace_state.dynamic.level == 0 and \
+        if type(x) is _ndarray:
+            if _trace_state.dynamic.level == 0 and x.dtype.kind in fast_kinds:
+                return prim.impl(x)
+            return prim.bind(*_converted(ufunc, (x,)))
+        if type(x) is Array and _trace_state.dynamic.level == 0 and \
                 x.dtype.kind in fast_kinds:
-            out = prim.impl(x if t is _ndarray else x.view(_ndarray))
-        else:
-            out = prim.bind(*_converted(ufunc, (x,)))
-        return out.view(Array) if type(out) is _ndarray else out
+            return as_array(prim.impl(_view(x, _ndarray)))
+        return as_array(prim.bind(*_converted(ufunc, (x,))))
     fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values."
@@ -145,23 +151,19 @@ def _binary(prim, ufunc, fast_kinds="f"):
     floats = "f" in fast_kinds
 
     def fn(x, y):
-        tx = type(x)
-        if (tx is _ndarray or tx is Array) and _trace_state.dynamic.level == 0:
-            ty = type(y)
-            if ty is _ndarray or ty is Array:
+        if type(x) is _ndarray and _trace_state.dynamic.level == 0:
+            if type(y) is _ndarray:
                 if x.dtype is y.dtype and x.dtype.kind in fast_kinds:
                     try:
-                        out = prim.impl(x if tx is _ndarray else x.view(_ndarray),
-                                        y if ty is _ndarray else y.view(_ndarray))
-                        return out.view(Array) if type(out) is _ndarray else out
+                        return prim.impl(x, y)
                     except ValueError:
                         pass  # shapes that do not broadcast: the general path names them
-            elif floats and ty is float and x.dtype.kind == "f":
-                # a weak Python float takes the array's dtype
-                out = prim.impl(x if tx is _ndarray else x.view(_ndarray), y)
-                return out.view(Array) if type(out) is _ndarray else out
+            elif floats and type(y) is float and x.dtype.kind == "f":
+                return prim.impl(x, y)  # a weak Python float takes the array's dtype
+        if type(x) is Array or type(y) is Array:  # an Array result, numpy on plain views
+            return as_array(fn(as_plain(x), as_plain(y)))
         out = prim.bind(*_converted(ufunc, (x, y)))
-        return out.view(Array) if type(out) is _ndarray else out
+        return out if type(x) is _ndarray or type(y) is _ndarray else as_array(out)
     fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values, with broadcasting."
@@ -532,31 +534,32 @@ def where(condition, x=None, y=None):
     """numpy.where(condition, x, y): x where condition holds (nonzero), else y, broadcast."""
     if x is None and y is None:
         from functrans.numpy._sorting import nonzero
-        return as_arrays(nonzero(condition))  # concrete conditions only (numpy.nonzero names the fix)
+        # concrete conditions only (numpy.nonzero names the fix)
+        return like_inputs(nonzero(condition), (condition,))
     if x is None or y is None:
         raise TypeError("where: pass both x and y (or neither, for numpy.nonzero(condition)).")
-    tc, tx, ty = type(condition), type(x), type(y)
-    if (tc is _ndarray or tc is Array) and _trace_state.dynamic.level == 0 and \
+    if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
             condition.dtype is _BOOL:
-        if tx is _ndarray or tx is Array:
-            fast = (x.dtype is y.dtype if ty is _ndarray or ty is Array else
-                    ty is float and x.dtype.kind == "f")
+        if type(x) is _ndarray:
+            fast = (x.dtype is y.dtype if type(y) is _ndarray else
+                    type(y) is float and x.dtype.kind == "f")
         else:
-            fast = tx is float and (ty is _ndarray or ty is Array) and y.dtype.kind == "f"
+            fast = type(x) is float and type(y) is _ndarray and y.dtype.kind == "f"
         if fast:
-            if tc is Array or tx is Array or ty is Array:
-                condition, x, y = as_plain(condition), as_plain(x), as_plain(y)
             try:
-                out = E.select_p.impl(condition, x, y)
-                return out.view(Array) if type(out) is _ndarray else out
+                return E.select_p.impl(condition, x, y)
             except ValueError:
                 pass
+    if type(condition) is Array or type(x) is Array or type(y) is Array:
+        return as_array(where(as_plain(condition), as_plain(x), as_plain(y)))
+    plain = type(condition) is _ndarray or type(x) is _ndarray or type(y) is _ndarray
     c = asarray(condition)
     if c.dtype != _BOOL:
         c = _cast(c, _BOOL)
     x, y = _arrays((x, y))
     dtype = result_dtype(x, y)
-    return as_array(E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype)))
+    out = E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype))
+    return out if plain else as_array(out)
 
 
 where.returns_arrays = True

@@ -16,12 +16,13 @@ import operator
 
 import numpy as np
 
-from functrans.core.array import Array, as_array
+from functrans.core.array import Array
 from functrans.core.trace import _state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
+from functrans.numpy._results import like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.indexing import slice_
@@ -135,18 +136,22 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
             and initial is None and where is None:  # a numpy scalar
         plain = a if type(a) is np.ndarray else a.view(np.ndarray)  # ufuncs: faster on plain
         return R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim])
+    return like_inputs(_sum(a, axis, dtype, out, keepdims, initial, where), (a,))
+
+
+sum.returns_arrays = True  # see functrans/numpy/_results.py
+
+
+def _sum(a, axis, dtype, out, keepdims, initial, where):
     _no_out(out, "sum")
     a = _prepare(a, dtype, _accumulator)
     if where is not None:
         a, _ = _masked(a, where, 0)
     if initial is not None:
-        res = sum(a, axis, keepdims=keepdims)
-        return as_array(E.add(res, convert_element_type(asarray(initial), res.dtype)))
+        res = _sum(a, axis, None, None, keepdims, None, None)
+        return E.add(res, convert_element_type(asarray(initial), res.dtype))
     axes = normalize_axes(axis, a.ndim, "sum")
-    return as_array(_reduced(_keep(R.reduce_sum(a, axes), a.shape, axes, keepdims), a, axes))
-
-
-sum.returns_arrays = True  # the eager fast path gives a scalar; every other path an Array
+    return _reduced(_keep(R.reduce_sum(a, axes), a.shape, axes, keepdims), a, axes)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -164,6 +169,18 @@ def _mean_dtype(dtype):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """numpy.mean: ints and bools give float64; float16 accumulates in float32. With `where=`,
     the mean of the entries the mask selects (nan where it selects none, as numpy)."""
+    if where is None and axis is None and not keepdims and _eager_float(a, dtype, out) \
+            and a.ndim in _AXES_ALL and a.dtype != np.float16 and a.size:  # a numpy scalar
+        plain = a if type(a) is np.ndarray else a.view(np.ndarray)
+        return E.div_p.impl(R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim]),
+                            np.asarray(a.size, a.dtype))
+    return like_inputs(_mean(a, axis, dtype, out, keepdims, where), (a,))
+
+
+mean.returns_arrays = True  # see functrans/numpy/_results.py
+
+
+def _mean(a, axis, dtype, out, keepdims, where):
     if where is not None:
         _no_out(out, "mean")
         a = asarray(a)
@@ -171,12 +188,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         a, mask = _masked(convert_element_type(a, out_dtype), where, 0)
         axes = normalize_axes(axis, a.ndim, "mean")
         count = R.reduce_sum(convert_element_type(mask, out_dtype), axes)
-        return as_array(_keep(E.div(R.reduce_sum(a, axes), count), a.shape, axes, keepdims))
-    if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
-            and a.dtype != np.float16 and a.size:  # a numpy scalar
-        plain = a if type(a) is np.ndarray else a.view(np.ndarray)
-        return E.div_p.impl(R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim]),
-                            np.asarray(a.size, a.dtype))
+        return _keep(E.div(R.reduce_sum(a, axes), count), a.shape, axes, keepdims)
     _no_out(out, "mean")
     a = asarray(a)
     out_dtype = _mean_dtype(a.dtype) if dtype is None else np.dtype(dtype)
@@ -188,10 +200,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     res = E.div(total, np.asarray(n, work)) if np.issubdtype(work, np.inexact) else \
         convert_element_type(E.div(convert_element_type(total, np.float64),
                                    np.asarray(n, np.float64)), work)
-    return as_array(_keep(convert_element_type(res, out_dtype), a.shape, axes, keepdims))
-
-
-mean.returns_arrays = True
+    return _keep(convert_element_type(res, out_dtype), a.shape, axes, keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):

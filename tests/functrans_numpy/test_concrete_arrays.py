@@ -27,30 +27,54 @@ def table():
 
 @pytest.mark.parametrize("make", [
     lambda: fnp.array([1.0, 2.0]), lambda: fnp.asarray([[1, 2]]), lambda: fnp.asarray(TABLE),
-    lambda: fnp.zeros(3), lambda: fnp.ones((2, 2), np.float32), lambda: fnp.full(3, 2.0),
-    lambda: fnp.arange(5), lambda: fnp.linspace(0.0, 1.0, 4), lambda: fnp.eye(3),
-    lambda: fnp.zeros_like(TABLE), lambda: fnp.sin(TABLE), lambda: fnp.add(TABLE, 1.0),
-    lambda: fnp.multiply(TABLE, TABLE), lambda: fnp.sum(TABLE, axis=0),
-    lambda: fnp.mean(TABLE, 1), lambda: fnp.where(TABLE > 0, TABLE, 0.0),
-    lambda: fnp.reshape(TABLE, (6, 4)), lambda: fnp.concatenate([TABLE, TABLE]),
-    lambda: fnp.linalg.inv(np.eye(2) * 2.0), lambda: fnp.matmul(TABLE, TABLE.T),
-    lambda: fnp.maximum(TABLE, 3), lambda: fnp.sort(TABLE), lambda: fnp.cumsum(TABLE),
-    lambda: ft.jit(lambda x: x * 2.0)(TABLE), lambda: ft.grad(lambda x: fnp.sum(x ** 2))(TABLE),
-    lambda: ft.vmap(fnp.sin)(TABLE), lambda: ft.jacfwd(fnp.sin)(np.ones(2)),
-    lambda: lax.scan(lambda c, x: (c + x, c * x), 0.0, TABLE[0])[1],
-    lambda: lax.fori_loop(0, 3, lambda i, x: x * 2.0, TABLE),
+    lambda: fnp.array(TABLE), lambda: fnp.zeros(3), lambda: fnp.ones((2, 2), np.float32),
+    lambda: fnp.full(3, 2.0), lambda: fnp.arange(5), lambda: fnp.linspace(0.0, 1.0, 4),
+    lambda: fnp.eye(3), lambda: fnp.identity(2), lambda: fnp.sin([1.0, 2.0]),
+    lambda: fnp.zeros_like(table()), lambda: fnp.sin(table()), lambda: fnp.add(table(), 1.0),
+    lambda: fnp.multiply(TABLE, table()), lambda: fnp.sum(table(), axis=0),
+    lambda: fnp.mean(table(), 1), lambda: fnp.where(table() > 0, TABLE, 0.0),
+    lambda: fnp.reshape(table(), (6, 4)), lambda: fnp.concatenate([TABLE, table()]),
+    lambda: fnp.linalg.inv(fnp.eye(2) * 2.0), lambda: fnp.matmul(table(), TABLE.T),
+    lambda: fnp.maximum(table(), 3), lambda: fnp.sort(table()), lambda: fnp.cumsum(table()),
+    lambda: table() * 2.0, lambda: -table(), lambda: table()[1:], lambda: table().T,
+    lambda: np.sin(table()),
 ], ids=lambda f: "")
-def test_functrans_returns_arrays(make):
+def test_functrans_made_arrays_and_what_is_computed_from_them_are_arrays(make):
     out = make()
     assert type(out) is Array and isinstance(out, np.ndarray)
 
 
-def test_multiple_results_are_arrays_and_full_reductions_numpy_scalars():
-    for part in fnp.split(TABLE, 2) + list(fnp.meshgrid(TABLE[0], TABLE[1])):
-        assert type(part) is Array
-    assert all(type(v) is Array for v in fnp.linalg.slogdet(np.eye(2) * 3.0))
+@pytest.mark.parametrize("make", [
+    lambda: ft.jit(lambda x: x * 2.0)(TABLE), lambda: ft.grad(lambda x: fnp.sum(x ** 2))(TABLE),
+    lambda: ft.vmap(fnp.sin)(TABLE), lambda: ft.jacfwd(fnp.sin)(np.ones(2)),
+    lambda: ft.jvp(fnp.sin, (TABLE,), (TABLE,))[1], lambda: ft.vjp(fnp.sin, TABLE)[0],
+    lambda: lax.scan(lambda c, x: (c + x, c * x), 0.0, TABLE[0])[1],
+    lambda: lax.fori_loop(0, 3, lambda i, x: x * 2.0, TABLE),
+    lambda: lax.cond(True, lambda x: x + 1.0, lambda x: x, TABLE),
+], ids=lambda f: "")
+def test_transforms_return_arrays_for_plain_inputs_too(make):
+    assert type(make()) is Array
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fnp.sin(TABLE), lambda: fnp.add(TABLE, 1.0), lambda: fnp.sum(TABLE, axis=0),
+    lambda: fnp.where(TABLE > 0, TABLE, 0.0), lambda: fnp.reshape(TABLE, (6, 4)),
+    lambda: fnp.concatenate([TABLE, TABLE]), lambda: fnp.zeros_like(TABLE),
+    lambda: fnp.linalg.inv(np.eye(2)), lambda: fnp.exp(TABLE.astype(np.float32) / 200),
+])
+def test_eager_calls_on_plain_numpy_arrays_return_what_numpy_returns(make):
+    # numpy's rule for subclasses: plain operands, a plain result (and no cost added)
+    assert type(make()) is np.ndarray
+
+
+def test_multiple_results_and_full_reductions():
+    parts = fnp.split(table(), 2) + list(fnp.meshgrid(table()[0], TABLE[1]))
+    assert all(type(p) is Array for p in parts)
+    assert all(type(p) is np.ndarray for p in fnp.split(TABLE, 2))
+    assert all(type(v) is Array for v in fnp.linalg.slogdet(fnp.eye(2) * 3.0))
+    assert all(type(v) is Array for v in fnp.nonzero(table() > 3))
     assert type(fnp.sum(TABLE)) is np.float64  # as numpy: a scalar, not a 0-d array
-    assert type(fnp.sum(table())) is np.float64
+    assert type(fnp.sum(table())) is np.float64 and type(fnp.mean(table())) is np.float64
     assert type(np.sum(table())) is np.float64 and type(table().max()) is np.float64
 
 
@@ -131,6 +155,7 @@ def test_traced_index_in_loop_bodies():
 
 def test_table_results_of_eager_calls_take_traced_indices():
     tab = fnp.sin(fnp.linspace(0.0, 3.0, 7)) * 2.0 + 1.0  # eager results, then indexed
+    assert type(tab) is Array
     got = ft.jit(lambda i: tab[i] + tab[i + 1])(2)
     assert got == pytest.approx(tab[2] + tab[3])
     out = ft.jit(lambda x: x * 3.0)(TABLE)  # a jit output indexed under another transform
