@@ -62,12 +62,53 @@ class Array(np.ndarray):
         # they did when functrans returned plain arrays
         return _nd_repr(self.view(_ndarray))
 
+    # arithmetic operators: numpy's ufuncs on plain views (see _operator)
+
     def block_until_ready(self) -> "Array":
         """The array itself: functrans computes synchronously on the CPU (JAX waits here)."""
         return self
 
 
 CONCRETE_ARRAY_TYPES.add(Array)
+
+
+_view = np.ndarray.view
+# operands numpy's operators take directly; anything else (a tracer, a list, another
+# subclass) goes to ndarray's own operator, which defers to a tracer's __array_ufunc__
+_DIRECT = {_ndarray, float, int, bool, np.float64, np.float32, np.int64, np.bool_}
+
+
+def _operator(ufunc, name: str, reflected: bool):
+    """The operator `name` as numpy's `ufunc` run on plain views, its result an Array: numpy's
+    own operator on a subclass costs about 0.6 us more per call (override checks and the
+    wrap), this about 0.3."""
+    fallback = getattr(_ndarray, name)
+
+    def op(self, other):
+        t = type(other)
+        if t is Array:
+            other = _view(other, _ndarray)
+        elif t not in _DIRECT:
+            return fallback(self, other)
+        out = ufunc(other, _view(self, _ndarray)) if reflected else \
+            ufunc(_view(self, _ndarray), other)
+        try:
+            return _view(out, Array)
+        except TypeError:  # a numpy scalar: numpy's result for 0-d operands
+            return out
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+for _name, _ufunc in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                      ("truediv", np.true_divide), ("floordiv", np.floor_divide),
+                      ("mod", np.remainder), ("pow", np.power), ("matmul", np.matmul)]:
+    setattr(Array, f"__{_name}__", _operator(_ufunc, f"__{_name}__", False))
+    setattr(Array, f"__r{_name}__", _operator(_ufunc, f"__r{_name}__", True))
+for _name, _ufunc in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
+                      ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
+    setattr(Array, f"__{_name}__", _operator(_ufunc, f"__{_name}__", False))
+del _name, _ufunc
 
 
 def _holds_tracer(idx) -> bool:

@@ -137,7 +137,11 @@ def _unary(prim, ufunc, fast_kinds="f"):
             return prim.bind(*_converted(ufunc, (x,)))
         if type(x) is Array and _trace_state.dynamic.level == 0 and \
                 x.dtype.kind in fast_kinds:
-            return as_array(prim.impl(_view(x, _ndarray)))
+            out = prim.impl(_view(x, _ndarray))
+            try:
+                return _view(out, Array)
+            except TypeError:  # a numpy scalar (numpy's result for a 0-d operand)
+                return out
         return as_array(prim.bind(*_converted(ufunc, (x,))))
     fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
@@ -160,10 +164,24 @@ def _binary(prim, ufunc, fast_kinds="f"):
                         pass  # shapes that do not broadcast: the general path names them
             elif floats and type(y) is float and x.dtype.kind == "f":
                 return prim.impl(x, y)  # a weak Python float takes the array's dtype
-        if type(x) is Array or type(y) is Array:  # an Array result, numpy on plain views
+        tx, ty = type(x), type(y)
+        if tx is Array or ty is Array:  # an Array result, numpy on plain views
+            if _trace_state.dynamic.level == 0 and (tx is Array or tx is _ndarray) and \
+                    (ty is Array or ty is _ndarray) and x.dtype is y.dtype and \
+                    x.dtype.kind in fast_kinds:  # the fast path above, inline: it is hot
+                try:
+                    out = prim.impl(_view(x, _ndarray) if tx is Array else x,
+                                    _view(y, _ndarray) if ty is Array else y)
+                except ValueError:
+                    out = None  # shapes that do not broadcast: the general path names them
+                if out is not None:
+                    try:
+                        return _view(out, Array)
+                    except TypeError:  # a numpy scalar (numpy's result for 0-d operands)
+                        return out
             return as_array(fn(as_plain(x), as_plain(y)))
         out = prim.bind(*_converted(ufunc, (x, y)))
-        return out if type(x) is _ndarray or type(y) is _ndarray else as_array(out)
+        return out if tx is _ndarray or ty is _ndarray else as_array(out)
     fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values, with broadcasting."

@@ -65,11 +65,14 @@ class _Entry:
             self._compiled.release_workspace()
 
 
+_view = np.ndarray.view
+
+
 def _fast_unflatten(out_tree):
     """Rebuilding the output from the flat list, cheaply for the common structures; arrays
     are handed back as functrans's `Array` (a view), as eager functrans.numpy returns them."""
     if treedef_is_leaf(out_tree):
-        return lambda outs: as_array(outs[0])
+        return lambda outs: _view(o, Array) if type(o := outs[0]) is np.ndarray else o
     if out_tree.node_type is tuple and all(treedef_is_leaf(c) for c in out_tree.children):
         return lambda outs: tuple([as_array(o) for o in outs])
     return lambda outs: tree_unflatten(out_tree, [as_array(o) for o in outs])
