@@ -37,7 +37,7 @@ __all__ = [
     "log10", "log1p", "sqrt", "cbrt", "square", "reciprocal",
     # arithmetic
     "negative", "positive", "add", "subtract", "multiply", "divide", "true_divide",
-    "floor_divide", "remainder", "mod", "fmod", "power", "pow", "float_power", "absolute", "abs",
+    "floor_divide", "remainder", "mod", "divmod", "fmod", "power", "pow", "float_power", "absolute", "abs",
     "fabs", "sign", "heaviside", "maximum", "minimum", "fmax", "fmin", "clip",
     # rounding
     "floor", "ceil", "trunc", "rint", "round", "around",
@@ -310,6 +310,19 @@ multiply = _binary(E.mul_p, np.multiply, "biuf")
 divide = true_divide = _binary(E.div_p, np.divide)
 floor_divide = _binary(E.floor_divide_p, np.floor_divide, "iuf")
 remainder = mod = _binary(E.rem_p, np.remainder, "iuf")
+
+
+def divmod(x, y):
+    """numpy.divmod: (floor_divide(x, y), remainder(x, y)), so `divmod(array, traced)` runs.
+
+    >>> import functrans.numpy as fnp
+    >>> [r.tolist() for r in fnp.divmod(fnp.asarray([7.0, -7.0]), 2.0)]
+    [[3.0, -4.0], [1.0, 1.0]]
+    """
+    return floor_divide(x, y), remainder(x, y)
+
+
+divmod.returns_arrays = True  # floor_divide and remainder follow functrans/numpy/_results.py
 fmod = _binary(E.fmod_p, np.fmod, "iuf")
 maximum = _binary(E.max_p, np.maximum, "biuf")
 minimum = _binary(E.min_p, np.minimum, "biuf")

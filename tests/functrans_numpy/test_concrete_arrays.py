@@ -198,6 +198,13 @@ def test_concrete_left_operand_with_traced_right(op, left):
     np.testing.assert_allclose(got, want, rtol=1e-14)
 
 
+@pytest.mark.parametrize("left", [table, lambda: TABLE.copy()], ids=["Array", "ndarray"])
+def test_divmod_of_a_concrete_array_by_a_traced_value(left):
+    t, x = left(), np.linspace(0.5, 2.0, 6)
+    for got, want in zip(ft.jit(lambda x: divmod(t, x))(x), np.divmod(TABLE, x)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_concrete_left_operand_derivatives_are_closed_forms():
     t = table()
     x = np.linspace(0.5, 2.0, 6)
