@@ -166,20 +166,24 @@ def _binary(prim, ufunc, fast_kinds="f"):
                 return prim.impl(x, y)  # a weak Python float takes the array's dtype
         tx, ty = type(x), type(y)
         if tx is Array or ty is Array:  # an Array result, numpy on plain views
-            if _trace_state.dynamic.level == 0 and (tx is Array or tx is _ndarray) and \
-                    (ty is Array or ty is _ndarray) and x.dtype is y.dtype and \
-                    x.dtype.kind in fast_kinds:  # the fast path above, inline: it is hot
-                try:
-                    out = prim.impl(_view(x, _ndarray) if tx is Array else x,
-                                    _view(y, _ndarray) if ty is Array else y)
-                except ValueError:
-                    out = None  # shapes that do not broadcast: the general path names them
-                if out is not None:
+            out = None
+            if _trace_state.dynamic.level == 0 and (tx is Array or tx is _ndarray):
+                # the fast paths above, inline: computing on Arrays is as hot
+                if (ty is Array or ty is _ndarray) and x.dtype is y.dtype and \
+                        x.dtype.kind in fast_kinds:
                     try:
-                        return _view(out, Array)
-                    except TypeError:  # a numpy scalar (numpy's result for 0-d operands)
-                        return out
-            return as_array(fn(as_plain(x), as_plain(y)))
+                        out = prim.impl(_view(x, _ndarray) if tx is Array else x,
+                                        _view(y, _ndarray) if ty is Array else y)
+                    except ValueError:
+                        pass  # shapes that do not broadcast: the general path names them
+                elif floats and ty is float and x.dtype.kind == "f":
+                    out = prim.impl(_view(x, _ndarray), y)
+            if out is None:
+                return as_array(fn(as_plain(x), as_plain(y)))
+            try:
+                return _view(out, Array)
+            except TypeError:  # a numpy scalar (numpy's result for 0-d operands)
+                return out
         out = prim.bind(*_converted(ufunc, (x, y)))
         return out if tx is _ndarray or ty is _ndarray else as_array(out)
     fn.returns_arrays = True
@@ -581,9 +585,20 @@ def where(condition, x=None, y=None):
                 return E.select_p.impl(condition, x, y)
             except ValueError:
                 pass
-    if type(condition) is Array or type(x) is Array or type(y) is Array:
-        return as_array(where(as_plain(condition), as_plain(x), as_plain(y)))
-    plain = type(condition) is _ndarray or type(x) is _ndarray or type(y) is _ndarray
+    tc, tx, ty = type(condition), type(x), type(y)
+    if tc is Array or tx is Array or ty is Array:  # an Array result, numpy on plain views
+        condition, x, y = as_plain(condition), as_plain(x), as_plain(y)
+        if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
+                condition.dtype is _BOOL and ((type(x) is _ndarray and (
+                    x.dtype is y.dtype if type(y) is _ndarray else
+                    type(y) is float and x.dtype.kind == "f")) or (
+                type(x) is float and type(y) is _ndarray and y.dtype.kind == "f")):
+            try:
+                return as_array(E.select_p.impl(condition, x, y))
+            except ValueError:
+                pass
+        return as_array(where(condition, x, y))
+    plain = tc is _ndarray or tx is _ndarray or ty is _ndarray
     c = asarray(condition)
     if c.dtype != _BOOL:
         c = _cast(c, _BOOL)
