@@ -24,7 +24,7 @@ import numpy as np
 
 from functrans.core.array import as_array, install_concrete_methods
 from functrans.core.trace import Tracer, install_array_methods
-from functrans.errors import ConcretizationTypeError, ShapeError
+from functrans.errors import ArgumentError, ConcretizationTypeError, ShapeError
 from functrans.numpy._core import asarray
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
@@ -563,8 +563,9 @@ class _IndexRef:
 
 def _check_mode(mode, op):
     if mode not in _MODES:
-        raise ValueError(f"x.at[...].{op}: mode={mode!r} is not one of JAX's modes "
-                         "(None, 'promise_in_bounds', 'clip', 'drop', 'fill').")
+        raise ArgumentError(f"x.at[...].{op}: mode={mode!r} is not one of JAX's modes "
+                            "(None, 'promise_in_bounds', 'clip', 'drop', 'fill'); pass one "
+                            "of those (docs/arrays.md says what each does).")
 
 
 def _mode_key(x, idx, mode):

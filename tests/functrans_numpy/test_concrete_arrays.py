@@ -11,7 +11,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
-from functrans.errors import TracerArrayConversionError
+from functrans.errors import ArgumentError, TracerArrayConversionError
 from functrans.test_util import check_owned
 
 Array = fnp.ndarray
@@ -285,7 +285,7 @@ def test_at_keywords_and_modes():
                                   np.iinfo(np.int64).min)
     np.testing.assert_array_equal(t.at[np.array([1, 6, -7])].get(mode="clip"), [1, 4, 0])
     np.testing.assert_array_equal(t.at[2].get(**kw), 2.0)
-    with pytest.raises(ValueError, match="mode='wrap' is not one of JAX's modes"):
+    with pytest.raises(ArgumentError, match="mode='wrap' is not one of JAX's modes"):
         t.at[1].set(0.0, mode="wrap")
     with pytest.raises(IndexError, match="out of bounds"):
         t.at[np.array([0, 7])].add(1.0)  # the default: a concrete index must be in bounds
