@@ -11,6 +11,7 @@ from functrans import debug, dtypes, flatten_util, lax, nn, optimizers, random, 
 from functrans import tree  # noqa: F401
 from functrans.core import (ClosedJaxpr, Jaxpr, ShapedArray, check_jaxpr,  # noqa: F401
                             eval_jaxpr, make_jaxpr)
+from functrans.core.array import Array  # noqa: F401
 from functrans.core.cache import clear_caches  # noqa: F401
 from functrans.cpu_device import (block_until_ready, device_get, device_put, devices,  # noqa: F401
                                local_devices)
@@ -35,7 +36,7 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
-    "clear_caches", "dtypes", "config", "disable_jit",
+    "clear_caches", "dtypes", "config", "disable_jit", "Array",
     "block_until_ready", "device_get", "device_put", "devices", "local_devices",
     # submodules: the API reference (pdoc follows __all__) documents each of them
     "tree_util", "tree", "flatten_util", "debug", "lax", "nn", "optimizers", "random", "numpy", "scipy",

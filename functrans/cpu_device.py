@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from functrans.core.array import as_array
 from functrans.core.trace import Tracer
 from functrans.errors import ArgumentError
 from functrans.tree_util import tree_map
@@ -64,8 +65,8 @@ def _copy(x):
 
 
 def device_put(x: Any, device: CpuDevice | None = None) -> Any:
-    """`x` (a pytree) with each leaf a new numpy array on the CPU: a copy, so later changes to
-    the caller's arrays do not reach the result. `device` may be None or a CPU device. A Python
+    """`x` (a pytree) with each leaf a new array on the CPU (functrans's `Array`, as JAX gives
+    its own): a copy, so later changes to the caller's arrays do not reach the result. `device` may be None or a CPU device. A Python
     number becomes a 0-d array of numpy's dtype for it (float64 for a float).
 
     >>> import numpy as np, functrans as ft
@@ -79,12 +80,12 @@ def device_put(x: Any, device: CpuDevice | None = None) -> Any:
         raise ArgumentError(
             f"device_put: device={device!r}; functrans has one device, functrans.devices()[0] "
             "(the CPU). Pass it, or leave device out.")
-    return tree_map(_copy, x)
+    return tree_map(lambda leaf: as_array(_copy(leaf)), x)  # JAX's arrays: functrans's Array
 
 
 def device_get(x: Any) -> Any:
-    """`x` (a pytree) with each leaf as a new numpy array (a copy of it): JAX's transfer to the
-    host, which functrans's arrays are on already.
+    """`x` (a pytree) with each leaf as a new plain numpy array (a copy of it): JAX's transfer
+    to the host, which functrans's arrays are on already.
 
     >>> import numpy as np, functrans as ft
     >>> ft.device_get({"w": np.ones(2)})

@@ -79,11 +79,14 @@ def _array_aval(x) -> ShapedArray:
 
 
 _new_aval = object.__new__
+# numpy's ndarray and functrans's Array (functrans/core/array.py adds it: it imports the
+# tracers, which import this module)
+CONCRETE_ARRAY_TYPES = {np.ndarray}
 
 
 def get_aval(x) -> ShapedArray:
     """The abstract value of a concrete value or a tracer."""
-    if type(x) is np.ndarray:
+    if type(x) in CONCRETE_ARRAY_TYPES:
         return _array_aval(x)
     aval = getattr(x, "aval", None)
     if aval is not None and not isinstance(x, np.ndarray):

@@ -18,6 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
+from functrans.core.array import Array
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 _ndarray = np.ndarray
@@ -25,11 +26,15 @@ _ndarray = np.ndarray
 
 def _allocation(a):
     """The array owning the memory of `a` when numpy says so plainly (numpy points a view's
-    `base` at the array that owns the memory), else None (a subclass, a foreign buffer)."""
+    `base` at the array that owns the memory; a view as functrans's `Array` adds one link per
+    change of type to that chain), else None (another subclass, a foreign buffer)."""
     base = a.base
-    if base is None:
-        return a if type(a) is _ndarray else None
-    return base if type(base) is _ndarray and base.base is None else None
+    while base is not None:
+        t = type(base)
+        if t is not _ndarray and t is not Array:
+            return None
+        a, base = base, base.base
+    return a if type(a) is _ndarray or type(a) is Array else None
 
 
 def may_share(a: np.ndarray, b: np.ndarray) -> bool:
@@ -85,17 +90,21 @@ def unaliased(values: Sequence, sources: Sequence = ()) -> list:
     for i, v in enumerate(out):
         if not isinstance(v, _ndarray):
             continue
-        base = v.base  # _allocation(v), inline: this runs on every transform's results
+        base = v.base  # _allocation(v), inline for a fresh array or a view of an owner
         if base is None:
-            alloc = v if type(v) is _ndarray else None
+            alloc = v if type(v) is _ndarray or type(v) is Array else None
+        elif type(base) is _ndarray and base.base is None:
+            alloc = base
         else:
-            alloc = base if type(base) is _ndarray and base.base is None else None
+            alloc = _allocation(v)
         # views of one allocation may still be apart (x[:2], x[2:]): numpy's bounds test
         near = views.get(id(alloc)) if alloc is not None else \
             [s for same in views.values() for s in same]
         if not v.flags.writeable or (near and _overlaps(v, near)) \
                 or (others and _overlaps(v, others)):
             v = out[i] = alloc = v.copy()
+        if type(v) is _ndarray:  # handed back as functrans's Array (a view: no copy)
+            out[i] = v.view(Array)
         if alloc is None:
             others.append(v)
         elif id(alloc) in views:

@@ -238,7 +238,9 @@ class Tracer:
             f"`{self._trace.main.name}`) into a plain array, which would silently drop it from "
             "the program and its derivatives. Use functrans.numpy (import functrans.numpy as "
             "fnp) on traced values instead of numpy (fnp.asarray(x) keeps it traced), or "
-            "convert the transform's result outside the function.")
+            "convert the transform's result outside the function. To index a numpy array "
+            "with a traced value (table[i]), make the table with functrans.numpy "
+            "(table = fnp.asarray(table): no copy), whose arrays take traced indices.")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tracers (np.sin(x), ndarray + x) run their functrans.numpy twin."""

@@ -9,6 +9,8 @@ Each module installs the tracer operators and methods for its own functions.
 
 from numpy import e, inf, nan, pi  # noqa: F401
 
+from functrans.core.array import Array as ndarray  # noqa: F401  (jax.numpy.ndarray is jax.Array)
+
 from functrans.numpy._creation import *  # noqa: F401,F403
 from functrans.numpy._dtypes import *  # noqa: F401,F403
 from functrans.numpy._elementwise import *  # noqa: F401,F403
@@ -22,15 +24,17 @@ from functrans.numpy._sorting import *  # noqa: F401,F403
 from functrans.numpy import (_creation, _dtypes, _elementwise, _indexing, _linalg,  # noqa: E402
                              _padding, _reductions, _shape, _sorting, linalg)
 from functrans.core.trace import set_numpy_dispatch as _set_numpy_dispatch  # noqa: E402
-from functrans.numpy import _dispatch  # noqa: E402
+from functrans.numpy import _dispatch, _results  # noqa: E402
 
 # what `from functrans.numpy import *` and the API reference take: numpy's constants, the
 # linalg submodule and each private module's own list
-__all__ = ["e", "inf", "nan", "pi", "linalg", *sorted(
+__all__ = ["e", "inf", "nan", "pi", "linalg", "ndarray", *sorted(
     {n for m in (_creation, _dtypes, _elementwise, _indexing, _linalg, _padding, _reductions,
                  _shape, _sorting) for n in m.__all__})]
 
 _module = __import__(__name__, fromlist=["*"])
+_results.return_arrays(_module, [n for n in __all__ if n not in ("linalg", "ndarray")])
+_results.return_arrays(linalg, [n for n in dir(linalg) if not n.startswith("_")])
 _stand_ins = _dispatch.stand_ins(_module)
 _set_numpy_dispatch(_stand_ins, _dispatch.explainer(_module, _stand_ins))
 del _module, _stand_ins

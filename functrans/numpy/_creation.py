@@ -15,7 +15,8 @@ import numpy as np
 from functrans.core.ownership import unaliased
 from functrans.core.trace import Tracer
 from functrans.errors import ConcretizationTypeError
-from functrans.numpy._core import asarray
+from functrans.core.array import Array, as_arrays
+from functrans.numpy._core import asarray as _asarray
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.shape_ops import broadcast_to
@@ -25,15 +26,39 @@ __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "
            "triu", "diag", "diagflat", "meshgrid"]
 
 
+def asarray(a, dtype=None):
+    """numpy.asarray, as functrans's `Array`: no copy where numpy makes none (a numpy array
+    comes back as an `Array` view of the same memory; an `Array` of the dtype asked is
+    returned itself); a list holding tracers stacks them into a traced array.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> a = np.arange(3.0)
+    >>> b = fnp.asarray(a)
+    >>> np.shares_memory(a, b), fnp.asarray(b) is b
+    (True, True)
+    """
+    if type(a) is Array and (dtype is None or a.dtype == np.dtype(dtype)):
+        return a
+    return as_arrays(_asarray(a, dtype))
+
+
+asarray.returns_arrays = True
+
+
 def array(object, dtype=None, *, copy=True, ndmin=0):
-    """numpy.array: a list containing tracers stacks them into a traced array."""
-    out = asarray(object, dtype)
-    if isinstance(out, np.ndarray) and copy and out is object:
+    """numpy.array, as functrans's `Array` (a copy unless copy=False); a list containing
+    tracers stacks them into a traced array."""
+    out = _asarray(object, dtype)
+    if isinstance(out, np.ndarray) and copy and isinstance(object, np.ndarray) \
+            and np.may_share_memory(out, object):
         out = out.copy()
     if out.ndim < ndmin:
         from functrans.primitives.shape_ops import reshape
         out = reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
-    return out
+    return as_arrays(out)
+
+
+array.returns_arrays = True
 
 
 def _shape_arg(shape, name):
@@ -64,7 +89,7 @@ def empty(shape, dtype=None):
 def full(shape, fill_value, dtype=None):
     """numpy.full: `fill_value` broadcast to `shape`; a traced fill value stays differentiable."""
     if isinstance(fill_value, Tracer):
-        fill_value = asarray(fill_value, dtype)
+        fill_value = _asarray(fill_value, dtype)
         return broadcast_to(fill_value, np.broadcast_shapes(_shape_arg(shape, "full"),
                                                             fill_value.shape))
     return np.full(_shape_arg(shape, "full"), fill_value, dtype)
@@ -75,12 +100,12 @@ def _like(name, a, fill, dtype, shape):
         dtype = a.dtype if dtype is None else np.dtype(dtype)
         shape = a.shape if shape is None else _shape_arg(shape, name)
         if isinstance(fill, Tracer):
-            return broadcast_to(asarray(fill, dtype), shape)
+            return broadcast_to(_asarray(fill, dtype), shape)
         return broadcast_to(np.asarray(fill, dtype), shape)
     a = np.asarray(a)
     shape = a.shape if shape is None else _shape_arg(shape, name)
     if isinstance(fill, Tracer):
-        return broadcast_to(asarray(fill, a.dtype if dtype is None else dtype), shape)
+        return broadcast_to(_asarray(fill, a.dtype if dtype is None else dtype), shape)
     return np.full(shape, fill, a.dtype if dtype is None else dtype)
 
 
@@ -146,9 +171,9 @@ def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
     from functrans.numpy import _elementwise as E
     from functrans.numpy._core import result_dtype
     from functrans.numpy._shape import moveaxis, reshape
-    start, stop = asarray(start), asarray(stop)
+    start, stop = _asarray(start), _asarray(stop)
     dt = result_dtype(start, stop, 1.0)
-    start, stop = asarray(start, dt), asarray(stop, dt)
+    start, stop = _asarray(start, dt), _asarray(stop, dt)
     div = (num - 1) if endpoint else num
     shape = np.broadcast_shapes(start.shape, stop.shape)
     start, stop = broadcast_to(start, shape), broadcast_to(stop, shape)
@@ -164,7 +189,7 @@ def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
         out = E.where(last, reshape(stop, (1, *shape)), out)
     out = moveaxis(out, 0, axis)
     if dtype is not None:
-        out = asarray(out, dtype)
+        out = _asarray(out, dtype)
     return (out, step) if retstep else out
 
 
@@ -184,7 +209,7 @@ def tri(N, M=None, k=0, dtype=float):
 
 
 def _triangle(m, k, name, lower):
-    m = asarray(m)
+    m = _asarray(m)
     if m.ndim == 0:
         raise ValueError(f"{name}: input must be at least 1-d, got a 0-d array.")
     if m.ndim == 1:  # numpy repeats a vector as the rows of a square matrix
@@ -213,7 +238,7 @@ def diag(v, k=0):
     >>> fnp.diag(fnp.array([1, 2]), 1).tolist()
     [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
     """
-    v = asarray(v)
+    v = _asarray(v)
     k = operator.index(k)
     if v.ndim == 2:
         from functrans.numpy._shape import diagonal
@@ -236,7 +261,7 @@ def diag(v, k=0):
 
 def diagflat(v, k=0):
     """numpy.diagflat: `v` raveled onto the k-th diagonal."""
-    v = asarray(v)
+    v = _asarray(v)
     return diag(S.reshape(v, (v.size,)), k)
 
 
@@ -250,7 +275,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
-    xs = [asarray(x) for x in xi]
+    xs = [_asarray(x) for x in xi]
     xs = [S.reshape(x, (x.size,)) if x.ndim != 1 else x for x in xs]
     nd = len(xs)
     sizes = [x.shape[0] for x in xs]

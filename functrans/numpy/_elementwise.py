@@ -17,6 +17,7 @@ import builtins
 
 import numpy as np
 
+from functrans.core.array import Array, as_array, as_plain
 from functrans.core.avals import weak_scalar_type
 from functrans.core.cache import LRUCache
 from functrans.core.ownership import owned
@@ -24,6 +25,7 @@ from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, result_dtype, scalar_as, to_float, tracer_as
+from functrans.numpy._results import like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -35,7 +37,7 @@ __all__ = [
     "log10", "log1p", "sqrt", "cbrt", "square", "reciprocal",
     # arithmetic
     "negative", "positive", "add", "subtract", "multiply", "divide", "true_divide",
-    "floor_divide", "remainder", "mod", "fmod", "power", "pow", "float_power", "absolute", "abs",
+    "floor_divide", "remainder", "mod", "divmod", "fmod", "power", "pow", "float_power", "absolute", "abs",
     "fabs", "sign", "heaviside", "maximum", "minimum", "fmax", "fmin", "clip",
     # rounding
     "floor", "ceil", "trunc", "rint", "round", "around",
@@ -47,6 +49,7 @@ __all__ = [
 ]
 
 _ndarray = np.ndarray
+_view = np.ndarray.view
 _BOOL = np.dtype(bool)
 
 
@@ -119,13 +122,28 @@ def _apply(prim, ufunc, *args):
 # would not convert, the functions below make that same test (the trace state's dynamic level,
 # read directly: a function call here would cost a tenth of a small numpy call) and call impl.
 
+# Result types follow numpy's rule for subclasses (see functrans/numpy/_results.py): plain
+# numpy operands give a plain result, as numpy's own call would, so the plain fast path is as
+# lean as numpy's; an Array operand gives an Array (numpy runs on its plain view: a ufunc
+# costs more on a subclass than the two views do); lists and scalars made into arrays here
+# give an Array.
+
 def _unary(prim, ufunc, fast_kinds="f"):
     """numpy's `ufunc` over `prim`, with an eager fast path for arrays of `fast_kinds`."""
     def fn(x):
-        if type(x) is _ndarray and _trace_state.dynamic.level == 0 and \
+        if type(x) is _ndarray:
+            if _trace_state.dynamic.level == 0 and x.dtype.kind in fast_kinds:
+                return prim.impl(x)
+            return prim.bind(*_converted(ufunc, (x,)))
+        if type(x) is Array and _trace_state.dynamic.level == 0 and \
                 x.dtype.kind in fast_kinds:
-            return prim.impl(x)
-        return prim.bind(*_converted(ufunc, (x,)))
+            out = prim.impl(_view(x, _ndarray))
+            try:
+                return _view(out, Array)
+            except TypeError:  # a numpy scalar (numpy's result for a 0-d operand)
+                return out
+        return as_array(prim.bind(*_converted(ufunc, (x,))))
+    fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values."
     return fn
@@ -146,7 +164,29 @@ def _binary(prim, ufunc, fast_kinds="f"):
                         pass  # shapes that do not broadcast: the general path names them
             elif floats and type(y) is float and x.dtype.kind == "f":
                 return prim.impl(x, y)  # a weak Python float takes the array's dtype
-        return prim.bind(*_converted(ufunc, (x, y)))
+        tx, ty = type(x), type(y)
+        if tx is Array or ty is Array:  # an Array result, numpy on plain views
+            out = None
+            if _trace_state.dynamic.level == 0 and (tx is Array or tx is _ndarray):
+                # the fast paths above, inline: computing on Arrays is as hot
+                if (ty is Array or ty is _ndarray) and x.dtype is y.dtype and \
+                        x.dtype.kind in fast_kinds:
+                    try:
+                        out = prim.impl(_view(x, _ndarray) if tx is Array else x,
+                                        _view(y, _ndarray) if ty is Array else y)
+                    except ValueError:
+                        pass  # shapes that do not broadcast: the general path names them
+                elif floats and ty is float and x.dtype.kind == "f":
+                    out = prim.impl(_view(x, _ndarray), y)
+            if out is None:
+                return as_array(fn(as_plain(x), as_plain(y)))
+            try:
+                return _view(out, Array)
+            except TypeError:  # a numpy scalar (numpy's result for 0-d operands)
+                return out
+        out = prim.bind(*_converted(ufunc, (x, y)))
+        return out if tx is _ndarray or ty is _ndarray else as_array(out)
+    fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
     fn.__doc__ = f"numpy.{ufunc.__name__} on arrays and traced values, with broadcasting."
     return fn
@@ -274,6 +314,19 @@ multiply = _binary(E.mul_p, np.multiply, "biuf")
 divide = true_divide = _binary(E.div_p, np.divide)
 floor_divide = _binary(E.floor_divide_p, np.floor_divide, "iuf")
 remainder = mod = _binary(E.rem_p, np.remainder, "iuf")
+
+
+def divmod(x, y):
+    """numpy.divmod: (floor_divide(x, y), remainder(x, y)), so `divmod(array, traced)` runs.
+
+    >>> import functrans.numpy as fnp
+    >>> [r.tolist() for r in fnp.divmod(fnp.asarray([7.0, -7.0]), 2.0)]
+    [[3.0, -4.0], [1.0, 1.0]]
+    """
+    return floor_divide(x, y), remainder(x, y)
+
+
+divmod.returns_arrays = True  # floor_divide and remainder follow functrans/numpy/_results.py
 fmod = _binary(E.fmod_p, np.fmod, "iuf")
 maximum = _binary(E.max_p, np.maximum, "biuf")
 minimum = _binary(E.min_p, np.minimum, "biuf")
@@ -516,7 +569,8 @@ def where(condition, x=None, y=None):
     """numpy.where(condition, x, y): x where condition holds (nonzero), else y, broadcast."""
     if x is None and y is None:
         from functrans.numpy._sorting import nonzero
-        return nonzero(condition)  # concrete conditions only (numpy.nonzero names the fix)
+        # concrete conditions only (numpy.nonzero names the fix)
+        return like_inputs(nonzero(condition), (condition,))
     if x is None or y is None:
         raise TypeError("where: pass both x and y (or neither, for numpy.nonzero(condition)).")
     if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
@@ -531,12 +585,30 @@ def where(condition, x=None, y=None):
                 return E.select_p.impl(condition, x, y)
             except ValueError:
                 pass
+    tc, tx, ty = type(condition), type(x), type(y)
+    if tc is Array or tx is Array or ty is Array:  # an Array result, numpy on plain views
+        condition, x, y = as_plain(condition), as_plain(x), as_plain(y)
+        if type(condition) is _ndarray and _trace_state.dynamic.level == 0 and \
+                condition.dtype is _BOOL and ((type(x) is _ndarray and (
+                    x.dtype is y.dtype if type(y) is _ndarray else
+                    type(y) is float and x.dtype.kind == "f")) or (
+                type(x) is float and type(y) is _ndarray and y.dtype.kind == "f")):
+            try:
+                return as_array(E.select_p.impl(condition, x, y))
+            except ValueError:
+                pass
+        return as_array(where(condition, x, y))
+    plain = tc is _ndarray or tx is _ndarray or ty is _ndarray
     c = asarray(condition)
     if c.dtype != _BOOL:
         c = _cast(c, _BOOL)
     x, y = _arrays((x, y))
     dtype = result_dtype(x, y)
-    return E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype))
+    out = E.select_p.bind(c, _cast(x, dtype), _cast(y, dtype))
+    return out if plain else as_array(out)
+
+
+where.returns_arrays = True
 
 
 def logaddexp(x1, x2):

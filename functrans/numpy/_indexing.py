@@ -22,8 +22,9 @@ import operator
 
 import numpy as np
 
+from functrans.core.array import as_array, install_concrete_methods
 from functrans.core.trace import Tracer, install_array_methods
-from functrans.errors import ConcretizationTypeError, ShapeError
+from functrans.errors import ArgumentError, ConcretizationTypeError, ShapeError
 from functrans.numpy._core import asarray
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
@@ -367,14 +368,14 @@ def _scatter_flat(x, pos, v):
                        reshape(v, (int(np.size(pos)),)), axis=0)
 
 
-class _IndexRef:
+class _Updates:
+    """The updates of `x.at[idx]` for in-bounds indices (see `_IndexRef`, which handles the
+    out-of-bounds modes around them)."""
+
     __slots__ = ("x", "idx")
 
     def __init__(self, x, idx):
         self.x, self.idx = x, idx
-
-    def get(self):
-        return getitem(self.x, self.idx)
 
     def add(self, values):
         x = asarray(self.x)
@@ -416,25 +417,22 @@ class _IndexRef:
         mean = convert_element_type(E.div(total, safe), x.dtype)
         return reshape(E.select(hit, mean, flat), x.shape)
 
-
     def multiply(self, values):
         """x[idx] *= values; a repeated index multiplies by each of its updates."""
         return self._combine(values, R.reduce_prod, "multiply")
-
-    mul = multiply
 
     def divide(self, values):
         """x / (ones.at[idx].multiply(values)), as JAX defines it."""
         from functrans.numpy._elementwise import true_divide
         x = asarray(self.x)
-        return true_divide(x, _IndexRef(np.ones(x.shape, x.dtype), self.idx).multiply(values))
+        return true_divide(x, _Updates(np.ones(x.shape, x.dtype), self.idx).multiply(values))
 
     def power(self, values):
         """x ** (ones.at[idx].multiply(values)), as JAX defines it (repeated indices multiply
         their exponents)."""
         from functrans.numpy._elementwise import power
         x = asarray(self.x)
-        return power(x, _IndexRef(np.ones(x.shape, x.dtype), self.idx).multiply(values))
+        return power(x, _Updates(np.ones(x.shape, x.dtype), self.idx).multiply(values))
 
     def min(self, values):
         """x[idx] = minimum(x[idx], values) over every update of each position; at ties the
@@ -481,6 +479,155 @@ class _IndexRef:
         return reshape(E.select(hit, new, flat), x.shape)
 
 
+_MODES = (None, "promise_in_bounds", "clip", "drop", "fill")
+
+
+class _IndexRef:
+    """`x.at[idx]`: each method returns a new array (x is never modified), as in JAX; the
+    keyword arguments are JAX's. `mode` says what an out-of-bounds integer index does: None
+    or "promise_in_bounds" (the default: a concrete one raises IndexError, as numpy does; a
+    traced one is clamped), "clip" (clamped into range), "drop" (its updates are skipped) or
+    "fill" (`get` gives `fill_value` there). `indices_are_sorted` and `unique_indices` are
+    hints JAX's compiler may use; they change nothing here."""
+
+    __slots__ = ("x", "idx")
+
+    def __init__(self, x, idx):
+        self.x, self.idx = x, idx
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        """x[idx]; with mode="fill", `fill_value` where an index is out of bounds (NaN for
+        floats, the most negative integer, the largest unsigned one, True: JAX's defaults)."""
+        x = asarray(self.x)
+        _check_mode(mode, "get")
+        if mode in (None, "promise_in_bounds"):
+            return as_array(getitem(x, self.idx))
+        key, padded = _mode_key(x, self.idx, mode)
+        if padded:  # "drop" or "fill": an out-of-bounds index reads the fill slot
+            fill = _default_fill(x.dtype) if fill_value is None else fill_value
+            x = _pad(x, padded, fill)
+        return as_array(getitem(x, key))
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """Replace the selected elements. Repeated concrete indices: the last update wins, as
+        in numpy. Repeated traced indices: their updates are averaged (JAX leaves the choice
+        unspecified), which is exact whenever they write the same value."""
+        return self._update("set", values, mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x[idx] += values; a repeated index adds each of its updates."""
+        return self._update("add", values, mode)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x[idx] -= values; a repeated index subtracts each of its updates."""
+        return self._update("subtract", values, mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x[idx] *= values; a repeated index multiplies by each of its updates."""
+        return self._update("multiply", values, mode)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x / (ones.at[idx].multiply(values)), as JAX defines it."""
+        return self._update("divide", values, mode)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x ** (ones.at[idx].multiply(values)), as JAX defines it (repeated indices multiply
+        their exponents)."""
+        return self._update("power", values, mode)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x[idx] = minimum(x[idx], values) over every update of each position; at ties the
+        derivative is shared evenly by all the tied entries (as reduce_min shares it)."""
+        return self._update("min", values, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """x[idx] = maximum(x[idx], values) over every update of each position; ties as min."""
+        return self._update("max", values, mode)
+
+    def _update(self, op, values, mode):
+        x = asarray(self.x)
+        _check_mode(mode, op)
+        if mode in (None, "promise_in_bounds"):
+            return as_array(getattr(_Updates(x, self.idx), op)(values))
+        key, padded = _mode_key(x, self.idx, mode)
+        if not padded:  # "clip", or no integer index to drop
+            return as_array(getattr(_Updates(x, key), op)(values))
+        # "drop"/"fill": update a copy with one spare slot per indexed axis, where the
+        # out-of-bounds indices point, then cut the slots off
+        out = getattr(_Updates(_pad(x, padded, 0), key), op)(values)
+        return as_array(slice_(out, [0] * x.ndim, list(x.shape), [1] * x.ndim))
+
+
+def _check_mode(mode, op):
+    if mode not in _MODES:
+        raise ArgumentError(f"x.at[...].{op}: mode={mode!r} is not one of JAX's modes "
+                            "(None, 'promise_in_bounds', 'clip', 'drop', 'fill'); pass one "
+                            "of those (docs/arrays.md says what each does).")
+
+
+def _mode_key(x, idx, mode):
+    """The index `idx` with its integer indices rewritten for `mode`: clamped into range
+    ("clip"), or sent to a spare slot past the end of their axis when out of bounds ("drop",
+    "fill"); and the axes that need that slot."""
+    key, padded, axis = [], [], 0
+    for k, v in _parse(x, idx):
+        if k == "sep":  # the Ellipsis, now covering no axis (the fill slices follow it)
+            key.append(Ellipsis)
+        elif k == "none":
+            key.append(None)
+        elif k == "bool0":
+            key.append(v)
+        else:
+            if k == "slice":
+                key.append(v)
+            else:  # "int" or "adv"
+                key.append(_rewritten_index(v, x.shape[axis], mode))
+                if mode != "clip":
+                    padded.append(axis)
+            axis += 1
+    return tuple(key), padded
+
+
+def _rewritten_index(i, d, mode):
+    """An integer index (Python int, numpy or traced array) for an axis of size d: negative
+    ones wrapped, then clamped ("clip") or sent to d when out of bounds ("drop", "fill")."""
+    if isinstance(i, Tracer):
+        i = convert_element_type(i, np.intp) if i.dtype != np.intp else i
+        n = E.select(E.lt_p.bind(i, np.zeros((), np.intp)), E.add(i, np.asarray(d, np.intp)), i)
+        if mode == "clip":
+            return clamp_index(n, d)
+        slot = np.asarray(d, np.intp)
+        out = E.select(E.lt_p.bind(n, np.zeros((), np.intp)), slot, n)
+        return E.select(E.ge_p.bind(out, slot), slot, out)
+    arr = np.asarray(i, np.intp)
+    n = np.where(arr < 0, arr + d, arr)
+    out = np.clip(n, 0, max(d - 1, 0)) if mode == "clip" else np.where((n < 0) | (n >= d), d, n)
+    return int(out) if isinstance(i, int) else out
+
+
+def _pad(x, axes, fill):
+    """x with one more entry, `fill`, at the end of each axis in `axes`."""
+    for ax in axes:
+        shape = list(x.shape)
+        shape[ax] = 1
+        x = S.concatenate([x, np.full(shape, fill, x.dtype)], ax)
+    return x
+
+
+def _default_fill(dtype):
+    """JAX's fill for out-of-bounds reads: NaN, the most negative or largest integer, True."""
+    if dtype == np.bool_:
+        return True
+    if np.issubdtype(dtype, np.signedinteger):
+        return np.iinfo(dtype).min
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return np.iinfo(dtype).max
+    return np.nan
+
+
 def _identity(name, dtype):
     """The identity element of the reduction `name` in `dtype`."""
     if name == "multiply":
@@ -494,8 +641,9 @@ def _identity(name, dtype):
 
 
 class _IndexHelper:
-    """`x.at[idx]`: functional updates, as in JAX (x itself is never modified). Tracers have
-    `.at`; concrete numpy arrays do not.
+    """`x.at[idx]`: functional updates, as in JAX (x itself is never modified). Tracers and
+    functrans's concrete arrays (`Array`, what functrans.numpy returns) have `.at`; plain
+    numpy arrays do not (wrap one with functrans.numpy.asarray).
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> ft.grad(lambda x: fnp.sum(x.at[1].set(x[0] * 3.0)))(fnp.ones(3)).tolist()
@@ -516,3 +664,14 @@ install_array_methods({
     "at": property(_IndexHelper),
     "take": lambda self, indices, axis=None, mode=None: take(self, indices, axis, mode),
 })
+
+
+def _device(self):
+    """The device holding the array: the CPU (JAX's `Array.device`)."""
+    from functrans.cpu_device import devices
+    return devices()[0]
+
+
+# functrans's concrete arrays: a key holding a tracer goes to `getitem` (any other stays
+# numpy's), and `.at[...]` as on tracers
+install_concrete_methods(getitem, {"at": property(_IndexHelper), "device": property(_device)})

@@ -16,11 +16,13 @@ import operator
 
 import numpy as np
 
+from functrans.core.array import Array
 from functrans.core.trace import _state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
+from functrans.numpy._results import like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.indexing import slice_
@@ -110,7 +112,7 @@ _AXES_ALL = {n: tuple(range(n)) for n in range(8)}
 def _eager_float(a, dtype, out) -> bool:
     """A plain float array, no conversion asked, nothing traced: the primitive's impl will do
     (the same test `bind` makes, read directly: a call here costs as much as a small sum)."""
-    return (type(a) is np.ndarray and dtype is None and out is None
+    return ((type(a) is np.ndarray or type(a) is Array) and dtype is None and out is None
             and a.dtype.kind == "f" and _trace_state.dynamic.level == 0)
 
 
@@ -131,14 +133,22 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     """numpy.sum: ints and bools accumulate in numpy's default integer; `where=` masks
     entries out (they count as zero), `initial` is added."""
     if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
-            and initial is None and where is None:
-        return R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim])
+            and initial is None and where is None:  # a numpy scalar
+        plain = a if type(a) is np.ndarray else a.view(np.ndarray)  # ufuncs: faster on plain
+        return R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim])
+    return like_inputs(_sum(a, axis, dtype, out, keepdims, initial, where), (a,))
+
+
+sum.returns_arrays = True  # see functrans/numpy/_results.py
+
+
+def _sum(a, axis, dtype, out, keepdims, initial, where):
     _no_out(out, "sum")
     a = _prepare(a, dtype, _accumulator)
     if where is not None:
         a, _ = _masked(a, where, 0)
     if initial is not None:
-        res = sum(a, axis, keepdims=keepdims)
+        res = _sum(a, axis, None, None, keepdims, None, None)
         return E.add(res, convert_element_type(asarray(initial), res.dtype))
     axes = normalize_axes(axis, a.ndim, "sum")
     return _reduced(_keep(R.reduce_sum(a, axes), a.shape, axes, keepdims), a, axes)
@@ -159,6 +169,18 @@ def _mean_dtype(dtype):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """numpy.mean: ints and bools give float64; float16 accumulates in float32. With `where=`,
     the mean of the entries the mask selects (nan where it selects none, as numpy)."""
+    if where is None and axis is None and not keepdims and _eager_float(a, dtype, out) \
+            and a.ndim in _AXES_ALL and a.dtype != np.float16 and a.size:  # a numpy scalar
+        plain = a if type(a) is np.ndarray else a.view(np.ndarray)
+        return E.div_p.impl(R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim]),
+                            np.asarray(a.size, a.dtype))
+    return like_inputs(_mean(a, axis, dtype, out, keepdims, where), (a,))
+
+
+mean.returns_arrays = True  # see functrans/numpy/_results.py
+
+
+def _mean(a, axis, dtype, out, keepdims, where):
     if where is not None:
         _no_out(out, "mean")
         a = asarray(a)
@@ -167,10 +189,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         axes = normalize_axes(axis, a.ndim, "mean")
         count = R.reduce_sum(convert_element_type(mask, out_dtype), axes)
         return _keep(E.div(R.reduce_sum(a, axes), count), a.shape, axes, keepdims)
-    if axis is None and not keepdims and _eager_float(a, dtype, out) and a.ndim in _AXES_ALL \
-            and a.dtype != np.float16 and a.size:
-        return E.div_p.impl(R.reduce_sum_p.impl(a, axes=_AXES_ALL[a.ndim]),
-                            np.asarray(a.size, a.dtype))
     _no_out(out, "mean")
     a = asarray(a)
     out_dtype = _mean_dtype(a.dtype) if dtype is None else np.dtype(dtype)

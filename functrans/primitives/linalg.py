@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray, ndim_of
+from functrans.core.avals import CONCRETE_ARRAY_TYPES, ShapedArray, ndim_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add_tangents, mul
@@ -64,7 +64,8 @@ def _matmul_rows(lhs, rhs, out=None):
     elif not out.flags.c_contiguous:
         out[...] = _matmul_rows(lhs, rhs)
         return out
-    if _blocks(lhs.shape, rhs.shape) and type(lhs) is np.ndarray and lhs.flags.c_contiguous:
+    if _blocks(lhs.shape, rhs.shape) and type(lhs) in CONCRETE_ARRAY_TYPES and \
+            lhs.flags.c_contiguous:
         lhs2 = lhs.reshape(rows // BLOCK_ROWS, BLOCK_ROWS, k)
         out2 = out.reshape(rows // BLOCK_ROWS, BLOCK_ROWS, m, n)
     else:

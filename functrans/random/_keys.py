@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.core.array import as_array
 from functrans.core.avals import ndim_of, shape_of
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.bits import shift_left, shift_right_logical, threefry2x32
@@ -156,13 +157,14 @@ def _seed_data(seed):
 
 
 def PRNGKey(seed: int | Any) -> Any:
-    """A legacy PRNG key from an integer seed: a uint32[2] array (its high and low 32 bits).
+    """A legacy PRNG key from an integer seed: a uint32[2] array (its high and low 32 bits),
+    functrans's `Array` as JAX's keys are its arrays.
 
     >>> import functrans as ft
     >>> ft.random.PRNGKey(42)
     array([ 0, 42], dtype=uint32)
     """
-    return _seed_data(seed)
+    return as_array(_seed_data(seed))
 
 
 def key(seed: int | Any, *, impl: str | None = None) -> KeyArray:

@@ -160,7 +160,10 @@ def test_array_and_asarray(obj, dtype):
 
 def test_array_copies_and_asarray_does_not():
     a = np.arange(3.0)
-    assert fnp.array(a) is not a and fnp.asarray(a) is a
+    assert not np.shares_memory(fnp.array(a), a)
+    b = fnp.asarray(a)  # numpy's asarray makes no copy: an Array view of the same memory
+    assert np.shares_memory(b, a) and isinstance(b, fnp.ndarray)
+    assert fnp.asarray(b) is b and not np.shares_memory(fnp.array(b), b)
 
 
 def test_array_of_a_list_of_tracers_stacks_them():

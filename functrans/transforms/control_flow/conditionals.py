@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.core.array import as_array
 from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Literal, Var
@@ -283,4 +284,4 @@ def _bind_branches(index, funs, operands, name):
                 "and dtypes; convert with .astype(...) or broadcast explicitly.")
     joined, consts = join_consts([(p, c) for p, c, _, _ in staged])
     outs = cond_p.bind(index, *consts, *leaves, branches=tuple(joined))
-    return tree_unflatten(tree0, outs)
+    return tree_unflatten(tree0, [as_array(o) for o in outs])  # eagerly: functrans's Array

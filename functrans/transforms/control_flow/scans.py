@@ -19,6 +19,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
+from functrans.core.array import as_array
 from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
@@ -53,7 +54,8 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
         carry = outs[:num_carry]
         for buf, y in zip(ys, outs[num_carry:]):
             buf[i] = y
-    return [*unaliased(carry, args), *ys]  # a carry the body passed through is an operand
+    # a carry the body passed through is an operand; the stacked ys are fresh buffers
+    return [*unaliased(carry, args), *[as_array(y) for y in ys]]
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):

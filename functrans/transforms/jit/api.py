@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from functrans.core.array import Array, as_array, as_plain
 from functrans.core.avals import ShapedArray, get_aval, weak_scalar_type
 from functrans.core.cache import CacheInfo, LRUCache
 from functrans.core.ir import ClosedJaxpr, Jaxpr
@@ -64,13 +65,17 @@ class _Entry:
             self._compiled.release_workspace()
 
 
+_view = np.ndarray.view
+
+
 def _fast_unflatten(out_tree):
-    """Rebuilding the output from the flat list, cheaply for the common structures."""
+    """Rebuilding the output from the flat list, cheaply for the common structures; arrays
+    are handed back as functrans's `Array` (a view), as eager functrans.numpy returns them."""
     if treedef_is_leaf(out_tree):
-        return lambda outs: outs[0]
+        return lambda outs: _view(o, Array) if type(o := outs[0]) is np.ndarray else o
     if out_tree.node_type is tuple and all(treedef_is_leaf(c) for c in out_tree.children):
-        return tuple
-    return lambda outs: tree_unflatten(out_tree, outs)
+        return lambda outs: tuple([as_array(o) for o in outs])
+    return lambda outs: tree_unflatten(out_tree, [as_array(o) for o in outs])
 
 
 class Lowered:
@@ -190,7 +195,9 @@ class Jitted:
         if not kwargs and not self._static_argnums:
             key = _flat_key(args)
             if key is not None:  # all arguments are arrays or floats: no pytree to flatten
-                return key, [np.asarray(a) if type(a) is float else a for a in args], None, (), {}
+                # an Array runs as a plain view: numpy's ufuncs cost more on a subclass
+                return key, [a if type(a) is np.ndarray else np.asarray(a) for a in args], \
+                    None, (), {}
         static_kwargs = {}
         if self._static_argnames and kwargs:
             static_kwargs = {k: v for k, v in kwargs.items() if k in self._static_argnames}
@@ -208,7 +215,7 @@ class Jitted:
         # a Python scalar is weakly typed (it takes the dtype of the arrays it meets): its
         # program differs from a 0-d array's of the same dtype, so the key tells them apart
         weak = [weak_scalar_type(x) is not None for x in leaves]
-        leaves = [as_value(x, "jit") for x in leaves]
+        leaves = [as_plain(as_value(x, "jit")) for x in leaves]
         sig = tuple((x.shape, x.dtype, True) if w else (x.shape, x.dtype)
                     for x, w in zip(leaves, weak))
         if not static and in_tree == _flat_tree(len(args)):
@@ -308,7 +315,7 @@ def _flat_key(args):
     key = ["flat"]
     for a in args:
         t = type(a)
-        if t is np.ndarray:
+        if t is np.ndarray or t is Array:
             key.append((a.shape, a.dtype))
         elif t is float:
             key.append(_FLOAT_KEY)
