@@ -20,6 +20,7 @@ from functrans.core.avals import ndim_of, shape_of
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.custom import custom_jvp
+from functrans.primitives import xla_math
 from functrans.primitives.bits import bitcast_convert_type, shift_right_logical
 from functrans.primitives.elementwise import erf, erf_inv
 from functrans.random._keys import canonical_shape, random_bits, split_data, unwrap
@@ -64,6 +65,11 @@ def _as(x, dtype):
     return fnp.asarray(x).astype(dtype)
 
 
+def _log1p(x):
+    """log1p as XLA computes it, so that draws built on it equal JAX's."""
+    return xla_math.log1p(fnp, x)
+
+
 # --- uniform and normal ----------------------------------------------------------------------
 
 def _uniform(data, shape, dtype, minval, maxval):
@@ -81,7 +87,7 @@ def _uniform(data, shape, dtype, minval, maxval):
     if not _exact_product(span):
         # XLA contracts this multiply-add into one fused (singly rounded) operation: take the
         # fused value, and the derivative of the plain expression
-        fused = _fused_multiply_add(floats, stop_gradient(span), stop_gradient(minval))
+        fused = xla_math.fused_multiply_add(fnp, floats, stop_gradient(span), stop_gradient(minval))
         scaled = fused + (scaled - stop_gradient(scaled))
     return fnp.maximum(minval, scaled)
 
@@ -93,30 +99,6 @@ def _exact_product(span) -> bool:
         return False
     mantissa, _ = np.frexp(np.asarray(span))
     return bool(np.all((mantissa == 0.5) | (span == 0)))
-
-
-def _fused_multiply_add(a, b, c):
-    """a * b + c rounded once: through float64 for narrower floats; for float64 by Dekker's
-    exact product and Knuth's exact sum (the error terms added back before the last
-    rounding)."""
-    dtype = fnp.asarray(a).dtype
-    if dtype != np.float64:
-        wide = np.dtype(np.float64)
-        return (a.astype(wide) * _as(b, wide) + _as(c, wide)).astype(dtype)
-    b, c = _as(b, dtype), _as(c, dtype)
-    split = np.float64(2.0**27 + 1)
-    def halves(x):
-        t = split * x
-        hi = t - (t - x)
-        return hi, x - hi
-    (ah, al), (bh, bl) = halves(a), halves(b)
-    p = a * b
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl   # a*b == p + e exactly
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)                       # p + c == s + t exactly
-    out = s + (t + e)
-    return fnp.where(fnp.isfinite(out), out, p + c)
 
 
 def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
@@ -439,7 +421,7 @@ def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     data, _ = unwrap(key, "exponential")
     dtype = _float_dtype(dtype, "exponential")
     u = _uniform(data, canonical_shape(shape, "exponential"), dtype, 0.0, 1.0)
-    return -fnp.log1p(-u)
+    return -_log1p(-u)
 
 
 def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -453,7 +435,7 @@ def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dtype = _float_dtype(dtype, "laplace")
     u = _uniform(data, canonical_shape(shape, "laplace"), dtype,
                  -1.0 + np.finfo(dtype).epsneg, 1.0)
-    return fnp.sign(u) * fnp.log1p(-fnp.abs(u))
+    return fnp.sign(u) * _log1p(-fnp.abs(u))
 
 
 def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -466,7 +448,7 @@ def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     data, _ = unwrap(key, "logistic")
     dtype = _float_dtype(dtype, "logistic")
     x = _uniform(data, canonical_shape(shape, "logistic"), dtype, np.finfo(dtype).tiny, 1.0)
-    return fnp.log(x) - fnp.log1p(-x)
+    return fnp.log(x) - _log1p(-x)
 
 
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None,
@@ -546,7 +528,7 @@ def _gamma_one(data, alpha, log_space: bool):
     _, _, v, _ = while_loop(cond_fn, body_fn, (keys[0], zero, one, two))
     subkey = keys[1]
     if log_space:
-        log_samples = fnp.log1p(-_uniform(subkey, (), dtype, 0.0, 1.0))   # -exponential
+        log_samples = _log1p(-_uniform(subkey, (), dtype, 0.0, 1.0))   # -exponential
         log_boost = fnp.where(boost_mask | (log_samples == 0), zero,
                               log_samples * (one / alpha_orig))
         return fnp.log(d) + fnp.log(v) + log_boost

@@ -72,6 +72,21 @@ def test_prngkey_equals_jax(seed):
     _same(ft.jit(fr.PRNGKey)(np.int64(seed)), rec)
 
 
+def test_bits_equal_live_jax_for_a_thousand_keys_and_shapes():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.random as jr
+    groups = {}
+    for key, shape, width in bits_cases():   # one compiled JAX program per shape and width
+        groups.setdefault((shape, width), []).append(key)
+    assert sum(len(keys) for keys in groups.values()) == 1000
+    for (shape, width), keys in groups.items():
+        keys = np.asarray(keys, np.uint32)
+        want = np.asarray(jax.jit(jax.vmap(lambda k: jr.bits(k, shape, f"uint{width}")))(keys))
+        got = np.stack([fr.bits(k, shape, f"uint{width}") for k in keys])
+        np.testing.assert_array_equal(got, want, err_msg=f"shape={shape} width={width}")
+
+
 def test_live_bits_split_fold_in_equal_jax():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
