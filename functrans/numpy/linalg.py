@@ -1,5 +1,5 @@
-"""functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives; svd
-(the primitive in functrans/primitives/svd.py) and lstsq built on it as JAX builds it; solve,
+"""functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives; qr and
+svd (functrans/primitives/decompositions.py), and lstsq built on svd as JAX builds it; solve,
 inv, det, slogdet and cholesky come from functrans/numpy/_square_matrices.py.
 
 Derivatives at zero follow JAX's formulas, which these are: the 2-norm and Frobenius norm are
@@ -33,10 +33,11 @@ from functrans.numpy._square_matrices import (  # noqa: F401
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import convert_element_type, reshape
-from functrans.primitives.svd import svd as svd_p
+from functrans.primitives.decompositions import qr as qr_p
+from functrans.primitives.decompositions import svd as svd_p
 
 __all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky',
-           'svd', 'SVDResult', 'lstsq',
+           'svd', 'SVDResult', 'qr', 'QRResult', 'lstsq',
            'trace', 'diagonal', 'matmul', 'outer', 'tensordot', 'cross']
 
 
@@ -269,6 +270,31 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     # thin and full factors agree for square matrices: keep the differentiable (thin) form
     s, u, vt = svd_p(a, full_matrices=bool(full_matrices) and m != n)
     return SVDResult(u, s, vt)
+
+
+class QRResult(NamedTuple):
+    Q: Any
+    R: Any
+
+
+def qr(a, mode="reduced"):
+    """numpy.linalg.qr: a = Q @ R (LAPACK's factors, as numpy's and JAX's) for a matrix or a
+    stack of them; mode 'reduced' (Q with min(m, n) columns), 'complete' (Q square) or 'r'
+    (R alone). Differentiable (JAX's rule) with mode 'reduced' where rows >= columns.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> q, r = fnp.linalg.qr(np.array([[3.0, 1.0], [4.0, 2.0]]))
+    >>> r.round(6)
+    array([[-5. , -2.2],
+           [ 0. ,  0.4]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr: mode {mode!r} is not available; use 'reduced', 'complete' or "
+                         "'r' ('raw' and 'economic' are numpy's LAPACK-level forms).")
+    a, = _svd_operand("qr", a)
+    m, n = a.shape[-2:]
+    q, r = qr_p(a, full_matrices=mode == "complete" and m > n)
+    return r if mode == "r" else QRResult(q, r)
 
 
 def _svd_operand(name, *xs):

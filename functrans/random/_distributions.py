@@ -643,34 +643,6 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None,
 
 # --- orthogonal matrices ---------------------------------------------------------------------
 
-def _q_with_positive_r(z):
-    """The Q of z = Q R (z: (..., rows, cols), rows >= cols) whose R has a positive diagonal,
-    by Householder reflections. That factorisation is unique, so Q agrees with LAPACK's (JAX's
-    qr followed by the sign fix) up to rounding."""
-    rows, cols = z.shape[-2:]
-    eye = np.eye(rows, dtype=z.dtype)
-    a = z
-    reflectors, signs = [], []
-    for j in range(cols):
-        live = np.arange(rows) >= j                        # the rows this step works on
-        x = a[..., :, j] * live
-        x_j = a[..., j, j]
-        sign = fnp.where(x_j >= 0, np.ones((), z.dtype), -np.ones((), z.dtype))
-        alpha = -sign * fnp.sqrt(fnp.sum(x * x, axis=-1))  # R[j, j] before the sign fix
-        v = x - fnp.expand_dims(alpha, -1) * eye[j]
-        v = v / fnp.sqrt(fnp.sum(v * v, axis=-1, keepdims=True))
-        # a <- (I - 2 v v^T) a on the columns from j on (the others are done)
-        proj = fnp.einsum("...i,...ik->...k", v, a) * (np.arange(cols) >= j)
-        a = a - 2 * fnp.expand_dims(v, -1) * fnp.expand_dims(proj, -2)
-        reflectors.append(v)
-        signs.append(-sign)                                 # sign(R[j, j])
-    q = fnp.broadcast_to(eye[:, :cols], z.shape)
-    for v in reversed(reflectors):
-        q = q - 2 * fnp.expand_dims(v, -1) * fnp.expand_dims(fnp.einsum("...i,...ik->...k", v, q),
-                                                             -2)
-    return q * fnp.expand_dims(fnp.stack(signs, axis=-1), -2)
-
-
 def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
                m: int | None = None) -> Any:
     """A matrix drawn uniformly from the orthogonal group O(n) (Haar measure), of shape
@@ -688,5 +660,7 @@ def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
     m = n if m is None else m
     n, m = operator.index(n), operator.index(m)
     z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
-    q = _q_with_positive_r(z)
+    q, r = fnp.linalg.qr(z)      # LAPACK's Householder QR, as JAX's
+    d = fnp.diagonal(r, 0, -2, -1)
+    q = q * fnp.expand_dims(d / fnp.abs(d), -2)
     return fnp.swapaxes(q, -1, -2) if n < m else q

@@ -108,3 +108,32 @@ def test_lstsq_equals_live_jax(name):
     f_ft = lambda a: fnp.sum(fnp.linalg.svd(a, full_matrices=False).U ** 2 * 3.0)
     f_jax = lambda a: jnp.sum(jnp.linalg.svd(a, full_matrices=False).U ** 2 * 3.0)
     np.testing.assert_allclose(ft.grad(f_ft)(a), jax.grad(f_jax)(a), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 2), (2, 4)])
+def test_qr_equals_numpy_and_differentiates(shape):
+    a = RNG.normal(size=shape)
+    q, r = fnp.linalg.qr(a)
+    nq, nr = np.linalg.qr(a)
+    np.testing.assert_array_equal(q, nq)     # the same LAPACK factorisation
+    np.testing.assert_array_equal(r, nr)
+    np.testing.assert_array_equal(fnp.linalg.qr(a, mode="r"), np.linalg.qr(a, mode="r"))
+    full = fnp.linalg.qr(a, mode="complete")
+    np.testing.assert_array_equal(full.Q, np.linalg.qr(a, mode="complete").Q)
+    if shape[-2] >= shape[-1]:
+        check_grads(lambda a: fnp.linalg.qr(a), (a,), order=2, modes=("fwd", "rev"))
+    else:
+        with pytest.raises(NotImplementedError, match="rows >= columns"):
+            ft.grad(lambda a: fnp.sum(fnp.linalg.qr(a).R))(a)
+
+
+def test_qr_derivatives_equal_live_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    a = RNG.normal(size=(5, 3))
+
+    def program(lib):
+        return lambda a: lib.sum(lib.linalg.qr(a)[0] ** 3) + lib.sum(lib.linalg.qr(a)[1] ** 3)
+    np.testing.assert_allclose(ft.grad(program(fnp))(a), jax.grad(program(jnp))(a),
+                               rtol=1e-12, atol=1e-14)

@@ -1,5 +1,6 @@
 """Cases for solve, inv, det, slogdet, cofactor and cholesky
-(functrans/primitives/square_matrices.py) and svd (functrans/primitives/svd.py), directly and through functrans.numpy.linalg. Matrices
+(functrans/primitives/square_matrices.py), qr and svd (functrans/primitives/decompositions.py),
+directly and through functrans.numpy.linalg. Matrices
 are diagonally dominant (cholesky's: positive definite), so well conditioned and finite
 differences are accurate; singular ones are checked against JAX in
 tests/functrans_numpy/test_square_matrices.py. cholesky reads only the lower triangle but its rule
@@ -10,7 +11,7 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import square_matrices as P
-from functrans.primitives.svd import svd
+from functrans.primitives.decompositions import qr, svd
 from primitives.cases import Case, real
 
 
@@ -75,6 +76,11 @@ CASES = [
          name="cholesky-stack"),
     Case("cholesky", P.cholesky, [(2, 0, 0)], domain=SPD, differentiable=False,
          name="cholesky-empty"),
+    Case("qr", qr, [(4, 3)], domain=SPREAD),
+    Case("qr", qr, [(3, 3)], domain=W, name="qr-square"),
+    Case("qr", lambda a: fnp.linalg.qr(a), [(2, 3, 2)], domain=SPREAD, name="qr-stack"),
+    Case("qr", lambda a: qr(a, full_matrices=True), [(4, 2)], domain=SPREAD,
+         differentiable=False, name="qr-complete"),
     # svd: U and V^T are unique up to a sign per singular pair, so the cases differentiate
     # what the signs cancel in (s, U V^T, U*U, V^T*V^T); spread singular values keep the
     # rule's 1/(s_j^2 - s_i^2) finite

@@ -435,8 +435,19 @@ def square_matrices(draw, prim):
 
 
 @st.composite
+def qr_matrices(draw, prim):
+    from functrans.primitives.decompositions import qr
+    batch = draw(shapes(min_dims=0, max_dims=1, max_side=2), label="stack shape")
+    n = draw(st.integers(1, 3), label="n")
+    m = draw(st.integers(n, 4), label="m")   # the rule needs rows >= columns
+    shape = (*batch, m, n)
+    [a] = _sample(draw, [_square_operand(prim)], [shape])
+    return Example(qr, [a], f"qr(a: {shape})")
+
+
+@st.composite
 def svd_matrices(draw, prim):
-    from functrans.primitives.svd import svd
+    from functrans.primitives.decompositions import svd
     batch = draw(shapes(min_dims=0, max_dims=1, max_side=2), label="stack shape")
     m, n = draw(st.integers(1, 4), label="m"), draw(st.integers(1, 4), label="n")
     shape = (*batch, m, n)
@@ -461,7 +472,7 @@ PROPERTIES = {
     "dot_general": dot_general, "sort": sort,
     **{p: square_matrices for p in ("solve", "inv", "det", "slogdet", "cofactor",
                                               "cholesky")},
-    "svd": svd_matrices,
+    "svd": svd_matrices, "qr": qr_matrices,
 }
 
 # examples per primitive where the profile's count would be slow (None: the profile's)

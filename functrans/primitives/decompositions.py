@@ -1,5 +1,12 @@
-"""The singular value decomposition A = U diag(s) V^T of a stack of real matrices (..., m, n),
-k = min(m, n), numpy.linalg.svd's impl. Results in JAX's order: s (..., k), U, V^T (thin:
+"""Matrix decompositions of stacks of real matrices (..., m, n), k = min(m, n): QR and SVD, with
+numpy.linalg's impls (so the factors are LAPACK's, as JAX's on the CPU) and JAX's JVP rules.
+
+QR, A = Q R: Q (..., m, k) and R (..., k, n), or Q square with full_matrices. The JVP (JAX's,
+for m >= n and the thin factors):
+  C = Q^T dA R^-1,  dO = tril(C, -1) - tril(C, -1)^T
+  dQ = Q (dO - C) + dA R^-1,  dR = (C - dO) R
+
+The singular value decomposition A = U diag(s) V^T: numpy.linalg.svd's impl. Results in JAX's order: s (..., k), U, V^T (thin:
 (..., m, k) and (..., k, n); full: square), or s alone (compute_uv=False).
 
 The JVP is JAX's (jax/_src/lax/linalg.py), for the thin factors of a real matrix with distinct
@@ -25,9 +32,70 @@ from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import expand_dims, moveaxis, transpose
+from functrans.primitives.square_matrices import solve
 
-M = "svd"
+M = "decompositions"
 
+
+def _check_matrix(name, a):
+    if a.ndim < 2:
+        raise ShapeError(f"{name}: needs a matrix or a stack of matrices (..., m, n), got shape "
+                         f"{a.shape}.")
+    if a.dtype.kind != "f":
+        raise DTypeError(f"{name}: needs float matrices, got {a.dtype.name}. Convert first "
+                         "(functrans.numpy.linalg converts integers to float64).")
+
+
+# --- QR ---------------------------------------------------------------------------------------
+
+def qr(a, *, full_matrices: bool = False):
+    """[Q, R] of the stack of matrices `a`."""
+    return qr_p.bind(a, full_matrices=full_matrices)
+
+
+def _qr_abstract(a, *, full_matrices):
+    _check_matrix("qr", a)
+    *batch, m, n = a.shape
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray((*batch, m, k), a.dtype), ShapedArray((*batch, k, n), a.dtype)]
+
+
+def _qr_impl(a, *, full_matrices):
+    q, r = xp.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+    return [q, r]
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    a, = primals
+    ta, = tangents
+    m, n = shape_of(a)[-2:]
+    if m < n or (full_matrices and m != n):
+        raise MissingRuleError(
+            f"qr: no derivative for a {m}x{n} matrix with "
+            f"{'full' if full_matrices else 'reduced'} factors (JAX has none either): it "
+            "needs rows >= columns and the reduced factors (mode='reduced').")
+    q, r = qr(a)
+    if type(ta) is Zero:
+        return [q, r], [Zero(ShapedArray(shape_of(o), o.dtype)) for o in (q, r)]
+    da_rinv = _mT(solve(_mT(r), _mT(ta)))                     # dA R^-1
+    c = _matmul(_mT(q), da_rinv)
+    lower = mul(c, np.tril(np.ones((n, n), a.dtype), -1))
+    do = sub(lower, _mT(lower))                                # skew-symmetric
+    dq = add(_matmul(q, sub(do, c)), da_rinv)
+    dr = _matmul(sub(c, do), r)
+    return [q, r], [dq, dr]
+
+
+def _qr_batch(vals, dims, *, full_matrices):
+    a, = vals
+    return qr(moveaxis(a, dims[0], 0), full_matrices=full_matrices), [0, 0]
+
+
+qr_p = define("qr", module=M, impl=_qr_impl, abstract=_qr_abstract, jvp=_qr_jvp,
+              batch=_qr_batch, multiple_results=True, torch_name="LinalgQrBackward0")
+
+
+# --- SVD --------------------------------------------------------------------------------------
 
 def svd(a, *, full_matrices: bool = False, compute_uv: bool = True):
     """[s, U, V^T] (or [s]) of the stack of matrices `a`."""
@@ -46,12 +114,7 @@ def _matmul(x, y):
 
 
 def _svd_abstract(a, *, full_matrices, compute_uv):
-    if a.ndim < 2:
-        raise ShapeError(f"svd: needs a matrix or a stack of matrices (..., m, n), got shape "
-                         f"{a.shape}.")
-    if a.dtype.kind != "f":
-        raise DTypeError(f"svd: needs float matrices, got {a.dtype.name}. Convert first "
-                         "(functrans.numpy.linalg converts integers to float64).")
+    _check_matrix("svd", a)
     *batch, m, n = a.shape
     k = min(m, n)
     s = ShapedArray((*batch, k), a.dtype)
