@@ -65,6 +65,11 @@ def _as(x, dtype):
     return fnp.asarray(x).astype(dtype)
 
 
+def _fma(a, b, c):
+    """a * b + c rounded once, as XLA's fused multiply-add."""
+    return xla_math.fused_multiply_add(fnp, a, b, c)
+
+
 def _log1p(x):
     """log1p as XLA computes it, so that draws built on it equal JAX's."""
     return xla_math.log1p(fnp, x)
@@ -87,7 +92,7 @@ def _uniform(data, shape, dtype, minval, maxval):
     if not _exact_product(span):
         # XLA contracts this multiply-add into one fused (singly rounded) operation: take the
         # fused value, and the derivative of the plain expression
-        fused = xla_math.fused_multiply_add(fnp, floats, stop_gradient(span), stop_gradient(minval))
+        fused = _fma(floats, stop_gradient(span), stop_gradient(minval))
         scaled = fused + (scaled - stop_gradient(scaled))
     return fnp.maximum(minval, scaled)
 
@@ -504,11 +509,12 @@ def _gamma_one(data, alpha, log_space: bool):
     alpha_orig = alpha
     alpha = fnp.where(boost_mask, alpha, alpha + one)
     d = alpha - third
-    c = third / fnp.sqrt(d)
+    c = third * (one / fnp.sqrt(d))   # XLA rewrites third / sqrt(d) so: JAX's roundings
 
     def cond_fn(state):
         _, x, v, u = state
-        return (u >= one - squeeze * (x * x)) & \
+        # XLA fuses the multiply-adds here and below (one rounding each), as JAX's values show
+        return (u >= _fma(-squeeze, x * x, one)) & \
             (fnp.log(u) >= x * half + d * (one - v + fnp.log(v)))
 
     def body_fn(state):
@@ -519,7 +525,7 @@ def _gamma_one(data, alpha, log_space: bool):
         def next_xv(kxv):
             keys = split_data(kxv[0], (2,))
             x = _normal(keys[1], (), dtype)
-            return keys[0], x, one + c * x
+            return keys[0], x, _fma(x, c, one)
 
         _, x, v = while_loop(lambda kxv: kxv[2] <= zero, next_xv, (x_key, zero, minus_one))
         return k, x * x, v * v * v, _uniform(u_key, (), dtype, 0.0, 1.0)
