@@ -6,10 +6,8 @@ for m >= n and the thin factors):
   C = Q^T dA R^-1,  dO = tril(C, -1) - tril(C, -1)^T
   dQ = Q (dO - C) + dA R^-1,  dR = (C - dO) R
 
-The singular value decomposition A = U diag(s) V^T: numpy.linalg.svd's impl. Results in JAX's order: s (..., k), U, V^T (thin:
-(..., m, k) and (..., k, n); full: square), or s alone (compute_uv=False).
-
-The JVP is JAX's (jax/_src/lax/linalg.py), for the thin factors of a real matrix with distinct
+SVD, A = U diag(s) V^T: results in JAX's order, s (..., k), U, V^T (thin: (..., m, k) and
+(..., k, n); full: square), or s alone (compute_uv=False). The JVP is JAX's, for the thin factors of a real matrix with distinct
 nonzero singular values (repeated ones make U and V ill defined: their tangents are inf/nan,
 as in JAX; s's tangent stays finite):
   dS = U^T dA V,  ds = diag(dS)
