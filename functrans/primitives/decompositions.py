@@ -7,9 +7,9 @@ for m >= n and the thin factors):
   dQ = Q (dO - C) + dA R^-1,  dR = (C - dO) R
 
 SVD, A = U diag(s) V^T: results in JAX's order, s (..., k), U, V^T (thin: (..., m, k) and
-(..., k, n); full: square), or s alone (compute_uv=False). The JVP is JAX's, for the thin factors of a real matrix with distinct
-nonzero singular values (repeated ones make U and V ill defined: their tangents are inf/nan,
-as in JAX; s's tangent stays finite):
+(..., k, n); full: square), or s alone (compute_uv=False). The JVP is JAX's, for the thin
+factors of a real matrix with distinct nonzero singular values (repeated ones make U and V ill
+defined: their tangents are inf/nan, as in JAX; s's tangent stays finite):
   dS = U^T dA V,  ds = diag(dS)
   F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it
   dU = U (F o (dS S + S dS^T)) [+ (I - U U^T) dA V S^-1  when m > n]
