@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fused_multiply_add", "log1p"]
+__all__ = ["fused_multiply_add", "log1p", "erf_float32"]
 
 # Cephes' log1p on |x| < sqrt(2) - 1: x - x^2/2 + x^3 P(x)/Q(x); coefficients highest first
 _LOG1P_P = (4.5270000862445199635215e-5, 4.9854102823193375972212e-1, 6.5787325942061044846969e0,
@@ -24,6 +24,14 @@ _LOG1P_Q = (1.0, 1.5062909083469192043167e1, 8.3047565967967209469434e1,
             2.2176239823732856465394e2, 3.0909872225312059774938e2, 2.1642788614495947685003e2,
             6.0118660497603843919306e1)
 _LOG1P_SMALL = 0.41421356237309504880
+
+
+# XLA's float32 erf (Eigen's rational interpolant): x P(x^2) / Q(x^2), +-1 beyond the clamp
+_ERF32_P = (0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
+            0.18520832239976145, 1.128379143519084)
+_ERF32_Q = (-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885,
+            0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0)
+_ERF32_CLAMP = 3.832506856900711
 
 
 def fused_multiply_add(ns: Any, a, b, c):
@@ -58,6 +66,17 @@ def _horner(ns, coeffs, x):
     for c in coeffs:
         acc = fused_multiply_add(ns, acc, x, np.asarray(c, dtype))
     return acc
+
+
+def erf_float32(ns: Any, x):
+    """erf of a float32 array as XLA's CPU backend computes it (JAX's float32 erf)."""
+    x = ns.asarray(x)
+    dtype = np.dtype(np.float32)
+    x2 = x * x
+    p = _horner(ns, _ERF32_P, x2)
+    q = _horner(ns, _ERF32_Q, x2)
+    one = ns.where(x < 0, np.asarray(-1, dtype), np.asarray(1, dtype))
+    return ns.where(ns.abs(x) >= np.asarray(_ERF32_CLAMP, dtype), one, (x * p) / q)
 
 
 def log1p(ns: Any, x):

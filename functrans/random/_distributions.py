@@ -70,6 +70,14 @@ def _fma(a, b, c):
     return xla_math.fused_multiply_add(fnp, a, b, c)
 
 
+def _erf(x):
+    """erf with JAX's float32 values (XLA's own approximation) and the erf row's derivative."""
+    e = erf(x)
+    if fnp.asarray(x).dtype != np.float32:
+        return e
+    return xla_math.erf_float32(fnp, stop_gradient(x)) + (e - stop_gradient(e))
+
+
 def _log1p(x):
     """log1p as XLA computes it, so that draws built on it equal JAX's."""
     return xla_math.log1p(fnp, x)
@@ -168,7 +176,9 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | No
     shape = _shape_or(shape, "truncated_normal", lower, upper)
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower, upper = _as(lower, dtype), _as(upper, dtype)
-    a, b = erf(lower / sqrt2), erf(upper / sqrt2)
+    # XLA turns the division by the constant into a product with its reciprocal
+    inv_sqrt2 = np.array(1, dtype) / sqrt2
+    a, b = _erf(lower * inv_sqrt2), _erf(upper * inv_sqrt2)
     out = sqrt2 * erf_inv(_uniform(data, shape, dtype, a, b))
     # rounding (or u == a) may land on a bound: clamp into the open interval
     lo = _next_toward(stop_gradient(lower), np.inf)
