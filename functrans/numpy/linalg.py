@@ -37,7 +37,7 @@ from functrans.primitives.decompositions import qr as qr_p
 from functrans.primitives.decompositions import svd as svd_p
 
 __all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky',
-           'svd', 'SVDResult', 'qr', 'QRResult', 'lstsq',
+           'svd', 'qr', 'lstsq',
            'trace', 'diagonal', 'matmul', 'outer', 'tensordot', 'cross']
 
 
