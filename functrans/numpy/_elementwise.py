@@ -25,6 +25,7 @@ from functrans.core.trace import Tracer, install_array_methods
 from functrans.core.trace import _state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, result_dtype, scalar_as, to_float, tracer_as
+from functrans.numpy._creation import zeros_like
 from functrans.numpy._results import like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
@@ -39,6 +40,8 @@ __all__ = [
     "negative", "positive", "add", "subtract", "multiply", "divide", "true_divide",
     "floor_divide", "remainder", "mod", "divmod", "fmod", "power", "pow", "float_power", "absolute", "abs",
     "fabs", "sign", "heaviside", "maximum", "minimum", "fmax", "fmin", "clip",
+    # complex parts
+    "real", "imag", "conj", "conjugate",
     # rounding
     "floor", "ceil", "trunc", "rint", "round", "around",
     # comparison, logic, bits, classification, selection
@@ -224,6 +227,52 @@ def positive(x):
     """numpy.positive: a copy of x (converted as numpy would)."""
     out, = _converted(np.positive, (x,))
     return owned(out, x)
+
+
+def _real_dtype(dtype) -> np.dtype:
+    return np.finfo(dtype).dtype   # complex128 -> float64, complex64 -> float32
+
+
+def _concrete_complex_only(name, x):
+    if isinstance(x, Tracer):
+        raise DTypeError(
+            f"{name}: the part of a traced complex value ({x.dtype}) is not available under "
+            "transformations (jit, vmap, grad): there is no complex-part primitive yet. Take "
+            f"fnp.{name} outside the transformed function, or carry the real and imaginary "
+            "parts as two float arrays.")
+
+
+def real(val):
+    """numpy.real: the real part of a complex array; a copy of a real one (its derivative
+    the identity, as JAX's)."""
+    x = asarray(val)
+    if x.dtype.kind != "c":
+        return positive(x)
+    # the conversion keeps the real part (its JVP and transpose are JAX's real_p's)
+    return convert_element_type(x, _real_dtype(x.dtype))
+
+
+def imag(val):
+    """numpy.imag: the imaginary part of a complex array (value level); zeros for a real one
+    (a zero derivative, as JAX's)."""
+    x = asarray(val)
+    if x.dtype.kind != "c":
+        return zeros_like(x)
+    _concrete_complex_only("imag", x)
+    return np.imag(x).copy()
+
+
+def conj(x):
+    """numpy.conj (also `conjugate`): the complex conjugate (value level for complex input);
+    a copy of a real array (its derivative the identity, as JAX's)."""
+    x = asarray(x)
+    if x.dtype.kind != "c":
+        return positive(x)
+    _concrete_complex_only("conj", x)
+    return np.conj(x)
+
+
+conjugate = conj
 
 
 def absolute(x):

@@ -1,4 +1,5 @@
-"""functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives; solve,
+"""functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives; qr and
+svd (functrans/primitives/decompositions.py), and lstsq built on svd as JAX builds it; solve,
 inv, det, slogdet and cholesky come from functrans/numpy/_square_matrices.py.
 
 Derivatives at zero follow JAX's formulas, which these are: the 2-norm and Frobenius norm are
@@ -16,6 +17,8 @@ for entries that are 0 when p > 1; JAX returns nan for an all-zero vector where 
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from functrans.errors import DTypeError
@@ -30,8 +33,11 @@ from functrans.numpy._square_matrices import (  # noqa: F401
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import convert_element_type, reshape
+from functrans.primitives.decompositions import qr as qr_p
+from functrans.primitives.decompositions import svd as svd_p
 
 __all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky',
+           'svd', 'qr', 'lstsq',
            'trace', 'diagonal', 'matmul', 'outer', 'tensordot', 'cross']
 
 
@@ -237,3 +243,122 @@ def cross(x1, x2, /, *, axis=-1):
                          f"shapes {x1.shape} and {x2.shape}. Use functrans.numpy.cross for "
                          "2-vectors.")
     return _cross(x1, x2, axis=axis)
+
+
+# --- svd and least squares --------------------------------------------------------------------
+
+class SVDResult(NamedTuple):
+    U: Any
+    S: Any
+    Vh: Any
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """numpy.linalg.svd: a = U @ diag(S) @ Vh for a matrix or a stack of them; S alone with
+    compute_uv=False. Differentiable (JAX's rule) for the thin factors (full_matrices=False)
+    or S alone, with distinct singular values.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.svd(np.array([[3.0, 0.0], [0.0, -2.0]]), compute_uv=False)
+    array([3., 2.])
+    """
+    a, = _svd_operand("svd", a)
+    m, n = a.shape[-2:]
+    if not compute_uv:
+        s, = svd_p(a, compute_uv=False)
+        return s
+    # thin and full factors agree for square matrices: keep the differentiable (thin) form
+    s, u, vt = svd_p(a, full_matrices=bool(full_matrices) and m != n)
+    return SVDResult(u, s, vt)
+
+
+class QRResult(NamedTuple):
+    Q: Any
+    R: Any
+
+
+def qr(a, mode="reduced"):
+    """numpy.linalg.qr: a = Q @ R (LAPACK's factors, as numpy's and JAX's) for a matrix or a
+    stack of them; mode 'reduced' (Q with min(m, n) columns), 'complete' (Q square) or 'r'
+    (R alone). Differentiable (JAX's rule) with mode 'reduced' where rows >= columns.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> q, r = fnp.linalg.qr(np.array([[3.0, 1.0], [4.0, 2.0]]))
+    >>> r.round(6)
+    array([[-5. , -2.2],
+           [ 0. ,  0.4]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr: mode {mode!r} is not available; use 'reduced', 'complete' or "
+                         "'r' ('raw' and 'economic' are numpy's LAPACK-level forms).")
+    a, = _svd_operand("qr", a)
+    m, n = a.shape[-2:]
+    q, r = qr_p(a, full_matrices=mode == "complete" and m > n)
+    return r if mode == "r" else QRResult(q, r)
+
+
+def _svd_operand(name, *xs):
+    from functrans.numpy._square_matrices import _float_operands
+    xs = _float_operands(name, *xs)
+    if xs[0].ndim < 2:
+        raise np.linalg.LinAlgError(
+            f"{xs[0].ndim}-dimensional array given. Array must be at least two-dimensional "
+            f"({name} takes a matrix or a stack of matrices).")
+    return xs
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid=False):
+    """numpy.linalg.lstsq with JAX's signature: (x, residuals, rank, s), x minimising
+    ||b - a @ x|| (the minimum-norm one when a lacks rank), from a's SVD as in JAX;
+    singular values below rcond * s[0] count as zero (rcond default: eps * max(m, n)).
+    As jax.numpy.linalg.lstsq, residuals are always the squared column norms of b - a @ x
+    unless numpy_resid=True (then empty where numpy gives none, which needs a concrete rank).
+    Differentiable in a and b where a has full rank.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> a = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
+    >>> x, resid, rank, s = fnp.linalg.lstsq(a, np.array([1.0, 2.0, 2.0]))
+    >>> x.round(6), resid.round(6), int(rank)
+    (array([1.166667, 0.5     ]), array([0.166667]), 2)
+    """
+    from functrans.numpy import _elementwise as _E
+    from functrans.numpy import _reductions as _R
+    a, b = _svd_operand("lstsq", a, b)
+    if a.ndim != 2:
+        raise TypeError(f"lstsq: {a.ndim}-dimensional array given. Array must be "
+                        "two-dimensional (functrans, as JAX, takes one matrix).")
+    if b.ndim not in (1, 2):
+        raise TypeError(f"lstsq: b must be 1- or 2-dimensional, got shape {tuple(b.shape)}.")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"lstsq: a has {a.shape[0]} rows but b has {b.shape[0]} (shapes "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}): the leading dimensions of "
+                         "the arrays must match.")
+    vector = b.ndim == 1
+    if vector:
+        b = reshape(b, (b.shape[0], 1))
+    m, n = a.shape
+    dtype = a.dtype
+    eps = float(np.finfo(dtype).eps)
+    if rcond is None:
+        rcond = eps * max(n, m)
+    else:
+        rcond = _E.where(asarray(rcond) < 0, eps, rcond)
+    if a.size == 0:
+        s = np.zeros((0,), dtype)
+        rank = np.asarray(0)
+        x = np.zeros((n, b.shape[1]), dtype)
+    else:
+        s, u, vt = svd_p(a)
+        mask = s >= convert_element_type(asarray(rcond), dtype) * s[0]
+        rank = _R.sum(mask)
+        safe_s = _E.where(mask, s, np.ones((), dtype))
+        s_inv = _E.where(mask, np.ones((), dtype) / safe_s, np.zeros((), dtype))
+        x = _matmul(vt.T, reshape(s_inv, (s_inv.shape[0], 1)) * _matmul(u.T, b))
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid = np.zeros((0,), dtype)
+    else:
+        r = b - _matmul(a, x)
+        resid = _R.sum(r * r, axis=0)
+    if vector:
+        x = reshape(x, (n,))
+    return x, resid, rank, s

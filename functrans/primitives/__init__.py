@@ -1,5 +1,5 @@
 """The table of primitives: importing this package registers every row."""
 
 from functrans.primitives import (ad_control, bits, elementwise, indexing, linalg,  # noqa: F401
-                                  reductions, shape_ops, sorting, square_matrices)
+                                  reductions, shape_ops, sorting, square_matrices, decompositions)
 from functrans.primitives.registry import REGISTRY, names  # noqa: F401

@@ -12,6 +12,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
+from functrans.primitives import xla_math
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
                                             reshape, transpose)
@@ -456,11 +457,11 @@ _ERFINV64 = (  # w < 6.25: in w - 3.125; w < 16: in sqrt(w) - 3.25; else: in sqr
 
 
 def _horner(coeffs, t, dtype):
-    """sum coeffs[k] t^(n-1-k), highest power first, each step rounded to `dtype`."""
+    """sum coeffs[k] t^(n-1-k), highest power first, each step one fused multiply-add in
+    `dtype` (as XLA compiles it)."""
     acc = xp.full(np.shape(t), coeffs[0], dtype)
     for c in coeffs[1:]:
-        acc *= t
-        acc += np.asarray(c, dtype)
+        acc = xla_math.fused_multiply_add(xp, acc, t, np.asarray(c, dtype))
     return acc
 
 
@@ -474,7 +475,7 @@ def _erf_inv_impl(x):
     else:
         pieces = ((_ERFINV32[0], 5.0, 2.5, False), (_ERFINV32[1], np.inf, 3.0, True))
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = -xp.log1p(-z * z)
+        w = -xla_math.log1p(xp, -z * z)   # XLA's log1p, as its ErfInv
         p = xp.empty_like(z)
         lower = -np.inf
         for coeffs, upper, offset, root in pieces:

@@ -86,9 +86,16 @@ def _convert_jvp(primals, tangents, *, new_dtype):
     return out, convert_element_type_p.bind(t, new_dtype=new_dtype)
 
 
+def _convert_impl(x, *, new_dtype):
+    x = xp.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
+        x = xp.real(x)   # complex to real keeps the real part, as lax's conversion (no warning)
+    return x.astype(new_dtype)
+
+
 convert_element_type_p = define(
     "convert_element_type", module=M,
-    impl=lambda x, *, new_dtype: xp.asarray(x).astype(new_dtype),
+    impl=_convert_impl,
     abstract=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype),
     jvp=_convert_jvp,
     transpose=lambda ct, x, *, new_dtype: [convert_element_type(ct, x.aval.dtype)],

@@ -20,6 +20,7 @@ from functrans.core.avals import ndim_of, shape_of
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.custom import custom_jvp
+from functrans.primitives import xla_math
 from functrans.primitives.bits import bitcast_convert_type, shift_right_logical
 from functrans.primitives.elementwise import erf, erf_inv
 from functrans.random._keys import canonical_shape, random_bits, split_data, unwrap
@@ -64,6 +65,24 @@ def _as(x, dtype):
     return fnp.asarray(x).astype(dtype)
 
 
+def _fma(a, b, c):
+    """a * b + c rounded once, as XLA's fused multiply-add."""
+    return xla_math.fused_multiply_add(fnp, a, b, c)
+
+
+def _erf(x):
+    """erf with JAX's float32 values (XLA's own approximation) and the erf row's derivative."""
+    e = erf(x)
+    if fnp.asarray(x).dtype != np.float32:
+        return e
+    return xla_math.erf_float32(fnp, stop_gradient(x)) + (e - stop_gradient(e))
+
+
+def _log1p(x):
+    """log1p as XLA computes it, so that draws built on it equal JAX's."""
+    return xla_math.log1p(fnp, x)
+
+
 # --- uniform and normal ----------------------------------------------------------------------
 
 def _uniform(data, shape, dtype, minval, maxval):
@@ -81,7 +100,7 @@ def _uniform(data, shape, dtype, minval, maxval):
     if not _exact_product(span):
         # XLA contracts this multiply-add into one fused (singly rounded) operation: take the
         # fused value, and the derivative of the plain expression
-        fused = _fused_multiply_add(floats, stop_gradient(span), stop_gradient(minval))
+        fused = _fma(floats, stop_gradient(span), stop_gradient(minval))
         scaled = fused + (scaled - stop_gradient(scaled))
     return fnp.maximum(minval, scaled)
 
@@ -93,30 +112,6 @@ def _exact_product(span) -> bool:
         return False
     mantissa, _ = np.frexp(np.asarray(span))
     return bool(np.all((mantissa == 0.5) | (span == 0)))
-
-
-def _fused_multiply_add(a, b, c):
-    """a * b + c rounded once: through float64 for narrower floats; for float64 by Dekker's
-    exact product and Knuth's exact sum (the error terms added back before the last
-    rounding)."""
-    dtype = fnp.asarray(a).dtype
-    if dtype != np.float64:
-        wide = np.dtype(np.float64)
-        return (a.astype(wide) * _as(b, wide) + _as(c, wide)).astype(dtype)
-    b, c = _as(b, dtype), _as(c, dtype)
-    split = np.float64(2.0**27 + 1)
-    def halves(x):
-        t = split * x
-        hi = t - (t - x)
-        return hi, x - hi
-    (ah, al), (bh, bl) = halves(a), halves(b)
-    p = a * b
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl   # a*b == p + e exactly
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)                       # p + c == s + t exactly
-    out = s + (t + e)
-    return fnp.where(fnp.isfinite(out), out, p + c)
 
 
 def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
@@ -181,7 +176,9 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | No
     shape = _shape_or(shape, "truncated_normal", lower, upper)
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower, upper = _as(lower, dtype), _as(upper, dtype)
-    a, b = erf(lower / sqrt2), erf(upper / sqrt2)
+    # XLA turns the division by the constant into a product with its reciprocal
+    inv_sqrt2 = np.array(1, dtype) / sqrt2
+    a, b = _erf(lower * inv_sqrt2), _erf(upper * inv_sqrt2)
     out = sqrt2 * erf_inv(_uniform(data, shape, dtype, a, b))
     # rounding (or u == a) may land on a bound: clamp into the open interval
     lo = _next_toward(stop_gradient(lower), np.inf)
@@ -439,7 +436,7 @@ def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     data, _ = unwrap(key, "exponential")
     dtype = _float_dtype(dtype, "exponential")
     u = _uniform(data, canonical_shape(shape, "exponential"), dtype, 0.0, 1.0)
-    return -fnp.log1p(-u)
+    return -_log1p(-u)
 
 
 def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -453,7 +450,7 @@ def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dtype = _float_dtype(dtype, "laplace")
     u = _uniform(data, canonical_shape(shape, "laplace"), dtype,
                  -1.0 + np.finfo(dtype).epsneg, 1.0)
-    return fnp.sign(u) * fnp.log1p(-fnp.abs(u))
+    return fnp.sign(u) * _log1p(-fnp.abs(u))
 
 
 def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -466,7 +463,7 @@ def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     data, _ = unwrap(key, "logistic")
     dtype = _float_dtype(dtype, "logistic")
     x = _uniform(data, canonical_shape(shape, "logistic"), dtype, np.finfo(dtype).tiny, 1.0)
-    return fnp.log(x) - fnp.log1p(-x)
+    return fnp.log(x) - _log1p(-x)
 
 
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None,
@@ -522,11 +519,12 @@ def _gamma_one(data, alpha, log_space: bool):
     alpha_orig = alpha
     alpha = fnp.where(boost_mask, alpha, alpha + one)
     d = alpha - third
-    c = third / fnp.sqrt(d)
+    c = third * (one / fnp.sqrt(d))   # XLA rewrites third / sqrt(d) so: JAX's roundings
 
     def cond_fn(state):
         _, x, v, u = state
-        return (u >= one - squeeze * (x * x)) & \
+        # XLA fuses the multiply-adds here and below (one rounding each), as JAX's values show
+        return (u >= _fma(-squeeze, x * x, one)) & \
             (fnp.log(u) >= x * half + d * (one - v + fnp.log(v)))
 
     def body_fn(state):
@@ -537,7 +535,7 @@ def _gamma_one(data, alpha, log_space: bool):
         def next_xv(kxv):
             keys = split_data(kxv[0], (2,))
             x = _normal(keys[1], (), dtype)
-            return keys[0], x, one + c * x
+            return keys[0], x, _fma(x, c, one)
 
         _, x, v = while_loop(lambda kxv: kxv[2] <= zero, next_xv, (x_key, zero, minus_one))
         return k, x * x, v * v * v, _uniform(u_key, (), dtype, 0.0, 1.0)
@@ -546,7 +544,7 @@ def _gamma_one(data, alpha, log_space: bool):
     _, _, v, _ = while_loop(cond_fn, body_fn, (keys[0], zero, one, two))
     subkey = keys[1]
     if log_space:
-        log_samples = fnp.log1p(-_uniform(subkey, (), dtype, 0.0, 1.0))   # -exponential
+        log_samples = _log1p(-_uniform(subkey, (), dtype, 0.0, 1.0))   # -exponential
         log_boost = fnp.where(boost_mask | (log_samples == 0), zero,
                               log_samples * (one / alpha_orig))
         return fnp.log(d) + fnp.log(v) + log_boost
@@ -661,34 +659,6 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None,
 
 # --- orthogonal matrices ---------------------------------------------------------------------
 
-def _q_with_positive_r(z):
-    """The Q of z = Q R (z: (..., rows, cols), rows >= cols) whose R has a positive diagonal,
-    by Householder reflections. That factorisation is unique, so Q agrees with LAPACK's (JAX's
-    qr followed by the sign fix) up to rounding."""
-    rows, cols = z.shape[-2:]
-    eye = np.eye(rows, dtype=z.dtype)
-    a = z
-    reflectors, signs = [], []
-    for j in range(cols):
-        live = np.arange(rows) >= j                        # the rows this step works on
-        x = a[..., :, j] * live
-        x_j = a[..., j, j]
-        sign = fnp.where(x_j >= 0, np.ones((), z.dtype), -np.ones((), z.dtype))
-        alpha = -sign * fnp.sqrt(fnp.sum(x * x, axis=-1))  # R[j, j] before the sign fix
-        v = x - fnp.expand_dims(alpha, -1) * eye[j]
-        v = v / fnp.sqrt(fnp.sum(v * v, axis=-1, keepdims=True))
-        # a <- (I - 2 v v^T) a on the columns from j on (the others are done)
-        proj = fnp.einsum("...i,...ik->...k", v, a) * (np.arange(cols) >= j)
-        a = a - 2 * fnp.expand_dims(v, -1) * fnp.expand_dims(proj, -2)
-        reflectors.append(v)
-        signs.append(-sign)                                 # sign(R[j, j])
-    q = fnp.broadcast_to(eye[:, :cols], z.shape)
-    for v in reversed(reflectors):
-        q = q - 2 * fnp.expand_dims(v, -1) * fnp.expand_dims(fnp.einsum("...i,...ik->...k", v, q),
-                                                             -2)
-    return q * fnp.expand_dims(fnp.stack(signs, axis=-1), -2)
-
-
 def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
                m: int | None = None) -> Any:
     """A matrix drawn uniformly from the orthogonal group O(n) (Haar measure), of shape
@@ -706,5 +676,7 @@ def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
     m = n if m is None else m
     n, m = operator.index(n), operator.index(m)
     z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
-    q = _q_with_positive_r(z)
+    q, r = fnp.linalg.qr(z)      # LAPACK's Householder QR, as JAX's
+    d = fnp.diagonal(r, 0, -2, -1)
+    q = q * fnp.expand_dims(d / fnp.abs(d), -2)
     return fnp.swapaxes(q, -1, -2) if n < m else q

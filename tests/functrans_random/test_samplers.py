@@ -65,6 +65,20 @@ def test_sampler_equals_live_jax(name):
         assert_matches(fn(fr, key), np.asarray(fn(jr, key)), bound, f"{name} key={key}")
 
 
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_sampler_within_its_bound_of_live_jax_over_many_keys(name):
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.random as jr
+    fn, bound = PROGRAMS[name]
+    keys = np.random.default_rng(zlib.crc32(name.encode()) + 1).integers(
+        0, 2**32, (64, 2), dtype=np.uint64).astype(np.uint32)
+    # JAX's samplers as called (jitted inside, parameters as arguments); an outer jax.jit
+    # would fold constant parameters into other roundings (see jax_programs.py)
+    want = np.asarray(jax.vmap(lambda k: fn(jr, k))(keys))
+    assert_matches(ft.jit(ft.vmap(lambda k: fn(fr, k)))(keys), want, bound, name)
+
+
 def test_normal_and_uniform_equal_live_jax_on_a_million_draws():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
@@ -76,20 +90,23 @@ def test_normal_and_uniform_equal_live_jax_on_a_million_draws():
         jr.uniform(key, (n,), np.float32)), 0, "uniform32")
     assert_matches(fr.normal(key, (n,), np.float32), np.asarray(
         jr.normal(key, (n,), np.float32)), 3, "normal32")
-    assert_matches(fr.normal(key, (n,)), np.asarray(jr.normal(key, (n,))), 32, "normal")
+    assert_matches(fr.normal(key, (n,)), np.asarray(jr.normal(key, (n,))), 2, "normal")
+    assert_matches(fr.exponential(key, (n,)), np.asarray(jr.exponential(key, (n,))), 2,
+                   "exponential")
 
 
 def test_erf_inv_against_references():
     # the inverse of erf: erf(erf_inv(x)) == x where erf is well conditioned
     from functrans.primitives.elementwise import erf
     x = np.linspace(-0.99, 0.99, 2001)
-    np.testing.assert_allclose(erf(erf_inv(x)), x, rtol=0, atol=5e-16)
+    # XLA's algorithm (its log1p is up to 128 ulp from the correctly rounded one): 2e-15
+    np.testing.assert_allclose(erf(erf_inv(x)), x, rtol=0, atol=2e-15)
     np.testing.assert_allclose(erf_inv(np.array([0.5, -0.9, 0.0, 1.0, -1.0])),
                                [0.47693627620446987, -1.1630871536766741, 0.0, np.inf, -np.inf],
                                rtol=1e-15)
     special = pytest.importorskip("scipy.special")
     x = np.linspace(-0.9999, 0.9999, 20001)
-    np.testing.assert_allclose(erf_inv(x), special.erfinv(x), rtol=1e-13, atol=0)
+    np.testing.assert_allclose(erf_inv(x), special.erfinv(x), rtol=3e-14, atol=0)
     x32 = x.astype(np.float32)
     np.testing.assert_allclose(erf_inv(x32), special.erfinv(x32.astype(np.float64)),
                                rtol=5e-6)  # Giles' float32 polynomial: a few 1e-6 in the tails
@@ -99,10 +116,10 @@ def test_erf_inv_equals_jax_lax_erf_inv():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     x = np.random.default_rng(0).uniform(-1, 1, 100_000)
-    # float32: within 2 ulp; float64: XLA's log1p costs up to ~21 ulp (see jax_programs.py)
+    # XLA's polynomials, log1p and fused multiply-adds: within 2 ulp in both widths
     assert ulp_distance(erf_inv(x.astype(np.float32)),
                         np.asarray(jax.lax.erf_inv(x.astype(np.float32)))) <= 2
-    assert ulp_distance(erf_inv(x), np.asarray(jax.lax.erf_inv(x))) <= 32
+    assert ulp_distance(erf_inv(x), np.asarray(jax.lax.erf_inv(x))) <= 2
 
 
 # --- transforms ------------------------------------------------------------------------------

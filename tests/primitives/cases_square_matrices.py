@@ -1,5 +1,6 @@
 """Cases for solve, inv, det, slogdet, cofactor and cholesky
-(functrans/primitives/square_matrices.py), directly and through functrans.numpy.linalg. Matrices
+(functrans/primitives/square_matrices.py), qr and svd (functrans/primitives/decompositions.py),
+directly and through functrans.numpy.linalg. Matrices
 are diagonally dominant (cholesky's: positive definite), so well conditioned and finite
 differences are accurate; singular ones are checked against JAX in
 tests/functrans_numpy/test_square_matrices.py. cholesky reads only the lower triangle but its rule
@@ -10,6 +11,7 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import square_matrices as P
+from functrans.primitives.decompositions import qr, svd
 from primitives.cases import Case, real
 
 
@@ -32,8 +34,25 @@ def symmetric_part(a):
     return (a + fnp.swapaxes(a, -1, -2)) / 2
 
 
+def spread_singular_values(rng, shape):
+    """Stacks of (m, n) matrices Q1 diag(s) Q2^T with singular values 1, 2, 3, ... (each
+    scaled by up to 10%), so well separated: Q1, Q2 random orthonormal."""
+    *batch, m, n = shape
+    k = min(m, n)
+    q1 = np.linalg.qr(rng.normal(size=(*batch, m, m)))[0][..., :k]
+    q2 = np.linalg.qr(rng.normal(size=(*batch, n, n)))[0][..., :k]
+    s = np.arange(1.0, k + 1) * rng.uniform(0.9, 1.1, (*batch, k))
+    return (q1 * s[..., None, :]) @ np.swapaxes(q2, -1, -2)
+
+
+def sign_free_svd(a):
+    s, u, vt = svd(a)
+    return s, u @ vt, u * u, vt * vt
+
+
 W = well_conditioned
 SPD = positive_definite
+SPREAD = spread_singular_values
 
 CASES = [
     Case("solve", P.solve, [(3, 3), (3, 2)], domain=[W, real]),
@@ -57,4 +76,19 @@ CASES = [
          name="cholesky-stack"),
     Case("cholesky", P.cholesky, [(2, 0, 0)], domain=SPD, differentiable=False,
          name="cholesky-empty"),
+    Case("qr", qr, [(4, 3)], domain=SPREAD),
+    Case("qr", qr, [(3, 3)], domain=W, name="qr-square"),
+    Case("qr", lambda a: fnp.linalg.qr(a), [(2, 3, 2)], domain=SPREAD, name="qr-stack"),
+    Case("qr", lambda a: qr(a, full_matrices=True), [(4, 2)], domain=SPREAD,
+         differentiable=False, name="qr-complete"),
+    # svd: U and V^T are unique up to a sign per singular pair, so the cases differentiate
+    # what the signs cancel in (s, U V^T, U*U, V^T*V^T); spread singular values keep the
+    # rule's 1/(s_j^2 - s_i^2) finite
+    Case("svd", lambda a: sign_free_svd(a), [(4, 3)], domain=SPREAD),
+    Case("svd", lambda a: sign_free_svd(a), [(2, 2, 4)], domain=SPREAD, name="svd-wide-stack"),
+    Case("svd", lambda a: sign_free_svd(a), [(3, 3)], domain=SPREAD, name="svd-square"),
+    Case("svd", lambda a: svd(a, compute_uv=False)[0], [(2, 3, 2)], domain=SPREAD,
+         name="svd-values"),
+    Case("svd", lambda a: svd(a, full_matrices=True), [(4, 2)], domain=SPREAD,
+         differentiable=False, name="svd-full"),
 ]

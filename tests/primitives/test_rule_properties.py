@@ -434,6 +434,31 @@ def square_matrices(draw, prim):
     return Example(getattr(P, prim), [a], f"{prim}(a: {shape})")
 
 
+@st.composite
+def qr_matrices(draw, prim):
+    from functrans.primitives.decompositions import qr
+    batch = draw(shapes(min_dims=0, max_dims=1, max_side=2), label="stack shape")
+    n = draw(st.integers(1, 3), label="n")
+    m = draw(st.integers(n, 4), label="m")   # the rule needs rows >= columns
+    shape = (*batch, m, n)
+    [a] = _sample(draw, [_square_operand(prim)], [shape])
+    return Example(qr, [a], f"qr(a: {shape})")
+
+
+@st.composite
+def svd_matrices(draw, prim):
+    from functrans.primitives.decompositions import svd
+    batch = draw(shapes(min_dims=0, max_dims=1, max_side=2), label="stack shape")
+    m, n = draw(st.integers(1, 4), label="m"), draw(st.integers(1, 4), label="n")
+    shape = (*batch, m, n)
+    [a] = _sample(draw, [_square_operand(prim)], [shape])
+
+    def sign_free(a):   # U and V^T are unique up to a sign per singular pair
+        s, u, vt = svd(a)
+        return s, u @ vt, u * u, vt * vt
+    return Example(sign_free, [a], f"svd(a: {shape})")
+
+
 # --- the table of properties, and the tests --------------------------------------------------
 
 PROPERTIES = {
@@ -447,6 +472,7 @@ PROPERTIES = {
     "dot_general": dot_general, "sort": sort,
     **{p: square_matrices for p in ("solve", "inv", "det", "slogdet", "cofactor",
                                               "cholesky")},
+    "svd": svd_matrices, "qr": qr_matrices,
 }
 
 # examples per primitive where the profile's count would be slow (None: the profile's)

@@ -1,0 +1,177 @@
+"""Matrix decompositions of stacks of real matrices (..., m, n), k = min(m, n): QR and SVD, with
+numpy.linalg's impls (so the factors are LAPACK's, as JAX's on the CPU) and JAX's JVP rules.
+
+QR, A = Q R: Q (..., m, k) and R (..., k, n), or Q square with full_matrices. The JVP (JAX's,
+for m >= n and the thin factors):
+  C = Q^T dA R^-1,  dO = tril(C, -1) - tril(C, -1)^T
+  dQ = Q (dO - C) + dA R^-1,  dR = (C - dO) R
+
+SVD, A = U diag(s) V^T: results in JAX's order, s (..., k), U, V^T (thin: (..., m, k) and
+(..., k, n); full: square), or s alone (compute_uv=False). The JVP is JAX's, for the thin
+factors of a real matrix with distinct nonzero singular values (repeated ones make U and V ill
+defined: their tangents are inf/nan, as in JAX; s's tangent stays finite):
+  dS = U^T dA V,  ds = diag(dS)
+  F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it
+  dU = U (F o (dS S + S dS^T)) [+ (I - U U^T) dA V S^-1  when m > n]
+  dV = V (F o (S dS + dS^T S)) [+ (I - V V^T) dA^T U S^-1 when n > m]
+The full factors have no JVP (as in JAX): their extra columns are not determined by A.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.backend import xp
+from functrans.core.avals import ShapedArray, ndim_of, shape_of
+from functrans.core.symbolic import Zero
+from functrans.errors import DTypeError, MissingRuleError, ShapeError
+from functrans.primitives.elementwise import add, div, mul, sub
+from functrans.primitives.linalg import dot_general
+from functrans.primitives.reductions import reduce_sum
+from functrans.primitives.registry import define
+from functrans.primitives.shape_ops import expand_dims, moveaxis, transpose
+from functrans.primitives.square_matrices import solve
+
+M = "decompositions"
+
+
+def _check_matrix(name, a):
+    if a.ndim < 2:
+        raise ShapeError(f"{name}: needs a matrix or a stack of matrices (..., m, n), got shape "
+                         f"{a.shape}.")
+    if a.dtype.kind != "f":
+        raise DTypeError(f"{name}: needs float matrices, got {a.dtype.name}. Convert first "
+                         "(functrans.numpy.linalg converts integers to float64).")
+
+
+# --- QR ---------------------------------------------------------------------------------------
+
+def qr(a, *, full_matrices: bool = False):
+    """[Q, R] of the stack of matrices `a`."""
+    return qr_p.bind(a, full_matrices=full_matrices)
+
+
+def _qr_abstract(a, *, full_matrices):
+    _check_matrix("qr", a)
+    *batch, m, n = a.shape
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray((*batch, m, k), a.dtype), ShapedArray((*batch, k, n), a.dtype)]
+
+
+def _qr_impl(a, *, full_matrices):
+    q, r = xp.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+    return [q, r]
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    a, = primals
+    ta, = tangents
+    m, n = shape_of(a)[-2:]
+    if m < n or (full_matrices and m != n):
+        raise MissingRuleError(
+            f"qr: no derivative for a {m}x{n} matrix with "
+            f"{'full' if full_matrices else 'reduced'} factors (JAX has none either): it "
+            "needs rows >= columns and the reduced factors (mode='reduced').")
+    q, r = qr(a)
+    if type(ta) is Zero:
+        return [q, r], [Zero(ShapedArray(shape_of(o), o.dtype)) for o in (q, r)]
+    da_rinv = _mT(solve(_mT(r), _mT(ta)))                     # dA R^-1
+    c = _matmul(_mT(q), da_rinv)
+    lower = mul(c, np.tril(np.ones((n, n), a.dtype), -1))
+    do = sub(lower, _mT(lower))                                # skew-symmetric
+    dq = add(_matmul(q, sub(do, c)), da_rinv)
+    dr = _matmul(sub(c, do), r)
+    return [q, r], [dq, dr]
+
+
+def _qr_batch(vals, dims, *, full_matrices):
+    a, = vals
+    return qr(moveaxis(a, dims[0], 0), full_matrices=full_matrices), [0, 0]
+
+
+qr_p = define("qr", module=M, impl=_qr_impl, abstract=_qr_abstract, jvp=_qr_jvp,
+              batch=_qr_batch, multiple_results=True, torch_name="LinalgQrBackward0")
+
+
+# --- SVD --------------------------------------------------------------------------------------
+
+def svd(a, *, full_matrices: bool = False, compute_uv: bool = True):
+    """[s, U, V^T] (or [s]) of the stack of matrices `a`."""
+    return svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def _mT(x):
+    nd = ndim_of(x)
+    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def _matmul(x, y):
+    nb = ndim_of(x) - 2
+    batch = tuple(range(nb))
+    return dot_general(x, y, (((nb + 1,), (nb,)), (batch, batch)))
+
+
+def _svd_abstract(a, *, full_matrices, compute_uv):
+    _check_matrix("svd", a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    s = ShapedArray((*batch, k), a.dtype)
+    if not compute_uv:
+        return [s]
+    u_cols, vt_rows = (m, n) if full_matrices else (k, k)
+    return [s, ShapedArray((*batch, m, u_cols), a.dtype),
+            ShapedArray((*batch, vt_rows, n), a.dtype)]
+
+
+def _svd_impl(a, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return [xp.linalg.svd(a, compute_uv=False)]
+    u, s, vt = xp.linalg.svd(a, full_matrices=full_matrices)
+    return [s, u, vt]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    a, = primals
+    ta, = tangents
+    m, n = shape_of(a)[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise MissingRuleError(
+            "svd: no derivative of the full U or V^T of a non-square matrix (their extra "
+            "columns are not determined by the matrix; JAX has none either). Use "
+            "full_matrices=False, or compute_uv=False for the singular values alone.")
+    s, u, vt = svd(a)
+    outs = [s, u, vt] if compute_uv else [s]
+    if type(ta) is Zero:
+        return outs, [Zero(ShapedArray(shape_of(o), o.dtype)) for o in outs]
+    v = _mT(vt)
+    k = min(m, n)
+    eye = np.eye(k, dtype=a.dtype)
+    ds_mat = _matmul(_matmul(_mT(u), ta), v)                     # U^T dA V
+    ds = reduce_sum(mul(ds_mat, eye), (ndim_of(ds_mat) - 1,))     # its diagonal
+    if not compute_uv:
+        return outs, [ds]
+    s_row = expand_dims(s, (ndim_of(s) - 1,))                   # (..., 1, k): s_j
+    s_col = _mT(s_row)                                          # (..., k, 1): s_i
+    s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))         # s_j^2 - s_i^2
+    f = sub(div(np.ones((), a.dtype), add(s_diffs, eye)), eye)  # 0 on the diagonal
+    ds_s = mul(s_row, ds_mat)                                   # dS S
+    s_ds = mul(s_col, ds_mat)                                   # S dS
+    du = _matmul(u, mul(f, add(ds_s, _mT(ds_s))))
+    dv = _matmul(v, mul(f, add(s_ds, _mT(s_ds))))
+    if m > n:
+        dav = _matmul(ta, v)
+        du = add(du, div(sub(dav, _matmul(u, _matmul(_mT(u), dav))), s_row))
+    if n > m:
+        dau = _matmul(_mT(ta), u)
+        dv = add(dv, div(sub(dau, _matmul(v, _matmul(vt, dau))), s_row))
+    return outs, [ds, du, _mT(dv)]
+
+
+def _svd_batch(vals, dims, *, full_matrices, compute_uv):
+    a, = vals
+    outs = svd(moveaxis(a, dims[0], 0), full_matrices=full_matrices, compute_uv=compute_uv)
+    return outs, [0] * len(outs)
+
+
+svd_p = define("svd", module=M, impl=_svd_impl, abstract=_svd_abstract, jvp=_svd_jvp,
+               batch=_svd_batch, multiple_results=True, torch_name="LinalgSvdBackward0")
