@@ -52,10 +52,6 @@ PROGRAM_RESULTS: dict[str, list[str]] = {
     "scan_training_loop": ["history"],
     "optax_training_loop": ["trajectory"],
     "pinn_poisson_stax": ["trajectory"],
-}
-
-# programs that need functrans features still being built (see test_pending_programs.py)
-PENDING_PROGRAM_RESULTS: dict[str, list[str]] = {
     "heat_equation_at_updates": ["u_final", "du0", "dscale", "u_eager", "clipped"],
     "lstsq_polynomial_fit": ["coeffs", "residuals", "rank", "singular_values", "power"],
 }
@@ -231,6 +227,5 @@ if __name__ == "__main__":
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    every = {**PROGRAM_RESULTS, **PENDING_PROGRAM_RESULTS}
-    for program in sys.argv[1:] or sorted(every):
-        print(record(program, run_program(program, "jax"), every[program]))
+    for program in sys.argv[1:] or sorted(PROGRAM_RESULTS):
+        print(record(program, run_program(program, "jax"), PROGRAM_RESULTS[program]))

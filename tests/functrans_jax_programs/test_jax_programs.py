@@ -16,7 +16,7 @@ import functools
 import numpy as np
 import pytest
 
-from program_runner import (PENDING_PROGRAM_RESULTS, PROGRAM_RESULTS, PROGRAMS, compare_leaf,
+from program_runner import (PROGRAM_RESULTS, PROGRAMS, compare_leaf,
                             compare_printed, compare_recorded, compare_results, printed_numbers,
                             run_program, words)
 
@@ -53,7 +53,7 @@ def test_program_matches_live_jax_run(program):
 def test_programs_are_written_for_jax_alone():
     # the same text runs on both sides: its code names JAX (and optax), never functrans
     files = sorted(PROGRAMS.glob("*.py"))
-    assert {f.stem for f in files} == set(PROGRAM_RESULTS) | set(PENDING_PROGRAM_RESULTS)
+    assert {f.stem for f in files} == set(PROGRAM_RESULTS)
     for path in files:
         code = "\n".join(line for line in path.read_text().splitlines()
                          if not line.lstrip().startswith("#"))
