@@ -756,15 +756,17 @@ def _pow_x_term_torch(tx, x, y, shape):
     # PyTorch's pow_backward_self: where(y == 0, 0, t * y x^(y-1)): 0 wherever y == 0, also at
     # x == 0 (JAX: 0 * 0^-1 = nan), and the tangent goes inside the where, so a NaN tangent
     # (a second derivative through log(x < 0)) gives 0 there too
-    # (selecting the factor as well keeps 0 * 0^-1 = nan out of the transposed product)
+    # Written as jac * where(y == 0, 0, t): its transpose, the backward, is PyTorch's
+    # where(y == 0, 0, ct * jac), and the backward's own derivative in ct (double backward) is
+    # this product again, so 0 * 0^-1 = nan at x == y == 0 meets it as in PyTorch
     y_is_0 = eq(y, _const(y, 0))
     if y.dtype != x.dtype:
         jac = _pow_dx(x, y, None)  # already 0 where the integer y is 0
-    else:
-        jac = mul(y, pow(x, sub(y, _one(y))))
-        jac = select(y_is_0, _const(jac, 0), jac)
-    term = broadcast_to(mul(tx, jac), shape)
-    return select(y_is_0, _const(term, 0), term)
+        term = broadcast_to(mul(tx, jac), shape)
+        return select(y_is_0, _const(term, 0), term)
+    jac = mul(y, pow(x, sub(y, _one(y))))
+    masked = broadcast_to(tx, shape)
+    return mul(jac, select(y_is_0, _const(masked, 0), masked))
 
 
 def _pow_jvp_torch(primals, tangents):
