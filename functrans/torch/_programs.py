@@ -31,7 +31,7 @@ class BackwardProgram:
     """The VJP of one op at one signature, and which inputs/outputs it reads."""
 
     __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
-                 "out_avals", "fn", "error", "graph")
+                 "out_avals", "fn", "error", "graph", "zero_tensor")
 
     def __init__(self, jaxpr, consts, used_inputs, used_outputs, diff_inputs, in_avals,
                  out_avals):
@@ -47,6 +47,8 @@ class BackwardProgram:
         # None: the same program serves create_graph=True; else a function building the one
         # that does (a rule read the grad mode, which is off in this plain program)
         self.graph = None
+        # the op's derivative is PyTorch's efficient zero tensor (see Op.zero_tensor_derivative)
+        self.zero_tensor = False
 
     def run_tensors(self, args):
         """The program on tensors, recording onto the tape (for create_graph=True), built with
@@ -66,7 +68,8 @@ class BackwardProgram:
 class MissingDerivative:
     """Stands in for a program that could not be built; raises when backward reaches it."""
 
-    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals")
+    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals",
+                 "zero_tensor")
 
     def __init__(self, error, n_in, diff_inputs, in_avals, out_avals):
         self.error = error
@@ -75,6 +78,7 @@ class MissingDerivative:
         self.diff_inputs = diff_inputs
         self.in_avals = in_avals
         self.out_avals = out_avals
+        self.zero_tensor = False
 
 
 PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
@@ -171,6 +175,7 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
     final = Jaxpr(constvars, invars, outvars, eqns)
     prog = BackwardProgram(final, [const_of[v] for v in constvars], used_in, used_out, diff,
                            in_avals, out_avals)
+    prog.zero_tensor = op.zero_tensor_derivative
     if mode_read and not grad_mode:
         prog.graph = lambda: build_program(op, params, in_avals, diff, out_avals, True)
     return prog

@@ -2339,6 +2339,17 @@ def pow_self_derivative_masked_after_the_product(torch, rec):
     rec("second", torch.autograd.grad(g[0].sum() + g[1].sum(), [a, t2]))
 
 
+@program
+def abs_of_log_second_derivative_at_zero(torch, rec):
+    # abs's derivative grad * sgn(x) differentiates sgn to an efficient zero tensor, which
+    # log's backward passes on as zero: only div's term reaches x, inf at x = 0
+    x = torch.tensor([0.0, 1.0, 0.5], dtype=torch.float64, requires_grad=True)
+    t0 = torch.log(x)
+    g = torch.autograd.grad(torch.abs(t0).sum(), [x, t0], create_graph=True)
+    rec("first", [v.detach() for v in g])
+    rec("second", [v.detach().clone() for v in torch.autograd.grad(g[0].sum(), [x, t0])])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch
