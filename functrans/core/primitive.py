@@ -76,3 +76,36 @@ def jvp_rule(prim: Primitive) -> Callable[..., Any]:
         if rule is not None:
             return rule
     return prim.rules.get("jvp") or lookup(prim, "jvp")
+
+
+# Whether the derivative being built will itself be differentiated: PyTorch's backward formulas
+# read GradMode (on under create_graph=True, off in a plain backward), and a few take a cheaper
+# branch when it is off (prod over all entries: zeros for an operand with two or more zeros).
+# A rule asks `derivative_grad_mode()`; the cell records that it asked, so a caller that builds
+# the plain derivative knows whether the differentiable one must be built separately.
+_GRAD_MODE: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "functrans_derivative_grad_mode", default=None)
+
+
+@contextlib.contextmanager
+def derivative_grad_mode(enabled: bool):
+    """Within the block, rules that read `derivative_grad_mode()` see `enabled`. Yields a list
+    that is non-empty once a rule has read the mode (its derivative depends on it)."""
+    cell = [bool(enabled)]
+    token = _GRAD_MODE.set(cell)
+    read: list = []
+    cell.append(read)
+    try:
+        yield read
+    finally:
+        _GRAD_MODE.reset(token)
+
+
+def grad_mode_enabled() -> bool:
+    """Whether the derivative a rule builds will be differentiated again (True outside any
+    `derivative_grad_mode` block: the functional API always is able to differentiate again)."""
+    cell = _GRAD_MODE.get()
+    if cell is None:
+        return True
+    cell[1].append(True)
+    return cell[0]

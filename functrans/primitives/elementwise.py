@@ -304,6 +304,12 @@ logistic_p = unary("logistic", _logistic_impl, lambda x, y: mul(y, sub(_one(y), 
 
 sign_p = unary("sign", lambda x: xp.sign(x), kinds=REAL, differentiable=False,
                torch_name="SignBackward0")
+# PyTorch's sgn, as abs's derivative grad * sgn(x) reads it: sign(x), but 0 at nan; its own
+# derivative is an efficient zero tensor (a gradient known to be zero, which the ops after it
+# pass on as zero: sgn(log(x)) at x = 0 gets 0, where sign's zeros_like(grad) meets 1 / 0)
+sgn_p = unary("sgn", lambda x: xp.where(x != x, xp.zeros((), x.dtype), xp.sign(x)), kinds=REAL,
+              differentiable=False, torch_name="SgnBackward0")
+sgn_p.props = sgn_p.props | {"torch_zero_tensor_derivative"}
 floor_p = unary("floor", lambda x: xp.floor(x), kinds=REAL_FLOAT, differentiable=False,
                 torch_name="FloorBackward0")
 ceil_p = unary("ceil", lambda x: xp.ceil(x), kinds=REAL_FLOAT, differentiable=False,
@@ -332,8 +338,8 @@ def _abs_jvp(primals, tangents, torch=False):
             "float64; complex numbers may appear where no derivative flows). Differentiate "
             "with respect to the real and imaginary parts as two float arrays instead, e.g. "
             "|z| = fnp.sqrt(x**2 + y**2).")
-    if torch:  # sgn(x): 0 at nan too, where numpy's sign is nan
-        return abs(x), mul(t, select(ne(x, x), _const(x, 0), sign(x)))
+    if torch:  # grad * sgn(x): 0 at nan too, where numpy's sign is nan
+        return abs(x), mul(t, sgn(x))
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
@@ -757,15 +763,17 @@ def _pow_x_term_torch(tx, x, y, shape):
     # PyTorch's pow_backward_self: where(y == 0, 0, t * y x^(y-1)): 0 wherever y == 0, also at
     # x == 0 (JAX: 0 * 0^-1 = nan), and the tangent goes inside the where, so a NaN tangent
     # (a second derivative through log(x < 0)) gives 0 there too
-    # (selecting the factor as well keeps 0 * 0^-1 = nan out of the transposed product)
+    # Written as jac * where(y == 0, 0, t): its transpose, the backward, is PyTorch's
+    # where(y == 0, 0, ct * jac), and the backward's own derivative in ct (double backward) is
+    # this product again, so 0 * 0^-1 = nan at x == y == 0 meets it as in PyTorch
     y_is_0 = eq(y, _const(y, 0))
     if y.dtype != x.dtype:
         jac = _pow_dx(x, y, None)  # already 0 where the integer y is 0
-    else:
-        jac = mul(y, pow(x, sub(y, _one(y))))
-        jac = select(y_is_0, _const(jac, 0), jac)
-    term = broadcast_to(mul(tx, jac), shape)
-    return select(y_is_0, _const(term, 0), term)
+        term = broadcast_to(mul(tx, jac), shape)
+        return select(y_is_0, _const(term, 0), term)
+    jac = mul(y, pow(x, sub(y, _one(y))))
+    masked = broadcast_to(tx, shape)
+    return mul(jac, select(y_is_0, _const(masked, 0), masked))
 
 
 def _pow_jvp_torch(primals, tangents):
@@ -1017,6 +1025,7 @@ logistic = _wrapper(logistic_p, "logistic")
 erf = _wrapper(erf_p, "erf")
 erf_inv = _wrapper(erf_inv_p, "erf_inv")
 sign = _wrapper(sign_p, "sign")
+sgn = _wrapper(sgn_p, "sgn")
 floor = _wrapper(floor_p, "floor")
 ceil = _wrapper(ceil_p, "ceil")
 round = _wrapper(round_p, "round")

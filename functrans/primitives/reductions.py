@@ -7,9 +7,10 @@ import numpy as np
 
 from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
+from functrans.core.primitive import grad_mode_enabled
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.elementwise import add, div, eq, eq_p, mul, select
+from functrans.primitives.elementwise import add, div, eq, eq_p, gt, mul, select
 from functrans.primitives.indexing import slice_
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import (bdim_after_removing, broadcast_in_dim,
@@ -183,7 +184,9 @@ def _reduce_prod_jvp_torch(primals, tangents, *, axes):
     entry makes every derivative nan), else sum(t * L * R) with the exclusive products L (of the
     entries before each one) and R (after it) as prod_safe_zeros_backward takes them: running
     products of the operand shifted by one, from the start and from the end. (So -inf * 0 in L
-    stays out of the entry whose R is inf: its derivative is inf, the pairwise tree's is nan.)"""
+    stays out of the entry whose R is inf: its derivative is inf, the pairwise tree's is nan.)
+    Over all entries (ProdBackward0) with grad mode off, as in a plain backward, an operand with
+    two or more zeros takes zeros_like(x) instead: log([-1, 1, 1]) gives 0 where L * R is nan."""
     x, = primals
     t, = tangents
     ans = reduce_prod_p.bind(x, axes=axes)
@@ -200,8 +203,13 @@ def _reduce_prod_jvp_torch(primals, tangents, *, axes):
     is_zero = eq(x, zero)
     quotient = div(expand_reduced(ans, shape, axes), select(is_zero, one, x))
     # one factor per entry, so the branch not taken never meets t (no 0 * inf)
-    any_zero = reduce_or(is_zero, tuple(range(ndim_of(x))))
-    return ans, reduce_sum(mul(t, select(any_zero, exclusive, quotient)), axes)
+    all_axes = tuple(range(ndim_of(x)))
+    any_zero = reduce_or(is_zero, all_axes)
+    factor = select(any_zero, exclusive, quotient)
+    if len(axes) == len(shape) and not grad_mode_enabled():
+        zeros = reduce_sum(select(is_zero, one, zero), all_axes)
+        factor = select(gt(zeros, one), zero, factor)
+    return ans, reduce_sum(mul(t, factor), axes)
 
 
 reduce_prod_p = define(

@@ -208,6 +208,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
         if deps[node] == 0:
             push(heap, (-node._seq, node))
     plain = not create_graph
+    zeros = {}  # id -> an efficient zero gradient in flight (PyTorch's ZeroTensor)
     while heap:
         node = pop(heap)[1]
         buf = buffers.pop(node)
@@ -247,6 +248,15 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             if not retain_graph:
                 node._release()
             pairs = ((e, None) for e in nexts)
+        elif type(node)._backward is _opnode_backward and node._prog.error is None \
+                and (node._prog.zero_tensor or zeros and _all_zero_tensors(buf, zeros)):
+            # an efficient zero tensor: sgn's derivative, and what an op's derivative gives
+            # where only zero tensors flow in (so 1 / 0 after it meets no 0 * inf)
+            if not retain_graph:
+                node._release()
+            prog = node._prog
+            pairs = [(nexts[i], _zero_tensor(prog.in_avals[i], create_graph, zeros))
+                     for i in prog.diff_inputs]
         elif plain and not post and type(node)._backward is _opnode_backward \
                 and node._saved is not None and node._prog.error is None:
             # the hot path, inlined: run the node's compiled backward program on arrays
@@ -293,7 +303,12 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                 cbuf = buffers[child] = [None] * child._n_out
             if g is not None:
                 prev = cbuf[nr]
-                cbuf[nr] = g if prev is None else prev + g
+                if prev is None:
+                    cbuf[nr] = g
+                elif zeros and zeros.get(id(prev)) is prev:
+                    cbuf[nr] = g  # zero tensor + g
+                elif not (zeros and zeros.get(id(g)) is g):
+                    cbuf[nr] = prev + g
             d = deps[child] - 1
             deps[child] = d
             if d == 0:
@@ -301,6 +316,22 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                     push(heap, (-child._seq, child))
                 else:
                     _skip(child, deps, buffers, heap)
+
+
+def _all_zero_tensors(buf, zeros) -> bool:
+    """Whether every gradient defined in `buf` is an efficient zero tensor."""
+    for g in buf:
+        if g is not None and zeros.get(id(g)) is not g:
+            return False
+    return True
+
+
+def _zero_tensor(aval, create_graph, zeros):
+    z = np.zeros(aval.shape, aval.dtype)
+    if create_graph:
+        z = wrap(z)
+    zeros[id(z)] = z
+    return z
 
 
 def _all_undefined(buf) -> bool:

@@ -20,7 +20,7 @@ from functrans.core.avals import ShapedArray
 from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
 from functrans.core.ir import Eqn, Jaxpr, Literal, Var
-from functrans.core.primitive import derivative_convention
+from functrans.core.primitive import derivative_convention, derivative_grad_mode
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
 from functrans.primitives.shape_ops import instantiate, reshape_p
@@ -31,7 +31,7 @@ class BackwardProgram:
     """The VJP of one op at one signature, and which inputs/outputs it reads."""
 
     __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
-                 "out_avals", "fn", "error")
+                 "out_avals", "fn", "error", "graph", "zero_tensor")
 
     def __init__(self, jaxpr, consts, used_inputs, used_outputs, diff_inputs, in_avals,
                  out_avals):
@@ -44,16 +44,32 @@ class BackwardProgram:
         self.out_avals = out_avals
         self.fn = compile_jaxpr(jaxpr, consts)
         self.error = None
+        # None: the same program serves create_graph=True; else a function building the one
+        # that does (a rule read the grad mode, which is off in this plain program)
+        self.graph = None
+        # the op's derivative is PyTorch's efficient zero tensor (see Op.zero_tensor_derivative)
+        self.zero_tensor = False
 
     def run_tensors(self, args):
-        """The program on tensors, recording onto the tape (for create_graph=True)."""
-        return eval_jaxpr(self.jaxpr, self.consts, *args)
+        """The program on tensors, recording onto the tape (for create_graph=True), built with
+        grad mode on where a rule's derivative depends on it."""
+        if self.graph is None:
+            return eval_jaxpr(self.jaxpr, self.consts, *args)
+        if not isinstance(self.graph, BackwardProgram):
+            self.graph = self.graph()
+        g = self.graph
+        n_in, n_out = len(self.used_inputs), len(self.used_outputs)
+        # the node saved what this program reads: pick what the other one reads from that
+        picked = [args[self.used_inputs.index(i)] for i in g.used_inputs]
+        picked += [args[n_in + self.used_outputs.index(k)] for k in g.used_outputs]
+        return eval_jaxpr(g.jaxpr, g.consts, *picked, *args[n_in + n_out:])
 
 
 class MissingDerivative:
     """Stands in for a program that could not be built; raises when backward reaches it."""
 
-    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals")
+    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals",
+                 "zero_tensor")
 
     def __init__(self, error, n_in, diff_inputs, in_avals, out_avals):
         self.error = error
@@ -62,6 +78,7 @@ class MissingDerivative:
         self.diff_inputs = diff_inputs
         self.in_avals = in_avals
         self.out_avals = out_avals
+        self.zero_tensor = False
 
 
 PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
@@ -97,9 +114,12 @@ def get_program(op, params, pkey, vals, needs, outs):
     return prog
 
 
-def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
+def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> BackwardProgram:
+    """The backward program, with PyTorch's grad mode `grad_mode` while it runs: off for a
+    plain backward, on under create_graph=True."""
     n_in, n_out = len(in_avals), len(out_avals)
     out_box = []
+    mode_read = []
 
     def fun(*args):
         xs, cts = args[:n_in], args[n_in:]
@@ -110,11 +130,13 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
                 full[i] = v
             return op.traced(*full, **params)
 
-        with derivative_convention("torch"):  # PyTorch's derivative where a row states it
+        # PyTorch's derivative where a row states it
+        with derivative_convention("torch"), derivative_grad_mode(grad_mode) as read:
             outs, pullback = vjp(f, *[xs[i] for i in diff])
             outs = list(outs) if op.multiple else [outs]
             out_box.append(outs)
             in_cts = pullback(list(cts) if op.multiple else cts[0])
+            mode_read.extend(read)
         return [*outs, *[instantiate(c) for c in in_cts]]
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
@@ -151,8 +173,12 @@ def build_program(op, params, in_avals, diff, out_avals) -> BackwardProgram:
     invars = [in_vars[i] for i in used_in] + [out_vars[i] for i in used_out] + list(ct_vars)
     constvars = [v for v in jaxpr.constvars if v in read]
     final = Jaxpr(constvars, invars, outvars, eqns)
-    return BackwardProgram(final, [const_of[v] for v in constvars], used_in, used_out, diff,
+    prog = BackwardProgram(final, [const_of[v] for v in constvars], used_in, used_out, diff,
                            in_avals, out_avals)
+    prog.zero_tensor = op.zero_tensor_derivative
+    if mode_read and not grad_mode:
+        prog.graph = lambda: build_program(op, params, in_avals, diff, out_avals, True)
+    return prog
 
 
 def _dce(eqns, outvars):

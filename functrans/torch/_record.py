@@ -44,7 +44,8 @@ except ImportError:  # another numpy: the public (slower) way
 class Op:
     """How to run (`impl`, on arrays) and how to differentiate (`traced`, bindable) one op."""
 
-    __slots__ = ("name", "impl", "traced", "multiple", "node_cls", "__weakref__")
+    __slots__ = ("name", "impl", "traced", "multiple", "node_cls", "zero_tensor_derivative",
+                 "__weakref__")
 
     def __init__(self, name, impl, traced, multiple=False):
         self.name = name
@@ -52,6 +53,9 @@ class Op:
         self.traced = traced
         self.multiple = multiple
         self.node_cls = node_class(name)
+        # PyTorch's derivative is an efficient zero tensor (sgn's): the node's gradients are
+        # zeros that the nodes below pass on as zeros (the row's torch_zero_tensor_derivative)
+        self.zero_tensor_derivative = False
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -68,7 +72,9 @@ def prim_op(prim, name=None) -> Op:
         nm = name or prim.torch_name or f"{''.join(w.title() for w in prim.name.split('_'))}" \
             "Backward0"
         # setdefault: threads racing here share one Op (it keys the backward programs)
-        op = _PRIM_OPS.setdefault(key, Op(nm, prim.impl, prim.bind, prim.multiple_results))
+        op = Op(nm, prim.impl, prim.bind, prim.multiple_results)
+        op.zero_tensor_derivative = "torch_zero_tensor_derivative" in prim.props
+        op = _PRIM_OPS.setdefault(key, op)
     return op
 
 

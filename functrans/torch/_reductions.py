@@ -122,6 +122,12 @@ def _prod_all(x):
 
 @composite("ProdBackward1")
 def _prod_dims(x, *, dims, keepdim):
+    if len(dims) == len(x.shape):
+        # prod over every dim of x, named by dim: a trailing axis of 1 keeps one axis out of the
+        # reduction, so the row's rule takes ProdBackward1's derivative, not ProdBackward0's
+        # (which, with grad mode off, gives zeros for an operand with two or more zeros)
+        out = S.reshape(R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims), ())
+        return _keep(out, x.shape, dims, keepdim)
     return _keep(R.reduce_prod(x, dims), x.shape, dims, keepdim)
 
 

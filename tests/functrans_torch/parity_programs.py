@@ -2307,6 +2307,49 @@ def derivative_conventions_found_by_random_programs(torch, rec):
     rec("zero_d_reductions", [[1 / o for o in outs], outs])
 
 
+@program
+def prod_over_all_entries_with_several_zeros(torch, rec):
+    # prod_backward over all entries: with grad mode off (a plain backward) an operand with two
+    # or more zeros gets zeros_like(input), where the exclusive products meet nan (log(-1))
+    a = torch.tensor([-1.0, 1.0, 1.0], dtype=torch.float64, requires_grad=True)
+    torch.prod(torch.log(a)).sum().backward()
+    rec("plain", a.grad)
+    # prod over a named dim (ProdBackward1) has no such branch, nor has create_graph=True,
+    # whose exclusive products are differentiated again
+    a = torch.tensor([-1.0, 1.0, 1.0], dtype=torch.float64, requires_grad=True)
+    torch.prod(torch.log(a), 0).sum().backward()
+    rec("dim", a.grad)
+    g, = torch.autograd.grad(torch.prod(torch.log(a)), a, create_graph=True)
+    rec("create_graph", [g.detach(), g.requires_grad])
+    b = torch.tensor([2.0, 0.0, 0.0, 3.0], dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(torch.prod(b), b, create_graph=True)
+    rec("second", [g.detach(), torch.autograd.grad(g[1], b)])
+
+
+@program
+def pow_self_derivative_masked_after_the_product(torch, rec):
+    # pow_backward_self is where(y == 0, 0, grad * y x^(y-1)): its derivative in grad is
+    # y x^(y-1) * where(y == 0, 0, .), so 0 * 0^-1 = nan at x == y == 0 in a second derivative
+    # with respect to a tensor after the pow (sin(sin(a ** a)) at a = 0)
+    a = torch.tensor([0.0, 1.0, -1.0, 0.5], dtype=torch.float64, requires_grad=True)
+    t1 = a ** a
+    t2 = torch.sin(t1)
+    g = torch.autograd.grad(torch.sin(t2).sum(), [a, t2], create_graph=True)
+    rec("first", [v.detach() for v in g])
+    rec("second", torch.autograd.grad(g[0].sum() + g[1].sum(), [a, t2]))
+
+
+@program
+def abs_of_log_second_derivative_at_zero(torch, rec):
+    # abs's derivative grad * sgn(x) differentiates sgn to an efficient zero tensor, which
+    # log's backward passes on as zero: only div's term reaches x, inf at x = 0
+    x = torch.tensor([0.0, 1.0, 0.5], dtype=torch.float64, requires_grad=True)
+    t0 = torch.log(x)
+    g = torch.autograd.grad(torch.abs(t0).sum(), [x, t0], create_graph=True)
+    rec("first", [v.detach() for v in g])
+    rec("second", [v.detach().clone() for v in torch.autograd.grad(g[0].sum(), [x, t0])])
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     import torch

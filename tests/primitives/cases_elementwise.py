@@ -78,6 +78,7 @@ CASES = [
          name="integer_pow-1-0"),
     # unary, piecewise constant or not real-valued: zero derivative declared
     Case("sign", fnp.sign, [(4,)], domain=away_from_zero, differentiable=False),
+    Case("sgn", E.sgn, [(6,)], domain=with_specials, differentiable=False),
     Case("floor", fnp.floor, [(4,)], domain=off_grid, differentiable=False),
     Case("ceil", fnp.ceil, [(4,)], domain=off_grid, differentiable=False),
     Case("round", fnp.round, [(4,)], domain=off_grid, differentiable=False),
