@@ -80,9 +80,11 @@ def erf_float32(ns: Any, x):
     return ns.where(ns.abs(x) >= np.asarray(_ERF32_CLAMP, dtype), one, (x * p) / q)
 
 
-def log1p(ns: Any, x):
+def log1p(ns: Any, x, log=None):
     """log(1 + x) as XLA's CPU backend computes it: Cephes' rational function for
-    |x| < sqrt(2) - 1 (multiply-adds fused), log(1 + x) elsewhere."""
+    |x| < sqrt(2) - 1 (multiply-adds fused), log(1 + x) elsewhere, by `log` (ns.log unless
+    given: pass XLA's log, `log` below or its primitive, for JAX's values there too)."""
+    log = ns.log if log is None else log
     x = ns.asarray(x)
     dtype = np.dtype(x.dtype)
     one = np.asarray(1, dtype)
@@ -92,7 +94,7 @@ def log1p(ns: Any, x):
     small = x + small
     small_x = ns.abs(x) < np.asarray(_LOG1P_SMALL, dtype)
     # each branch sees only its own range, so neither warns (log of <= 0 where x is small)
-    large = ns.log(ns.where(small_x, one, x + one))
+    large = log(ns.where(small_x, one, x + one))
     return ns.where(small_x, small, large)
 
 
