@@ -795,6 +795,9 @@ def _pow_dy_torch(x, y, out):
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
 pow_p.rules["torch_jvp"] = _pow_jvp_torch
+# x ** y with the values XLA's CPU backend gives (the C library's pow, powf; functrans.random)
+xla_pow_p = binary("xla_pow", xla_math.pow, kinds=REAL_FLOAT)
+xla_pow_p.rules["jvp"] = binary_jvp(xla_pow_p, _pow_dx, _pow_dy)
 
 
 def _balanced_eq(x, out, y):
@@ -1036,6 +1039,7 @@ sub = _wrapper(sub_p, "sub")
 mul = _wrapper(mul_p, "mul")
 div = _wrapper(div_p, "div")
 pow = _wrapper(pow_p, "pow")
+xla_pow = _wrapper(xla_pow_p, "xla_pow")
 max = _wrapper(max_p, "max")
 min = _wrapper(min_p, "min")
 atan2 = _wrapper(atan2_p, "atan2")

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fused_multiply_add", "log1p", "erf_float32", "log", "exp"]
+__all__ = ["fused_multiply_add", "log1p", "erf_float32", "log", "exp", "pow", "scipy_lapack_single"]
 
 # Cephes' log1p on |x| < sqrt(2) - 1: x - x^2/2 + x^3 P(x)/Q(x); coefficients highest first
 _LOG1P_P = (4.5270000862445199635215e-5, 4.9854102823193375972212e-1, 6.5787325942061044846969e0,
@@ -133,9 +133,14 @@ def _flush_denormals(x):
 
 
 def _libm(fn, *args):
-    """fn (a scalar C library function from Python's math) over arrays, where its arguments
-    are finite and it is defined; numpy's value elsewhere is left to the caller."""
-    return np.frompyfunc(fn, len(args), 1)(*args).astype(np.float64)
+    """fn (a scalar C library function from Python's math) over float64 arrays; NaN where it
+    raises (a domain error or an overflow), for the caller to fill with numpy's value."""
+    def safe(*a):
+        try:
+            return fn(*a)
+        except (ValueError, OverflowError):
+            return math.nan
+    return np.frompyfunc(safe, len(args), 1)(*args).astype(np.float64)
 
 
 def _log32(x):
@@ -214,6 +219,24 @@ def log(x):
     return out
 
 
+def pow(x, y):
+    """x ** y of float32 or float64 numpy arrays with the values XLA's CPU backend gives: the
+    C library's pow (float32: powf, here float64's pow rounded once more, which differs by
+    an ulp on about 0.1% of inputs), results below the smallest normal flushed to zero."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    dtype = x.dtype
+    if dtype not in (np.float32, np.float64):
+        return np.power(x, y)
+    with np.errstate(all="ignore"):
+        out = np.power(x.astype(np.float64), y.astype(np.float64))
+    ok = np.isfinite(out) & (out != 0)
+    if ok.any():
+        exact = _libm(math.pow, x[ok].astype(np.float64), y[ok].astype(np.float64))
+        out[ok] = np.where(np.isnan(exact), out[ok], exact)
+    out = out.astype(dtype)
+    return _flush_denormals(out) if dtype == np.float32 else out
+
+
 def exp(x):
     """exp of a float32 or float64 numpy array with the values XLA's CPU backend gives."""
     x = np.asarray(x)
@@ -222,3 +245,39 @@ def exp(x):
     if x.dtype == np.float64:
         return _exp64(x)
     return np.exp(x)
+
+
+# --- single-precision LAPACK ------------------------------------------------------------------
+#
+# JAX calls LAPACK through scipy's bindings. numpy's own LAPACK rounds float32 and complex64
+# factorisations differently (its QR's Q agrees in about a quarter of the entries), scipy's gives
+# JAX's values exactly; float64 agrees either way. scipy is optional: without it numpy's stays.
+
+def _scipy_linalg():
+    try:
+        import scipy.linalg
+    except ImportError:
+        return None
+    return scipy.linalg
+
+
+def scipy_lapack_single(name: str, a, **kwargs):
+    """scipy.linalg.<name>(matrix, **kwargs) over the leading axes of a float32/complex64 `a`
+    (JAX's values); None for other dtypes, without scipy, or where scipy raises (the caller
+    then uses numpy's)."""
+    a = np.asarray(a)
+    linalg = _scipy_linalg() if a.dtype in (np.float32, np.complex64) else None
+    if linalg is None:
+        return None
+    fn = getattr(linalg, name)
+    mats = a.reshape(-1, *a.shape[-2:])
+    try:
+        outs = [fn(m, check_finite=False, **kwargs) for m in mats]
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    if not outs:
+        return None
+    if isinstance(outs[0], tuple):
+        return [np.stack([o[i] for o in outs]).reshape(*a.shape[:-2], *outs[0][i].shape)
+                for i in range(len(outs[0]))]
+    return np.stack(outs).reshape(*a.shape[:-2], *outs[0].shape)
