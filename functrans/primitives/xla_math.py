@@ -213,7 +213,7 @@ def log(x):
         return np.log(x)
     x = _flush_denormals(x)   # XLA's CPU reads denormals as zero
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(x)
+        out = np.array(np.log(x))   # a writable array, 0-d included
     ok = np.isfinite(x) & (x > 0)
     if ok.any():
         out[ok] = _libm(math.log, x[ok])
@@ -229,7 +229,7 @@ def pow(x, y):
     if dtype not in (np.float32, np.float64):
         return np.power(x, y)
     with np.errstate(all="ignore"):
-        out = np.power(x.astype(np.float64), y.astype(np.float64))
+        out = np.array(np.power(x.astype(np.float64), y.astype(np.float64)))
     ok = np.isfinite(out) & (out != 0)
     if ok.any():
         exact = _libm(math.pow, x[ok].astype(np.float64), y[ok].astype(np.float64))
