@@ -4,8 +4,12 @@
 JAX's float results are whatever these algorithms give, not the correctly rounded values
 numpy's libm returns: XLA's float64 log1p is a Cephes rational function on |x| < sqrt(2) - 1,
 up to 128 ulp from numpy's near the ends of that range, and XLA's compiler fuses each
-multiply-add into one singly rounded operation. Code that must draw JAX's numbers
-(functrans.random, erf_inv) computes with these; everything else keeps numpy's functions.
+multiply-add into one singly rounded operation. Its float32 log and exp are Eigen's
+polynomials, its float64 log and pow the C library's (numpy's vectorised loops differ by an
+ulp), its float64 exp a rational function of its own. Code that must draw JAX's numbers
+(functrans.random through the xla_log/xla_exp/xla_pow rows, erf_inv) computes with these;
+everything else keeps numpy's functions. Single-precision QR and Cholesky go through scipy's
+LAPACK when it is installed, as JAX's do.
 """
 
 from __future__ import annotations
