@@ -25,6 +25,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, MissingRuleError, ShapeError
+from functrans.primitives import xla_math
 from functrans.primitives.elementwise import add, div, mul, sub
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
@@ -59,6 +60,10 @@ def _qr_abstract(a, *, full_matrices):
 
 
 def _qr_impl(a, *, full_matrices):
+    # single precision: scipy's LAPACK where installed (JAX's values), else numpy's
+    qr_ = xla_math.scipy_lapack_single("qr", a, mode="full" if full_matrices else "economic")
+    if qr_ is not None:
+        return [qr_[0].astype(a.dtype, copy=False), qr_[1].astype(a.dtype, copy=False)]
     q, r = xp.linalg.qr(a, mode="complete" if full_matrices else "reduced")
     return [q, r]
 

@@ -284,6 +284,10 @@ log2_p = unary("log2", lambda x: xp.log2(x), lambda x, y: div(_one(x), mul(x, _c
 log10_p = unary("log10", lambda x: xp.log10(x),
                 lambda x, y: div(_one(x), mul(x, _const(x, _LN10))),
                 torch_name="Log10Backward0")
+# log and exp with the values XLA's CPU backend gives (its own polynomials, the C library's
+# float64 log): functrans.random draws with them so that its floats equal JAX's
+xla_log_p = unary("xla_log", xla_math.log, lambda x, y: div(_one(x), x), kinds=REAL_FLOAT)
+xla_exp_p = unary("xla_exp", xla_math.exp, lambda x, y: y, kinds=REAL_FLOAT)
 # d log1p = 1/(1 + x)
 log1p_p = unary("log1p", lambda x: xp.log1p(x), lambda x, y: div(_one(x), add(_one(x), x)),
                 torch_name="Log1PBackward0")
@@ -481,7 +485,10 @@ def _erf_inv_impl(x):
     else:
         pieces = ((_ERFINV32[0], 5.0, 2.5, False), (_ERFINV32[1], np.inf, 3.0, True))
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = -xla_math.log1p(xp, -z * z)   # XLA's log1p, as its ErfInv
+        # XLA's log1p, as its ErfInv; its float32 log too (float64: numpy's, an ulp from the C
+        # library's that XLA calls on ~0.2% of inputs, and many times faster)
+        log = xla_math.log if dtype == np.float32 else None
+        w = -xla_math.log1p(xp, -z * z, log)
         p = xp.empty_like(z)
         lower = -np.inf
         for coeffs, upper, offset, root in pieces:
@@ -799,6 +806,9 @@ def _pow_dy_torch(x, y, out):
 pow_p = binary("pow", _pow_impl, abstract=_pow_abstract, torch_name="PowBackward1")
 pow_p.rules["jvp"] = binary_jvp(pow_p, _pow_dx, _pow_dy)
 pow_p.rules["torch_jvp"] = _pow_jvp_torch
+# x ** y with the values XLA's CPU backend gives (the C library's pow, powf; functrans.random)
+xla_pow_p = binary("xla_pow", xla_math.pow, kinds=REAL_FLOAT)
+xla_pow_p.rules["jvp"] = binary_jvp(xla_pow_p, _pow_dx, _pow_dy)
 
 
 def _balanced_eq(x, out, y):
@@ -1015,6 +1025,8 @@ exp = _wrapper(exp_p, "exp")
 exp2 = _wrapper(exp2_p, "exp2")
 expm1 = _wrapper(expm1_p, "expm1")
 log = _wrapper(log_p, "log")
+xla_log = _wrapper(xla_log_p, "xla_log")
+xla_exp = _wrapper(xla_exp_p, "xla_exp")
 log2 = _wrapper(log2_p, "log2")
 log10 = _wrapper(log10_p, "log10")
 log1p = _wrapper(log1p_p, "log1p")
@@ -1039,6 +1051,7 @@ sub = _wrapper(sub_p, "sub")
 mul = _wrapper(mul_p, "mul")
 div = _wrapper(div_p, "div")
 pow = _wrapper(pow_p, "pow")
+xla_pow = _wrapper(xla_pow_p, "xla_pow")
 max = _wrapper(max_p, "max")
 min = _wrapper(min_p, "min")
 atan2 = _wrapper(atan2_p, "atan2")

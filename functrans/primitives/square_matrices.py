@@ -25,6 +25,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
+from functrans.primitives import xla_math
 from functrans.primitives.elementwise import add, mul, neg, sub
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
@@ -292,7 +293,13 @@ def _cholesky_jvp(primals, tangents):
     return low, _matmul(low, mul(x, phi))
 
 
-cholesky_p = define("cholesky", module=M, impl=lambda a: xp.linalg.cholesky(a),
+def _cholesky_impl(a):
+    # single precision: scipy's LAPACK where installed (JAX's values), else numpy's
+    low = xla_math.scipy_lapack_single("cholesky", a, lower=True)
+    return xp.linalg.cholesky(a) if low is None else low.astype(a.dtype, copy=False)
+
+
+cholesky_p = define("cholesky", module=M, impl=_cholesky_impl,
                     abstract=_square_abstract("cholesky"), jvp=_cholesky_jvp,
                     torch_name="LinalgCholeskyExBackward0")
 cholesky_p.rules["batch"] = _one_operand_batch(cholesky_p)

@@ -22,7 +22,7 @@ from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.custom import custom_jvp
 from functrans.primitives import xla_math
 from functrans.primitives.bits import bitcast_convert_type, shift_right_logical
-from functrans.primitives.elementwise import erf, erf_inv
+from functrans.primitives.elementwise import erf, erf_inv, xla_exp, xla_log, xla_pow
 from functrans.random._keys import canonical_shape, random_bits, split_data, unwrap
 
 __all__ = ["uniform", "normal", "truncated_normal", "randint", "bernoulli", "choice",
@@ -80,7 +80,17 @@ def _erf(x):
 
 def _log1p(x):
     """log1p as XLA computes it, so that draws built on it equal JAX's."""
-    return xla_math.log1p(fnp, x)
+    return xla_math.log1p(fnp, x, _log)
+
+
+def _log(x):
+    """log as XLA computes it (its own float32 polynomial, the C library's float64 log)."""
+    return xla_log(fnp.asarray(x))
+
+
+def _exp(x):
+    """exp as XLA computes it (its own polynomials)."""
+    return xla_exp(fnp.asarray(x))
 
 
 # --- uniform and normal ----------------------------------------------------------------------
@@ -348,7 +358,7 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True,
             # searchsorted(p_cuml, r), side left: how many cumulative weights lie below r
             ind = fnp.sum(p_cuml < fnp.expand_dims(r, -1), axis=-1).astype(int)
         else:
-            g = _gumbel(data, (n_inputs,), p_arr.dtype) + fnp.log(p_arr)
+            g = _gumbel(data, (n_inputs,), p_arr.dtype) + _log(p_arr)
             ind = _top_k_indices(g, n_draws).astype(int)
         result = ind if arr.ndim == 0 else fnp.take(arr, ind, axis=axis)
     return fnp.reshape(result, shape if arr.ndim == 0 else
@@ -372,7 +382,7 @@ def _top_k_indices(x, k: int):
 
 def _gumbel(data, shape, dtype):
     u = _uniform(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
-    return -fnp.log(-fnp.log(u))
+    return -_log(-_log(u))
 
 
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -463,7 +473,7 @@ def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     data, _ = unwrap(key, "logistic")
     dtype = _float_dtype(dtype, "logistic")
     x = _uniform(data, canonical_shape(shape, "logistic"), dtype, np.finfo(dtype).tiny, 1.0)
-    return fnp.log(x) - _log1p(-x)
+    return _log(x) - _log1p(-x)
 
 
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None,
@@ -500,6 +510,10 @@ def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | No
         _check_shape("multivariate_normal", shape, mean.shape[:-1], cov.shape[:-2])
     factor = fnp.linalg.cholesky(cov)
     z = _normal(data, shape + (n,), dtype)
+    if dtype == np.float32:
+        # XLA's float32 dot of this shape sums the products along the row in its own loop,
+        # not a BLAS matmul: the same values for small n (equal for n = 3; measured)
+        return mean + fnp.sum(factor * fnp.expand_dims(z, -2), axis=-1)
     return mean + fnp.einsum("...ij,...j->...i", factor, z)
 
 
@@ -525,7 +539,7 @@ def _gamma_one(data, alpha, log_space: bool):
         _, x, v, u = state
         # XLA fuses the multiply-adds here and below (one rounding each), as JAX's values show
         return (u >= _fma(-squeeze, x * x, one)) & \
-            (fnp.log(u) >= x * half + d * (one - v + fnp.log(v)))
+            (_log(u) >= x * half + d * (one - v + _log(v)))
 
     def body_fn(state):
         k = state[0]
@@ -547,9 +561,9 @@ def _gamma_one(data, alpha, log_space: bool):
         log_samples = _log1p(-_uniform(subkey, (), dtype, 0.0, 1.0))   # -exponential
         log_boost = fnp.where(boost_mask | (log_samples == 0), zero,
                               log_samples * (one / alpha_orig))
-        return fnp.log(d) + fnp.log(v) + log_boost
+        return _log(d) + _log(v) + log_boost
     samples = one - _uniform(subkey, (), dtype, 0.0, 1.0)
-    boost = fnp.where(boost_mask, one, samples ** (one / alpha_orig))
+    boost = fnp.where(boost_mask, one, xla_pow(samples, one / alpha_orig))   # XLA's pow
     return d * v * boost
 
 
@@ -628,7 +642,7 @@ def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None,
     log_a = _gamma(keys[0], a, shape, dtype, True)
     log_b = _gamma(keys[1], b, shape, dtype, True)
     log_max = fnp.maximum(log_a, log_b)
-    ga, gb = fnp.exp(log_a - log_max), fnp.exp(log_b - log_max)
+    ga, gb = _exp(log_a - log_max), _exp(log_b - log_max)
     return ga / (ga + gb)
 
 
@@ -653,7 +667,7 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None,
         _check_shape("dirichlet", shape, batch)
     log_g = _gamma(data, alpha, shape + tuple(shape_of(alpha))[-1:], dtype, True)
     # softmax along the last axis, as jax.nn.softmax
-    e = fnp.exp(log_g - fnp.max(log_g, axis=-1, keepdims=True))
+    e = _exp(log_g - fnp.max(log_g, axis=-1, keepdims=True))
     return e / fnp.sum(e, axis=-1, keepdims=True)
 
 

@@ -51,6 +51,8 @@ PRIMITIVES = {
     "xor": (np.bitwise_xor, False),
     # t (1 - y) y: sigmoid's derivative as PyTorch states it (the torch shim's sigmoid)
     "logistic_backward": (lambda t, y: t * (1 - y) * y, True),
+    # x ** y with XLA's values (the C library's pow; functrans.random)
+    "xla_pow": (np.power, True),
 }
 
 
