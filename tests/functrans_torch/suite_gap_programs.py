@@ -435,6 +435,25 @@ def checkpoint_recomputes(torch, rec):
 
 
 @program
+def checkpoint_early_stop_flag(torch, rec):
+    cp = _mod(torch, "utils.checkpoint")
+
+    def fn(a, blah=None):
+        out = a.sin().exp()
+        return (out * blah if blah is not None else out).sin().exp()
+
+    a = _d(torch, [2.0, -0.5]).requires_grad_()
+    b = _d(torch, [3.0, 1.5]).requires_grad_()
+    for stop in (True, False):
+        with cp.set_checkpoint_early_stop(stop):
+            out = cp.checkpoint(fn, a, blah=b, use_reentrant=False)
+        rec(f"context_{stop}", [out, torch.autograd.grad(out.sum(), (a, b))])
+        out = cp.checkpoint(fn, a, use_reentrant=False, early_stop=stop)
+        (g,) = torch.autograd.grad(out.sum(), a, create_graph=True)
+        rec(f"kwarg_{stop}", [out, g, torch.autograd.grad(g.sum(), a)])
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
