@@ -454,6 +454,21 @@ def checkpoint_early_stop_flag(torch, rec):
 
 
 @program
+def inference_mode_as_bare_decorator(torch, rec):
+    def square(x):
+        rec("enabled_inside", torch.is_inference_mode_enabled())
+        return x * x
+
+    x = _d(torch, [1.5, -2.0]).requires_grad_()
+    for label, decorated in (("bare", torch.inference_mode(square)),
+                             ("keyword", torch.inference_mode(mode=square)),
+                             ("off", torch.inference_mode(False)(square))):
+        y = decorated(x)
+        rec(label, [y, torch.is_inference(y), y.requires_grad,
+                    torch.is_inference_mode_enabled()])
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
