@@ -23,6 +23,13 @@ from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, warn_once, wrap
 
 
+def _view_mode():
+    """The mode a view is made in, when it is not grad mode: "inference" or "no_grad"."""
+    if MODE.enabled:
+        return False
+    return "inference" if MODE.inference else "no_grad"
+
+
 def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
     """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
     `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
@@ -33,10 +40,10 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
         xm = x._meta
         if xm is not None and xm.base is not None:
             m.base, m.replay = xm.base, xm.replay + (replay,)
-            m.no_grad_view = xm.no_grad_view or not MODE.enabled
+            m.no_grad_view = xm.no_grad_view or _view_mode()
         else:
             m.base, m.replay = x, (replay,)
-            m.no_grad_view = not MODE.enabled
+            m.no_grad_view = _view_mode()
         m.view_rebases = vc[1]
         m.inference = xm is not None and xm.inference  # a view is what its source is
         if not MODE.enabled and x._requires_grad:

@@ -469,6 +469,23 @@ def inference_mode_as_bare_decorator(torch, rec):
 
 
 @program
+def views_made_under_no_grad_or_inference_mode(torch, rec):
+    for label, mode in (("no_grad", torch.no_grad), ("inference", torch.inference_mode)):
+        for requires_grad in (True, False):
+            a = _d(torch, [[1.0, 2.0], [3.0, 4.0]]).requires_grad_(requires_grad).clone()
+            with mode():
+                view = a.view_as(a)
+            _attempt(rec, f"{label}_{requires_grad}_view_modified",
+                     lambda: [view.add_(2), a._version])
+            a = _d(torch, [[1.0, 2.0], [3.0, 4.0]]).requires_grad_(requires_grad).clone()
+            with mode():
+                view = a.view(-1)
+            a.mul_(3)
+            _attempt(rec, f"{label}_{requires_grad}_base_modified",
+                     lambda: [view, view.grad_fn is None, view.requires_grad])
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
