@@ -380,6 +380,13 @@ def _overrides(ftorch, TestCase, instantiate_device_type_tests):
             out.requires_grad_()
         return out
 
+    def mask_not_all_zeros(shape):
+        # PyTorch's helper, making a functrans tensor: a random mask with a True in it
+        while True:
+            result = ftorch.randn(shape).gt(0)
+            if result.sum() > 0:
+                return result
+
     common_utils = {
         "TestCase": TestCase, "gradcheck": gradcheck, "gradgradcheck": gradgradcheck,
         "run_tests": lambda *a, **k: None, "TEST_WITH_TORCHDYNAMO": False,
@@ -392,6 +399,9 @@ def _overrides(ftorch, TestCase, instantiate_device_type_tests):
             **_dtype_decorators(),
         },
         "torch.testing._internal.common_cuda": {"TEST_CUDA": False},
+        "torch.testing._internal.common_methods_invocations": {
+            "mask_not_all_zeros": mask_not_all_zeros,
+        },
         "torch.testing": {"make_tensor": make_tensor},
     }
 
