@@ -20,7 +20,7 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import as_tensor
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import Tensor, _dim, _shared_vc, warn_once, wrap
+from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, warn_once, wrap
 
 
 def _view_mode():
@@ -33,6 +33,12 @@ def _view_mode():
 def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
     """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
     `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
+    if np.may_share_memory(out._value, x._value) and is_inference(x):
+        # a view of an inference tensor is an inference tensor that autograd does not track
+        # (no base, no history, no requires_grad), as in PyTorch
+        out._get_meta().inference = True
+        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
+        return out
     if np.may_share_memory(out._value, x._value):
         vc = _shared_vc(x)
         out._vc = vc

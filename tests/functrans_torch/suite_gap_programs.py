@@ -486,6 +486,21 @@ def views_made_under_no_grad_or_inference_mode(torch, rec):
 
 
 @program
+def views_of_inference_tensors(torch, rec):
+    for requires_grad in (True, False):
+        with torch.inference_mode():
+            c = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).requires_grad_(requires_grad)
+            inside = c.view(-1)
+            rec(f"inside_{requires_grad}", [inside, torch.is_inference(inside)])
+        for name, f in (("view", lambda t: t.view(-1)), ("index", lambda t: t[0]),
+                        ("t", lambda t: t.t()), ("unbind", lambda t: t.unbind()[1]),
+                        ("narrow", lambda t: t.narrow(1, 0, 2))):
+            out = f(c)
+            rec(f"{name}_{requires_grad}", [out, torch.is_inference(out), out._is_view()])
+        _attempt(rec, f"inplace_outside_{requires_grad}", lambda: c.view(-1).add_(1))
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
