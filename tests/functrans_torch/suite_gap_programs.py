@@ -501,6 +501,17 @@ def views_of_inference_tensors(torch, rec):
 
 
 @program
+def grad_assignment_checks(torch, rec):
+    x = _d(torch, [[1.0, 2.0], [3.0, 4.0]])
+    _attempt(rec, "not_a_tensor", lambda: setattr(x, "grad", 0))
+    _attempt(rec, "wrong_shape", lambda: setattr(x, "grad", _d(torch, [1.0, 2.0])))
+    _attempt(rec, "wrong_dtype", lambda: setattr(x, "grad", x.long()))
+    _attempt(rec, "its_own_grad", lambda: setattr(x, "grad", x))
+    x.grad = x.clone()
+    rec("clone_accepted", x.grad)
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
