@@ -281,6 +281,7 @@ from functrans.torch._shape import (  # noqa: F401
     triu,
     unbind,
     unflatten,
+    unsafe_chunk,
     unsafe_split,
     unsafe_split_with_sizes,
     unsqueeze,

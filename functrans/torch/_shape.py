@@ -477,10 +477,12 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe):
     views = _views(x, run(op, (x,), (x._value,), params, pkey),
                    lambda t: run(op, (t,), (t._value,), params, pkey),
                    "Split" if op is _split else "SplitWithSizes")
-    if unsafe:  # PyTorch does not guard these views against in-place changes
+    if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
         for v in views:
+            v._vc = None
             if v._meta is not None:
                 v._meta.multi_view = None
+                v._meta.base, v._meta.replay, v._meta.no_grad_view = None, (), False
     return views
 
 
@@ -498,6 +500,14 @@ def unsafe_split(input, split_size, dim=0):
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """torch.unsafe_split_with_sizes: split_with_sizes without the multi-view guard."""
     return _split_views(input, list(split_sizes), dim, unsafe=True)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """torch.unsafe_chunk: chunk whose pieces autograd does not track as views."""
+    x = as_tensor(input)
+    n = x._value.shape[_dim(dim, x._value.ndim)]
+    step = -(-n // chunks) if chunks else n
+    return unsafe_split(x, _pymax_int(step, 1), dim)
 
 
 def chunk(input, chunks, dim=0):

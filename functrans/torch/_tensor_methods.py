@@ -317,7 +317,7 @@ _METHODS = {
     "broadcast_to": S.broadcast_to, "repeat": S.repeat, "tile": S.tile,
     "repeat_interleave": S.repeat_interleave, "diag": S.diag, "split": S.split, "chunk": S.chunk,
     "split_with_sizes": S.split_with_sizes, "unsafe_split": S.unsafe_split,
-    "unsafe_split_with_sizes": S.unsafe_split_with_sizes,
+    "unsafe_split_with_sizes": S.unsafe_split_with_sizes, "unsafe_chunk": S.unsafe_chunk,
     "unbind": S.unbind, "narrow": S.narrow, "select": S.select, "flip": S.flip,
     "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
     "trace": S.trace, "gather": IX.gather, "index_select": IX.index_select,

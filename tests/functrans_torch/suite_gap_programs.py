@@ -512,6 +512,22 @@ def grad_assignment_checks(torch, rec):
 
 
 @program
+def unsafe_split_pieces_are_not_views(torch, rec):
+    for name, f in (("unsafe_split", lambda t: t.unsafe_split(1)),
+                    ("unsafe_split_with_sizes", lambda t: t.unsafe_split_with_sizes((1, 1, 1))),
+                    ("unsafe_chunk", lambda t: t.unsafe_chunk(3)),
+                    ("torch.unsafe_chunk", lambda t: torch.unsafe_chunk(t, 3))):
+        a = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]).requires_grad_()
+        b = a * a
+        s1, s2, s3 = f(b)
+        rec(f"{name}_pieces", [s1._is_view(), s1._base is b, s1._version])
+        s1.mul_(s2)
+        rec(f"{name}_versions", [s1._version, s2._version, b._version, b])
+        s1.sum().backward()
+        rec(f"{name}_grad", a.grad)
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
