@@ -10,6 +10,8 @@ the base, as in PyTorch.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -47,6 +49,12 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
         if xm is not None and xm.base is not None:
             m.base, m.replay = xm.base, xm.replay + (replay,)
             m.no_grad_view = xm.no_grad_view or _view_mode()
+            if xm.multi_view is not None:
+                # a view of one of several views stays guarded; PyTorch's message then names
+                # this view's own op and output
+                fn = out._grad_fn
+                op_name = re.sub(r"Backward\d*$", "", type(fn).__name__) if fn else "View"
+                m.multi_view = (op_name, out._output_nr)
         else:
             m.base, m.replay = x, (replay,)
             m.no_grad_view = _view_mode()

@@ -528,6 +528,24 @@ def unsafe_split_pieces_are_not_views(torch, rec):
 
 
 @program
+def views_of_multi_output_views_stay_guarded(torch, rec):
+    def fresh():
+        return _d(torch, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]).requires_grad_().clone()
+
+    b = fresh().unbind(0)
+    _attempt(rec, "view_as_of_unbind", lambda: b[0].view_as(b[0]).mul_(2))
+    b = fresh().split(2)
+    _attempt(rec, "select_of_split", lambda: b[1][0].mul_(2))
+    _attempt(rec, "t_of_split", lambda: b[1].t().mul_(2))
+    _attempt(rec, "narrow_of_chunk", lambda: fresh().chunk(2)[1].narrow(0, 1, 1).mul_(2))
+    c = fresh().view_as(fresh()).unbind(1)
+    _attempt(rec, "unbind_of_view", lambda: c[1].mul_(2))
+    with torch.no_grad():
+        b = fresh().unbind(0)
+        rec("no_grad_view_of_unbind", b[0].view(2, 1).mul_(2))
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
