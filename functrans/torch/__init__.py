@@ -162,6 +162,7 @@ from functrans.torch._elementwise import (  # noqa: F401
     rsub,
     sigmoid,
     sign,
+    signbit,
     sin,
     sinh,
     sqrt,

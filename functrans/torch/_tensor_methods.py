@@ -293,7 +293,7 @@ _METHODS = {
     "addcmul": EW.addcmul, "addcdiv": EW.addcdiv,
     "eq": EW.eq, "ne": EW.ne, "lt": EW.lt, "le": EW.le, "gt": EW.gt, "ge": EW.ge,
     "greater": EW.gt, "less": EW.lt, "equal": EW.equal, "allclose": EW.allclose,
-    "isclose": EW.isclose, "isnan": EW.isnan, "isinf": EW.isinf, "isfinite": EW.isfinite,
+    "isclose": EW.isclose, "isnan": EW.isnan, "isinf": EW.isinf, "isfinite": EW.isfinite, "signbit": EW.signbit,
     "logical_not": EW.logical_not, "logical_and": EW.logical_and, "logical_or": EW.logical_or,
     "softmax": AC.softmax, "log_softmax": AC.log_softmax,
     "where": lambda self, condition, other: EW.where(condition, self, other),

@@ -546,6 +546,17 @@ def views_of_multi_output_views_stay_guarded(torch, rec):
 
 
 @program
+def signbit_and_isin_do_not_require_grad(torch, rec):
+    x = torch.tensor([-1.5, -0.0, 0.0, 2.0, float("inf"), -float("inf")], requires_grad=True)
+    out = torch.signbit(x)
+    rec("signbit", [out, out.requires_grad, x.signbit()])
+    rec("signbit_int", torch.signbit(torch.tensor([-3, 0, 4])))
+    y = torch.tensor([[1, 2], [3, 4.0]], requires_grad=True)
+    out = torch.isin(y, torch.tensor([2, 3]))
+    rec("isin", [out, out.requires_grad])
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
