@@ -288,6 +288,8 @@ def _view_inplace(self, op, params, out_of_place):
     """self <- its view by `op` (same storage, new shape), recorded as PyTorch's in-place view
     node; a view's replay learns the new step."""
     from functrans.torch._record import run
+    if is_inference(self) and not MODE.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = MODE.enabled
     _check(self, recording)
     m = self._meta

@@ -557,6 +557,20 @@ def signbit_and_isin_do_not_require_grad(torch, rec):
 
 
 @program
+def inference_tensors_refuse_view_inplace_and_out_outside_the_mode(torch, rec):
+    with torch.inference_mode():
+        c = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for name, f in (("transpose_", lambda: c.transpose_(0, 1)), ("t_", lambda: c.t_()),
+                    ("unsqueeze_", lambda: c.unsqueeze_(0)), ("squeeze_", lambda: c.squeeze_())):
+        _attempt(rec, name, lambda: [f(), c.shape])
+    s = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    _attempt(rec, "out_plain", lambda: torch.mul(s, s, out=c))
+    _attempt(rec, "out_requires_grad", lambda: torch.mul(s.requires_grad_(), s, out=c))
+    with torch.inference_mode():
+        rec("inside", [c.t_().shape, torch.mul(s, 2.0, out=c)])
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod
