@@ -270,9 +270,16 @@ class _cudnn:
     benchmark = False
 
 
+class _mkldnn:
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+
 class backends:
-    """torch.backends: mps, cuda and cudnn, none of them built."""
+    """torch.backends: mps, cuda, cudnn and mkldnn, none of them built."""
 
     mps = _mps
     cuda = _cuda_backend
     cudnn = _cudnn
+    mkldnn = _mkldnn

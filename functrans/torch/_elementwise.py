@@ -364,6 +364,11 @@ def isinf(x):
     return wrap(np.isinf(as_tensor(x)._value))
 
 
+def signbit(x):
+    """torch.signbit: whether each element's sign bit is set (-0.0 included), as a bool tensor."""
+    return wrap(np.signbit(as_tensor(x)._value))
+
+
 def isfinite(x):
     """torch.isfinite: whether each element is finite, as a bool tensor."""
     return wrap(np.isfinite(as_tensor(x)._value))

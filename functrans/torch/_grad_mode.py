@@ -158,7 +158,13 @@ class set_grad_enabled(_GradModeContext):
 class inference_mode(_GradModeContext):
     """no_grad whose tensors are inference tensors, as in PyTorch: autograd refuses to save
     them for backward, and outside inference mode they refuse in-place updates and
-    `requires_grad=True`. `inference_mode(False)` turns it off (and grad mode on)."""
+    `requires_grad=True`. `inference_mode(False)` turns it off (and grad mode on).
+    `@torch.inference_mode` without parentheses decorates too, as in PyTorch."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as a bare decorator: @torch.inference_mode
 
     def __init__(self, mode: bool = True):
         self._mode = bool(mode)

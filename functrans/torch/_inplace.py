@@ -21,17 +21,18 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, composite, run
-from functrans.torch._tensor import Tensor, _shared_vc, is_inference, move_retained_grad, wrap
+from functrans.torch._tensor import (
+    Tensor,
+    _shared_vc,
+    is_inference,
+    mode_view_error,
+    move_retained_grad,
+    wrap,
+)
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                       "in-place operation.")
-NO_GRAD_VIEW_ERROR = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
-    "be tracked).")
 
 
 INFERENCE_INPLACE_ERROR = (
@@ -57,7 +58,7 @@ def _check(self, recording):
     m = self._meta
     if m is not None and m.base is not None and self._requires_grad:
         if m.no_grad_view:
-            raise RuntimeError(NO_GRAD_VIEW_ERROR)
+            raise RuntimeError(mode_view_error(m.no_grad_view, rebased=False))
         if m.multi_view is not None:
             name, k = m.multi_view
             raise RuntimeError(MULTI_VIEW_ERROR.format(k=k, name=name))
@@ -114,7 +115,7 @@ def inplace(self, fn, *args, **kwargs):
         return self
     if base is not None:
         if self._meta.no_grad_view:
-            raise RuntimeError(NO_GRAD_VIEW_ERROR)
+            raise RuntimeError(mode_view_error(self._meta.no_grad_view, rebased=False))
         self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
     src = wrap(self._value, self._requires_grad, self._grad_fn, self._output_nr)
     res = as_tensor(fn(src, *args, **kwargs))
@@ -287,13 +288,15 @@ def _view_inplace(self, op, params, out_of_place):
     """self <- its view by `op` (same storage, new shape), recorded as PyTorch's in-place view
     node; a view's replay learns the new step."""
     from functrans.torch._record import run
+    if is_inference(self) and not MODE.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = MODE.enabled
     _check(self, recording)
     m = self._meta
     if recording and self._requires_grad:
         if m is not None and m.base is not None:
             if m.no_grad_view:
-                raise RuntimeError(NO_GRAD_VIEW_ERROR)
+                raise RuntimeError(mode_view_error(m.no_grad_view, rebased=False))
             self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
         old_fn, old_nr = self._grad_fn, self._output_nr
         src = wrap(self._value, True, old_fn, old_nr)

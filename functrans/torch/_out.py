@@ -15,7 +15,7 @@ import numpy as np
 
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
-from functrans.torch._tensor import Tensor, _shared_vc
+from functrans.torch._tensor import Tensor, _shared_vc, is_inference
 
 
 def _type_name(dtype) -> str:
@@ -33,6 +33,9 @@ def write_out(name, result, out, args):
             isinstance(a, Tensor) and a.requires_grad for a in args)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    if is_inference(out) and not MODE.inference:
+        from functrans.torch._inplace import INFERENCE_INPLACE_ERROR
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     if _dtype._category(result._value.dtype) > _dtype._category(out._value.dtype):
         raise RuntimeError(f"result type {_type_name(result._value.dtype)} can't be cast to "
                            f"the desired output type {_type_name(out._value.dtype)}")

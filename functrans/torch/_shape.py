@@ -10,6 +10,8 @@ the base, as in PyTorch.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -20,12 +22,25 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import as_tensor
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import Tensor, _dim, _shared_vc, warn_once, wrap
+from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, warn_once, wrap
+
+
+def _view_mode():
+    """The mode a view is made in, when it is not grad mode: "inference" or "no_grad"."""
+    if MODE.enabled:
+        return False
+    return "inference" if MODE.inference else "no_grad"
 
 
 def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
     """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
     `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
+    if np.may_share_memory(out._value, x._value) and is_inference(x):
+        # a view of an inference tensor is an inference tensor that autograd does not track
+        # (no base, no history, no requires_grad), as in PyTorch
+        out._get_meta().inference = True
+        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
+        return out
     if np.may_share_memory(out._value, x._value):
         vc = _shared_vc(x)
         out._vc = vc
@@ -33,10 +48,16 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
         xm = x._meta
         if xm is not None and xm.base is not None:
             m.base, m.replay = xm.base, xm.replay + (replay,)
-            m.no_grad_view = xm.no_grad_view or not MODE.enabled
+            m.no_grad_view = xm.no_grad_view or _view_mode()
+            if xm.multi_view is not None:
+                # a view of one of several views stays guarded; PyTorch's message then names
+                # this view's own op and output
+                fn = out._grad_fn
+                op_name = re.sub(r"Backward\d*$", "", type(fn).__name__) if fn else "View"
+                m.multi_view = (op_name, out._output_nr)
         else:
             m.base, m.replay = x, (replay,)
-            m.no_grad_view = not MODE.enabled
+            m.no_grad_view = _view_mode()
         m.view_rebases = vc[1]
         m.inference = xm is not None and xm.inference  # a view is what its source is
         if not MODE.enabled and x._requires_grad:
@@ -464,10 +485,12 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe):
     views = _views(x, run(op, (x,), (x._value,), params, pkey),
                    lambda t: run(op, (t,), (t._value,), params, pkey),
                    "Split" if op is _split else "SplitWithSizes")
-    if unsafe:  # PyTorch does not guard these views against in-place changes
+    if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
         for v in views:
+            v._vc = None
             if v._meta is not None:
                 v._meta.multi_view = None
+                v._meta.base, v._meta.replay, v._meta.no_grad_view = None, (), False
     return views
 
 
@@ -485,6 +508,14 @@ def unsafe_split(input, split_size, dim=0):
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """torch.unsafe_split_with_sizes: split_with_sizes without the multi-view guard."""
     return _split_views(input, list(split_sizes), dim, unsafe=True)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """torch.unsafe_chunk: chunk whose pieces autograd does not track as views."""
+    x = as_tensor(input)
+    n = x._value.shape[_dim(dim, x._value.ndim)]
+    step = -(-n // chunks) if chunks else n
+    return unsafe_split(x, _pymax_int(step, 1), dim)
 
 
 def chunk(input, chunks, dim=0):

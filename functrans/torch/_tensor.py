@@ -71,7 +71,7 @@ class _Meta:
     def __init__(self):
         self.view_rebases = 0
         self.replay = ()
-        self.no_grad_view = False
+        self.no_grad_view = False  # or the mode the view was made in: "no_grad", "inference"
         self.grad = None
         self.retains_grad = False
         self.acc = None
@@ -281,6 +281,8 @@ class Tensor(Tracer):
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value._value.shape != self._value.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a "
@@ -662,13 +664,32 @@ def move_retained_grad(t, old_fn, old_nr):
         t.retain_grad()
 
 
+def mode_view_error(kind: str, rebased: bool) -> str:
+    """PyTorch's message for a view made under no_grad (`kind` "no_grad") or inference mode
+    ("inference") that is modified in place (`rebased` False) or whose base is (True) while
+    grad mode records."""
+    mode = "no_grad mode" if kind == "no_grad" else "inference mode"
+    normal = "with grad mode enabled" if kind == "no_grad" else "in normal mode"
+    what = ("its base or another view of its base has been modified inplace" if rebased
+            else "is being modified inplace")
+    block = "no_grad" if kind == "no_grad" else "inference_mode"
+    return (f"A view was created in {mode} and {what} {normal}. Given that this use case is "
+            "ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+            f"both the view and the inplace either both inside the {block} block (if you don't "
+            "want the inplace to be tracked) or both outside (if you want the inplace to be "
+            "tracked).")
+
+
 def regenerate_view(t):
     """A view whose base's history an in-place operation rewrote after the view was taken
     gets a new grad_fn: the view taken again from the base, as one AsStridedBackward0 node
-    (what PyTorch does, lazily, too)."""
+    (what PyTorch does, lazily, too). A view taken under no_grad or inference mode has no
+    history to take again from: PyTorch refuses, and so does this."""
     from functrans.torch._indexing import AS_STRIDED, view_positions
     from functrans.torch._record import run
     m = t._meta
+    if m.no_grad_view:
+        raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))
     base = m.base
     pos = view_positions(t)
     prev = MODE.enabled

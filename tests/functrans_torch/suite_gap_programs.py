@@ -435,6 +435,142 @@ def checkpoint_recomputes(torch, rec):
 
 
 @program
+def checkpoint_early_stop_flag(torch, rec):
+    cp = _mod(torch, "utils.checkpoint")
+
+    def fn(a, blah=None):
+        out = a.sin().exp()
+        return (out * blah if blah is not None else out).sin().exp()
+
+    a = _d(torch, [2.0, -0.5]).requires_grad_()
+    b = _d(torch, [3.0, 1.5]).requires_grad_()
+    for stop in (True, False):
+        with cp.set_checkpoint_early_stop(stop):
+            out = cp.checkpoint(fn, a, blah=b, use_reentrant=False)
+        rec(f"context_{stop}", [out, torch.autograd.grad(out.sum(), (a, b))])
+        out = cp.checkpoint(fn, a, use_reentrant=False, early_stop=stop)
+        (g,) = torch.autograd.grad(out.sum(), a, create_graph=True)
+        rec(f"kwarg_{stop}", [out, g, torch.autograd.grad(g.sum(), a)])
+
+
+@program
+def inference_mode_as_bare_decorator(torch, rec):
+    def square(x):
+        rec("enabled_inside", torch.is_inference_mode_enabled())
+        return x * x
+
+    x = _d(torch, [1.5, -2.0]).requires_grad_()
+    for label, decorated in (("bare", torch.inference_mode(square)),
+                             ("keyword", torch.inference_mode(mode=square)),
+                             ("off", torch.inference_mode(False)(square))):
+        y = decorated(x)
+        rec(label, [y, torch.is_inference(y), y.requires_grad,
+                    torch.is_inference_mode_enabled()])
+
+
+@program
+def views_made_under_no_grad_or_inference_mode(torch, rec):
+    for label, mode in (("no_grad", torch.no_grad), ("inference", torch.inference_mode)):
+        for requires_grad in (True, False):
+            a = _d(torch, [[1.0, 2.0], [3.0, 4.0]]).requires_grad_(requires_grad).clone()
+            with mode():
+                view = a.view_as(a)
+            _attempt(rec, f"{label}_{requires_grad}_view_modified",
+                     lambda: [view.add_(2), a._version])
+            a = _d(torch, [[1.0, 2.0], [3.0, 4.0]]).requires_grad_(requires_grad).clone()
+            with mode():
+                view = a.view(-1)
+            a.mul_(3)
+            _attempt(rec, f"{label}_{requires_grad}_base_modified",
+                     lambda: [view, view.grad_fn is None, view.requires_grad])
+
+
+@program
+def views_of_inference_tensors(torch, rec):
+    for requires_grad in (True, False):
+        with torch.inference_mode():
+            c = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).requires_grad_(requires_grad)
+            inside = c.view(-1)
+            rec(f"inside_{requires_grad}", [inside, torch.is_inference(inside)])
+        for name, f in (("view", lambda t: t.view(-1)), ("index", lambda t: t[0]),
+                        ("t", lambda t: t.t()), ("unbind", lambda t: t.unbind()[1]),
+                        ("narrow", lambda t: t.narrow(1, 0, 2))):
+            out = f(c)
+            rec(f"{name}_{requires_grad}", [out, torch.is_inference(out), out._is_view()])
+        _attempt(rec, f"inplace_outside_{requires_grad}", lambda: c.view(-1).add_(1))
+
+
+@program
+def grad_assignment_checks(torch, rec):
+    x = _d(torch, [[1.0, 2.0], [3.0, 4.0]])
+    _attempt(rec, "not_a_tensor", lambda: setattr(x, "grad", 0))
+    _attempt(rec, "wrong_shape", lambda: setattr(x, "grad", _d(torch, [1.0, 2.0])))
+    _attempt(rec, "wrong_dtype", lambda: setattr(x, "grad", x.long()))
+    _attempt(rec, "its_own_grad", lambda: setattr(x, "grad", x))
+    x.grad = x.clone()
+    rec("clone_accepted", x.grad)
+
+
+@program
+def unsafe_split_pieces_are_not_views(torch, rec):
+    for name, f in (("unsafe_split", lambda t: t.unsafe_split(1)),
+                    ("unsafe_split_with_sizes", lambda t: t.unsafe_split_with_sizes((1, 1, 1))),
+                    ("unsafe_chunk", lambda t: t.unsafe_chunk(3)),
+                    ("torch.unsafe_chunk", lambda t: torch.unsafe_chunk(t, 3))):
+        a = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]).requires_grad_()
+        b = a * a
+        s1, s2, s3 = f(b)
+        rec(f"{name}_pieces", [s1._is_view(), s1._base is b, s1._version])
+        s1.mul_(s2)
+        rec(f"{name}_versions", [s1._version, s2._version, b._version, b])
+        s1.sum().backward()
+        rec(f"{name}_grad", a.grad)
+
+
+@program
+def views_of_multi_output_views_stay_guarded(torch, rec):
+    def fresh():
+        return _d(torch, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]).requires_grad_().clone()
+
+    b = fresh().unbind(0)
+    _attempt(rec, "view_as_of_unbind", lambda: b[0].view_as(b[0]).mul_(2))
+    b = fresh().split(2)
+    _attempt(rec, "select_of_split", lambda: b[1][0].mul_(2))
+    _attempt(rec, "t_of_split", lambda: b[1].t().mul_(2))
+    _attempt(rec, "narrow_of_chunk", lambda: fresh().chunk(2)[1].narrow(0, 1, 1).mul_(2))
+    c = fresh().view_as(fresh()).unbind(1)
+    _attempt(rec, "unbind_of_view", lambda: c[1].mul_(2))
+    with torch.no_grad():
+        b = fresh().unbind(0)
+        rec("no_grad_view_of_unbind", b[0].view(2, 1).mul_(2))
+
+
+@program
+def signbit_and_isin_do_not_require_grad(torch, rec):
+    x = torch.tensor([-1.5, -0.0, 0.0, 2.0, float("inf"), -float("inf")], requires_grad=True)
+    out = torch.signbit(x)
+    rec("signbit", [out, out.requires_grad, x.signbit()])
+    rec("signbit_int", torch.signbit(torch.tensor([-3, 0, 4])))
+    y = torch.tensor([[1, 2], [3, 4.0]], requires_grad=True)
+    out = torch.isin(y, torch.tensor([2, 3]))
+    rec("isin", [out, out.requires_grad])
+
+
+@program
+def inference_tensors_refuse_view_inplace_and_out_outside_the_mode(torch, rec):
+    with torch.inference_mode():
+        c = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for name, f in (("transpose_", lambda: c.transpose_(0, 1)), ("t_", lambda: c.t_()),
+                    ("unsqueeze_", lambda: c.unsqueeze_(0)), ("squeeze_", lambda: c.squeeze_())):
+        _attempt(rec, name, lambda: [f(), c.shape])
+    s = _d(torch, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    _attempt(rec, "out_plain", lambda: torch.mul(s, s, out=c))
+    _attempt(rec, "out_requires_grad", lambda: torch.mul(s.requires_grad_(), s, out=c))
+    with torch.inference_mode():
+        rec("inside", [c.t_().shape, torch.mul(s, 2.0, out=c)])
+
+
+@program
 def custom_function_non_tensor_outputs(torch, rec):
     class Mixed(torch.autograd.Function):
         @staticmethod

@@ -8,11 +8,14 @@ over (a model's parameters), but only through `backward()`, not `autograd.grad`.
 
 `use_reentrant=False` keeps `fn`'s graph as an ordinary call would (the same values and
 gradients, `autograd.grad` and keyword arguments supported); functrans does not recompute it,
-so it saves no memory.
+so it saves no memory. For the same reason `early_stop=` and `set_checkpoint_early_stop`,
+which in PyTorch decide whether that recomputation stops once the saved tensors are rebuilt,
+are accepted and change nothing: there is no recomputation to stop (`fn` runs once, in forward).
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 from functrans.torch._creation import default_generator
@@ -20,7 +23,7 @@ from functrans.torch._grad_mode import enable_grad, no_grad
 from functrans.torch._tensor import Tensor
 from functrans.torch.autograd.function import Function
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
 
 _USE_REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
@@ -71,7 +74,8 @@ class CheckpointFunction(Function):
 
 
 def checkpoint(function, *args, use_reentrant: bool | None = None, context_fn=None,
-               determinism_check: str = "default", debug: bool = False, **kwargs):
+               determinism_check: str = "default", debug: bool = False, early_stop: bool = True,
+               **kwargs):
     """Run `function(*args)` without keeping its activations; recompute them in backward.
 
     >>> import functrans.torch as torch
@@ -100,6 +104,16 @@ def checkpoint(function, *args, use_reentrant: bool | None = None, context_fn=No
         with with_contexts[0]:
             return function(*args, **kwargs)
     return function(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """PyTorch's switch for stopping a non-reentrant checkpoint's recomputation early.
+
+    Accepted for code that sets it; functrans keeps a non-reentrant checkpoint's graph and
+    never recomputes it, so there is nothing for the switch to stop (see the module notes).
+    """
+    yield
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
