@@ -31,7 +31,7 @@ from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import expand_dims, moveaxis, transpose
-from functrans.primitives.square_matrices import solve
+from functrans.primitives.square_matrices import matrix_transpose, solve, stacked_matmul
 
 M = "decompositions"
 
@@ -80,12 +80,12 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     q, r = qr(a)
     if type(ta) is Zero:
         return [q, r], [Zero(ShapedArray(shape_of(o), o.dtype)) for o in (q, r)]
-    da_rinv = _mT(solve(_mT(r), _mT(ta)))                     # dA R^-1
-    c = _matmul(_mT(q), da_rinv)
+    da_rinv = matrix_transpose(solve(matrix_transpose(r), matrix_transpose(ta)))                     # dA R^-1
+    c = stacked_matmul(matrix_transpose(q), da_rinv)
     lower = mul(c, np.tril(np.ones((n, n), a.dtype), -1))
-    do = sub(lower, _mT(lower))                                # skew-symmetric
-    dq = add(_matmul(q, sub(do, c)), da_rinv)
-    dr = _matmul(sub(c, do), r)
+    do = sub(lower, matrix_transpose(lower))                                # skew-symmetric
+    dq = add(stacked_matmul(q, sub(do, c)), da_rinv)
+    dr = stacked_matmul(sub(c, do), r)
     return [q, r], [dq, dr]
 
 
@@ -103,17 +103,6 @@ qr_p = define("qr", module=M, impl=_qr_impl, abstract=_qr_abstract, jvp=_qr_jvp,
 def svd(a, *, full_matrices: bool = False, compute_uv: bool = True):
     """[s, U, V^T] (or [s]) of the stack of matrices `a`."""
     return svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
-
-
-def _mT(x):
-    nd = ndim_of(x)
-    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
-
-
-def _matmul(x, y):
-    nb = ndim_of(x) - 2
-    batch = tuple(range(nb))
-    return dot_general(x, y, (((nb + 1,), (nb,)), (batch, batch)))
 
 
 def _svd_abstract(a, *, full_matrices, compute_uv):
@@ -148,28 +137,28 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     outs = [s, u, vt] if compute_uv else [s]
     if type(ta) is Zero:
         return outs, [Zero(ShapedArray(shape_of(o), o.dtype)) for o in outs]
-    v = _mT(vt)
+    v = matrix_transpose(vt)
     k = min(m, n)
     eye = np.eye(k, dtype=a.dtype)
-    ds_mat = _matmul(_matmul(_mT(u), ta), v)                     # U^T dA V
+    ds_mat = stacked_matmul(stacked_matmul(matrix_transpose(u), ta), v)                     # U^T dA V
     ds = reduce_sum(mul(ds_mat, eye), (ndim_of(ds_mat) - 1,))     # its diagonal
     if not compute_uv:
         return outs, [ds]
     s_row = expand_dims(s, (ndim_of(s) - 1,))                   # (..., 1, k): s_j
-    s_col = _mT(s_row)                                          # (..., k, 1): s_i
+    s_col = matrix_transpose(s_row)                                          # (..., k, 1): s_i
     s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))         # s_j^2 - s_i^2
     f = sub(div(np.ones((), a.dtype), add(s_diffs, eye)), eye)  # 0 on the diagonal
     ds_s = mul(s_row, ds_mat)                                   # dS S
     s_ds = mul(s_col, ds_mat)                                   # S dS
-    du = _matmul(u, mul(f, add(ds_s, _mT(ds_s))))
-    dv = _matmul(v, mul(f, add(s_ds, _mT(s_ds))))
+    du = stacked_matmul(u, mul(f, add(ds_s, matrix_transpose(ds_s))))
+    dv = stacked_matmul(v, mul(f, add(s_ds, matrix_transpose(s_ds))))
     if m > n:
-        dav = _matmul(ta, v)
-        du = add(du, div(sub(dav, _matmul(u, _matmul(_mT(u), dav))), s_row))
+        dav = stacked_matmul(ta, v)
+        du = add(du, div(sub(dav, stacked_matmul(u, stacked_matmul(matrix_transpose(u), dav))), s_row))
     if n > m:
-        dau = _matmul(_mT(ta), u)
-        dv = add(dv, div(sub(dau, _matmul(v, _matmul(vt, dau))), s_row))
-    return outs, [ds, du, _mT(dv)]
+        dau = stacked_matmul(matrix_transpose(ta), u)
+        dv = add(dv, div(sub(dau, stacked_matmul(v, stacked_matmul(vt, dau))), s_row))
+    return outs, [ds, du, matrix_transpose(dv)]
 
 
 def _svd_batch(vals, dims, *, full_matrices, compute_uv):

@@ -37,12 +37,13 @@ M = "square_matrices"
 
 # --- helpers: stacked matrix products, in primitives --------------------------------------
 
-def _mT(x):
+def matrix_transpose(x):
+    """Swap the last two axes of a stack of matrices."""
     nd = ndim_of(x)
     return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
-def _matmul(x, y):
+def stacked_matmul(x, y):
     """(..., n, m) @ (..., m, k) with equal leading axes."""
     nb = ndim_of(x) - 2
     batch = tuple(range(nb))
@@ -102,8 +103,8 @@ def _solve_jvp(primals, tangents):
     ta, tb = tangents
     x = solve(a, b)
     # dx = A^-1 (db - dA x)
-    rhs = tb if type(ta) is Zero else (neg(_matmul(ta, x)) if type(tb) is Zero
-                                       else sub(tb, _matmul(ta, x)))
+    rhs = tb if type(ta) is Zero else (neg(stacked_matmul(ta, x)) if type(tb) is Zero
+                                       else sub(tb, stacked_matmul(ta, x)))
     if type(rhs) is Zero:
         return x, Zero(ShapedArray(shape_of(x), x.dtype))
     return x, solve(a, rhs)
@@ -114,7 +115,7 @@ def _solve_transpose(ct, a, b):
         raise TypeError("solve: the matrix is a linear input; A^-1 b is linear in b only.")
     if type(ct) is Zero:
         return [None, Zero(b.aval)]
-    return [None, solve(_mT(a), ct)]
+    return [None, solve(matrix_transpose(a), ct)]
 
 
 def _solve_batch(vals, dims):
@@ -157,7 +158,7 @@ def _inv_jvp(primals, tangents):
     y = inv(a)
     if type(ta) is Zero:
         return y, Zero(ShapedArray(shape_of(y), y.dtype))
-    return y, neg(_matmul(_matmul(y, ta), y))   # dY = -Y dA Y
+    return y, neg(stacked_matmul(stacked_matmul(y, ta), y))   # dY = -Y dA Y
 
 
 inv_p = define("inv", module=M, impl=lambda a: xp.linalg.inv(a), abstract=_square_abstract("inv"),
@@ -199,7 +200,7 @@ def _cofactor_jvp(primals, tangents):
     # C = det(A) A^-T: dC = C tr(A^-1 dA) - (A^-1 dA C^T)^T
     z = solve(a, ta)
     tr = reshape(_trace_of_eye(z), (*shape_of(a)[:-2], 1, 1))
-    return c, sub(mul(c, tr), _mT(_matmul(z, _mT(c))))
+    return c, sub(mul(c, tr), matrix_transpose(stacked_matmul(z, matrix_transpose(c))))
 
 
 def _trace_of_eye(z):
@@ -286,11 +287,11 @@ def _cholesky_jvp(primals, tangents):
         return low, Zero(ShapedArray(shape_of(low), low.dtype))
     # A = L L^T with dA symmetrised (the impl reads only A's lower triangle; JAX's convention):
     # L^-1 dA L^-T is symmetric, its half-diagonal lower triangle Phi gives dL = L Phi
-    half = mul(add(ta, _mT(ta)), np.asarray(0.5, ta.dtype))
-    x = solve(low, _mT(solve(low, half)))               # L^-1 (L^-1 S)^T = L^-1 S L^-T
+    half = mul(add(ta, matrix_transpose(ta)), np.asarray(0.5, ta.dtype))
+    x = solve(low, matrix_transpose(solve(low, half)))               # L^-1 (L^-1 S)^T = L^-1 S L^-T
     n = shape_of(a)[-1]
     phi = np.tril(np.ones((n, n), ta.dtype), -1) + 0.5 * np.eye(n, dtype=ta.dtype)
-    return low, _matmul(low, mul(x, phi))
+    return low, stacked_matmul(low, mul(x, phi))
 
 
 def _cholesky_impl(a):

@@ -413,28 +413,34 @@ def _median_index(v, d):
 
 def median(input, dim=None, keepdim=False):
     """torch.median: the lower median; with dim, a (values, indices) pair."""
+    return _median_like("median", _median_index, _median_all, _median_dim, input, dim, keepdim)
+
+
+def _median_like(name, index_of, op_all, op_dim, input, dim, keepdim):
+    """median and nanmedian, which differ only in the entry they pick (`index_of`) and their
+    node names. The gradient goes to the chosen entry (shared by the entries equal to it for
+    the full reduction), as in PyTorch."""
     x = as_tensor(input)
     v = x._value
     if dim is None:
         if v.size == 0:
             return wrap(np.asarray(np.nan, v.dtype))
         flat = v.reshape(-1)
-        m = flat[_median_index(flat, 0)[0]]
-        hit = np.isnan(flat) if np.isnan(m) else flat == m
-        share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape) if v.dtype.kind in "fc" \
-            else None
-        if share is None:
+        m = flat[index_of(flat, 0)[0]]
+        if v.dtype.kind not in "fc":
             return wrap(np.asarray(m))
-        return run(_median_all, (x, None, None), (v, share, np.asarray(m)))
+        hit = np.isnan(flat) if np.isnan(m) else flat == m
+        share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape)
+        return run(op_all, (x, None, None), (v, share, np.asarray(m)))
     if v.ndim == 0:
-        return _MedianResult((run(_median_dim, (x, None), (v, np.zeros((), np.int64)),
+        return _MedianResult((run(op_dim, (x, None), (v, np.zeros((), np.int64)),
                                   {"dim": 0, "keepdim": True}, (0, True)),
                               wrap(np.zeros((), np.int64))))
     d = _dim(dim, v.ndim)
     if v.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    idx = _median_index(v, d)
-    values = run(_median_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    idx = index_of(v, d)
+    values = run(op_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
                  (d, bool(keepdim)))
     return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
 
@@ -458,31 +464,9 @@ def _nanmedian_index(v, d):
 
 def nanmedian(input, dim=None, keepdim=False):
     """torch.nanmedian: the lower median ignoring NaNs (NaN only when all are); with dim, a
-    (values, indices) pair. The gradient goes to the chosen entry (shared by the entries equal
-    to it for the full reduction), as in PyTorch."""
-    x = as_tensor(input)
-    v = x._value
-    if dim is None:
-        if v.size == 0:
-            return wrap(np.asarray(np.nan, v.dtype))
-        flat = v.reshape(-1)
-        m = flat[_nanmedian_index(flat, 0)[0]]
-        hit = np.isnan(flat) if np.isnan(m) else flat == m
-        if v.dtype.kind not in "fc":
-            return wrap(np.asarray(m))
-        share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape)
-        return run(_NANMEDIAN_ALL, (x, None, None), (v, share, np.asarray(m)))
-    if v.ndim == 0:
-        return _MedianResult((run(_NANMEDIAN_DIM, (x, None), (v, np.zeros((), np.int64)),
-                                  {"dim": 0, "keepdim": True}, (0, True)),
-                              wrap(np.zeros((), np.int64))))
-    d = _dim(dim, v.ndim)
-    if v.shape[d] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    idx = _nanmedian_index(v, d)
-    values = run(_NANMEDIAN_DIM, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
-                 (d, bool(keepdim)))
-    return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+    (values, indices) pair."""
+    return _median_like("nanmedian", _nanmedian_index, _NANMEDIAN_ALL, _NANMEDIAN_DIM, input,
+                        dim, keepdim)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
