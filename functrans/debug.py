@@ -43,7 +43,7 @@ def _print_batch(vals, dims, *, fmt: str, in_tree):
 
 
 debug_print_p = define("debug_print", impl=_print_impl, abstract=_print_abstract,
-                       module="debug", jvp=_print_jvp, batch=_print_batch,
+                       jvp=_print_jvp, batch=_print_batch,
                        multiple_results=True, facts=dict(effectful=True))
 
 

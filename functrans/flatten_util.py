@@ -60,7 +60,7 @@ def ravel_pytree(tree):
         traced = isinstance(vec, Tracer)
         for size, shape, dt in zip(sizes, shapes, dtypes):
             if traced:
-                from functrans.primitives.indexing import slice_
+                from functrans.primitives.shape_ops import slice_
                 piece = slice_(vec, (start,), (start + size,))
                 out.append(convert_element_type(reshape(piece, shape), dt))
             else:

@@ -29,9 +29,9 @@ from functrans.numpy._core import asarray
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
-from functrans.primitives.indexing import clamp_index, gather, scatter_add, slice_
+from functrans.primitives.indexing import clamp_index, gather, scatter_add
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
-                                            reshape, rev, transpose)
+                                            reshape, rev, slice_, transpose)
 
 __all__ = ["take", "take_along_axis"]
 

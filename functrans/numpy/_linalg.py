@@ -15,10 +15,9 @@ from functrans.core.trace import install_array_methods
 from functrans.errors import ArgumentError, DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import elementwise as E
-from functrans.primitives.indexing import slice_
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
-from functrans.primitives.shape_ops import reshape, squeeze, transpose
+from functrans.primitives.shape_ops import reshape, slice_, squeeze, transpose
 
 __all__ = ['matmul', 'dot', 'vdot', 'inner', 'outer', 'tensordot', 'einsum', 'trace', 'kron',
            'cross', 'convolve', 'linalg']

@@ -11,7 +11,7 @@ from functrans.core.trace import Tracer
 from functrans.core.ownership import owned
 from functrans.numpy._core import asarray
 from functrans.primitives import shape_ops as S
-from functrans.primitives.indexing import slice_
+from functrans.primitives.shape_ops import slice_
 
 __all__ = ["pad"]
 

@@ -25,9 +25,8 @@ from functrans.numpy._core import asarray, promote
 from functrans.numpy._results import like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
-from functrans.primitives.indexing import slice_
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
-                                            pad, reshape)
+                                            pad, reshape, slice_)
 
 __all__ = ['sum', 'mean', 'var', 'std', 'prod', 'max', 'min', 'amax', 'amin', 'ptp', 'argmax',
            'argmin', 'cumsum', 'cumprod', 'all', 'any', 'count_nonzero', 'average', 'diff']

@@ -15,7 +15,8 @@ from functrans.core.ownership import owned
 from functrans.errors import ConcretizationTypeError, ShapeError
 from functrans.numpy._core import asarray, promote, result_dtype
 from functrans.primitives import shape_ops as S
-from functrans.primitives.indexing import gather, slice_
+from functrans.primitives.indexing import gather
+from functrans.primitives.shape_ops import slice_
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis", "squeeze",
            "expand_dims", "broadcast_to", "broadcast_arrays", "broadcast_shapes",

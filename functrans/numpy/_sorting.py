@@ -15,7 +15,8 @@ from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
 from functrans.primitives import sorting as P
-from functrans.primitives.indexing import scatter_add, slice_
+from functrans.primitives.indexing import scatter_add
+from functrans.primitives.shape_ops import slice_
 
 __all__ = ["sort", "argsort", "nonzero", "flatnonzero", "argwhere"]
 

@@ -6,8 +6,6 @@ from functrans.core.avals import ShapedArray, get_aval, is_float, shape_of
 from functrans.core.symbolic import Zero
 from functrans.primitives.registry import define
 
-M = "ad_control"
-
 
 def _stop_gradient_jvp(primals, tangents):
     # the value passes through; no derivative does (the primal is re-bound so that outer
@@ -17,7 +15,7 @@ def _stop_gradient_jvp(primals, tangents):
 
 
 stop_gradient_p = define(
-    "stop_gradient", module=M, impl=lambda x: x, abstract=lambda x: x,
+    "stop_gradient", impl=lambda x: x, abstract=lambda x: x,
     jvp=_stop_gradient_jvp, batch=lambda vals, dims: (stop_gradient_p.bind(vals[0]), dims[0]),
     props=("elementwise",), torch_name=None)
 

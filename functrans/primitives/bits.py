@@ -10,23 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray, shape_of
-from functrans.core.symbolic import Zero
+from functrans.core.avals import ShapedArray
 from functrans.errors import DTypeError
-from functrans.primitives.elementwise import (INTEGRAL, broadcasting_batch, nary_aval,
-                                              unary_batch)
+from functrans.primitives.broadcasting import INTEGRAL, broadcasting_batch, nary_aval, unary_batch
+from functrans.primitives.layout import zero_jvp
 from functrans.primitives.registry import define
-
-M = "bits"
-
-
-def _zero_jvp(prim):
-    def jvp(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        outs = out if prim.multiple_results else [out]
-        zeros = [Zero(ShapedArray(shape_of(o), o.dtype)) for o in outs]
-        return out, zeros if prim.multiple_results else zeros[0]
-    return jvp
 
 
 # --- threefry2x32 ----------------------------------------------------------------------------
@@ -101,10 +89,10 @@ def _threefry2x32_batch(vals, dims):
     return out, [bd, bd]
 
 
-threefry2x32_p = define("threefry2x32", module=M, impl=_threefry2x32_impl,
+threefry2x32_p = define("threefry2x32", impl=_threefry2x32_impl,
                         abstract=_threefry2x32_abstract, multiple_results=True,
                         props=("elementwise",), facts=dict(fresh_result=True))
-threefry2x32_p.rules["jvp"] = _zero_jvp(threefry2x32_p)   # integer outputs: no derivative
+threefry2x32_p.rules["jvp"] = zero_jvp(threefry2x32_p)   # integer outputs: no derivative
 threefry2x32_p.rules["batch"] = _threefry2x32_batch
 
 
@@ -134,10 +122,10 @@ def _shift_impl(direction):
 
 
 def _shift(name, direction):
-    prim = define(name, module=M, impl=_shift_impl(direction),
+    prim = define(name, impl=_shift_impl(direction),
                   abstract=nary_aval(name, kinds=INTEGRAL.replace("b", "")),
                   props=("elementwise",))
-    prim.rules["jvp"] = _zero_jvp(prim)
+    prim.rules["jvp"] = zero_jvp(prim)
     prim.rules["batch"] = broadcasting_batch(prim)
     return prim
 
@@ -174,10 +162,10 @@ def _bitcast_impl(x, *, new_dtype):
     return x.view(new_dtype) if x.ndim else x.reshape(1).view(new_dtype).reshape(())
 
 
-bitcast_convert_type_p = define("bitcast_convert_type", module=M, impl=_bitcast_impl,
+bitcast_convert_type_p = define("bitcast_convert_type", impl=_bitcast_impl,
                                 abstract=_bitcast_abstract, props=("elementwise",))
 # the same bits read as another type: no derivative in either direction
-bitcast_convert_type_p.rules["jvp"] = _zero_jvp(bitcast_convert_type_p)
+bitcast_convert_type_p.rules["jvp"] = zero_jvp(bitcast_convert_type_p)
 bitcast_convert_type_p.rules["batch"] = unary_batch(bitcast_convert_type_p)
 
 

@@ -23,17 +23,13 @@ import numpy as np
 
 from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
-from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, MissingRuleError, ShapeError
 from functrans.primitives import xla_math
 from functrans.primitives.elementwise import add, div, mul, sub
-from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import expand_dims, moveaxis, transpose
+from functrans.primitives.layout import expand_dims, moveaxis
 from functrans.primitives.square_matrices import matrix_transpose, solve, stacked_matmul
-
-M = "decompositions"
 
 
 def _check_matrix(name, a):
@@ -78,8 +74,6 @@ def _qr_jvp(primals, tangents, *, full_matrices):
             f"{'full' if full_matrices else 'reduced'} factors (JAX has none either): it "
             "needs rows >= columns and the reduced factors (mode='reduced').")
     q, r = qr(a)
-    if type(ta) is Zero:
-        return [q, r], [Zero(ShapedArray(shape_of(o), o.dtype)) for o in (q, r)]
     da_rinv = matrix_transpose(solve(matrix_transpose(r), matrix_transpose(ta)))                     # dA R^-1
     c = stacked_matmul(matrix_transpose(q), da_rinv)
     lower = mul(c, np.tril(np.ones((n, n), a.dtype), -1))
@@ -94,7 +88,7 @@ def _qr_batch(vals, dims, *, full_matrices):
     return qr(moveaxis(a, dims[0], 0), full_matrices=full_matrices), [0, 0]
 
 
-qr_p = define("qr", module=M, impl=_qr_impl, abstract=_qr_abstract, jvp=_qr_jvp,
+qr_p = define("qr", impl=_qr_impl, abstract=_qr_abstract, jvp=_qr_jvp,
               batch=_qr_batch, multiple_results=True, torch_name="LinalgQrBackward0")
 
 
@@ -135,8 +129,6 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             "full_matrices=False, or compute_uv=False for the singular values alone.")
     s, u, vt = svd(a)
     outs = [s, u, vt] if compute_uv else [s]
-    if type(ta) is Zero:
-        return outs, [Zero(ShapedArray(shape_of(o), o.dtype)) for o in outs]
     v = matrix_transpose(vt)
     k = min(m, n)
     eye = np.eye(k, dtype=a.dtype)
@@ -167,5 +159,5 @@ def _svd_batch(vals, dims, *, full_matrices, compute_uv):
     return outs, [0] * len(outs)
 
 
-svd_p = define("svd", module=M, impl=_svd_impl, abstract=_svd_abstract, jvp=_svd_jvp,
+svd_p = define("svd", impl=_svd_impl, abstract=_svd_abstract, jvp=_svd_jvp,
                batch=_svd_batch, multiple_results=True, torch_name="LinalgSvdBackward0")

@@ -1,77 +1,22 @@
 """Elementwise primitives. Binary ones broadcast like numpy but require one dtype (callers
 promote first, as functrans.numpy does; `pow` alone also takes an integer exponent with a float
-base, as in JAX). `unary` and `binary` build a whole row from the derivative alone."""
+base, as in JAX). `unary` and `binary` build a whole row from the derivative alone; numpy's
+broadcasting rules (shapes, batching, unbroadcast) are in functrans/primitives/broadcasting.py."""
 
 from __future__ import annotations
-
-import builtins
 
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray, ndim_of, shape_of
+from functrans.core.avals import ShapedArray, is_float, shape_of
 from functrans.core.symbolic import Zero, is_undefined
-from functrans.errors import DTypeError, ShapeError
+from functrans.errors import DTypeError
 from functrans.primitives import xla_math
+from functrans.primitives.broadcasting import (ANY, FLOAT, INTEGRAL, NUMBER, REAL, REAL_FLOAT,
+                                               broadcast_shapes, broadcasting_batch, check_kinds,
+                                               nary_aval, same_dtype, unary_batch, unbroadcast)
+from functrans.primitives.layout import broadcast_to, zero_jvp
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
-                                            reshape, transpose)
-
-M = "elementwise"
-
-# dtype kinds a primitive accepts (numpy's dtype.kind letters)
-FLOAT = "fc"
-REAL_FLOAT = "f"
-NUMBER = "iufc"
-REAL = "iuf"
-INTEGRAL = "biu"
-ANY = "biufc"
-
-_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "float",
-               "c": "complex"}
-
-
-# --- shape and dtype rules -------------------------------------------------------------------
-
-def broadcast_shapes(name, *shapes):
-    """The shape `shapes` broadcast to, or a ShapeError naming primitive `name` and the shapes."""
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ShapeError(
-            f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} do not broadcast "
-            "(numpy rules: dimensions aligned from the right must be equal or 1). Reshape an "
-            "operand; under vmap, check in_axes.") from None
-
-
-def _same_dtype(name, avals):
-    dtypes = {a.dtype for a in avals}
-    if len(dtypes) > 1:
-        raise DTypeError(f"{name}: operands have dtypes {sorted(d.name for d in dtypes)}; the "
-                         "primitive needs one dtype. Use functrans.numpy (which promotes like "
-                         "numpy) or convert with .astype first.")
-    return avals[0].dtype
-
-
-def _check_kinds(name, dtype, kinds):
-    if kinds is not None and dtype.kind not in kinds:
-        wanted = " or ".join(_KIND_NAMES[k] for k in kinds)
-        fix = ("Convert first, e.g. x.astype(float)." if "f" in kinds else
-               "Convert first, e.g. x.astype(bool) or x.astype(int).")
-        raise DTypeError(f"{name}: needs {wanted} operands, got {dtype.name}. {fix}")
-
-
-def nary_aval(name, out_dtype=None, kinds=None):
-    """Shape/dtype rule of an n-ary elementwise primitive: one dtype among `kinds` in, the
-    broadcast shape out, with `out_dtype` (default: the input dtype)."""
-    def abstract(*avals, **params):
-        dtype = _same_dtype(name, avals)
-        _check_kinds(name, dtype, kinds)
-        shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
-            name, *(a.shape for a in avals))
-        return ShapedArray(shape, dtype if out_dtype is None else out_dtype)
-    return abstract
-
 
 # --- zero-aware tangent arithmetic used by the rules -----------------------------------------
 
@@ -82,26 +27,6 @@ def add_tangents(a, b):
     if type(b) is Zero:
         return a
     return add(a, b)
-
-
-def unbroadcast(x, shape):
-    """Sum `x` down to `shape`: the transpose of numpy broadcasting to x's shape."""
-    shape = tuple(shape)
-    if tuple(x.shape) == shape:
-        return x
-    from functrans.primitives.reductions import reduce_sum
-    lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and x.shape[lead + i] != 1)
-    return reshape(reduce_sum(x, axes), shape)
-
-
-def _zero_jvp(prim):
-    """The JVP of a primitive that is piecewise constant (or has integer outputs): zero."""
-    def jvp(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        return out, Zero(ShapedArray(shape_of(out), out.dtype))
-    return jvp
 
 
 def _one(x):
@@ -120,77 +45,43 @@ def backend_call(fn_name):
     return fast_impl
 
 
-# --- batching --------------------------------------------------------------------------------
+# --- convert_element_type --------------------------------------------------------------------
 
-def broadcasting_batch(prim):
-    """Batching for numpy-broadcasting n-ary primitives. Numpy aligns axes from the right, so
-    operands whose batch axes sit at the same distance from the right end broadcast as they
-    are (x * mean(x) with the batch axis last); the others get size-1 axes or are moved. The
-    output's batch axis goes where the fewest elements must be transposed (moves across size-1
-    axes are reshapes); among equals, where the highest-rank batched operand has it (the same
-    index, else the same distance from the right)."""
-    def rule(vals, dims, **params):
-        ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
-        batched = [i for i, d in enumerate(dims) if d is not None]
-        if len(batched) == len(vals) and len({dims[i] for i in batched}) == 1 and \
-                len(set(ranks)) == 1:
-            return prim.bind(*vals, **params), dims[0]
-        out_rank = builtins.max(ranks)
-        shapes = [shape_of(v) for v in vals]
-        top = builtins.max(batched, key=lambda i: ranks[i])  # the first of the highest rank
-        preferred = dims[top] + out_rank - ranks[top]
-
-        def cost(out_bd):
-            plans = [_batch_layout(shapes[i], dims[i], out_rank - ranks[i], out_bd)
-                     for i in batched]
-            moved = sum(int(np.prod(shapes[i])) for i, (_, perm, _) in zip(batched, plans)
-                        if not _is_view(shapes[i], perm))
-            return moved, out_bd != dims[top], out_bd != preferred, out_bd
-
-        out_bd = builtins.min(range(out_rank + 1), key=cost)
-        return prim.bind(*(_align_batch(v, d, out_rank - r, out_bd)
-                           for v, d, r in zip(vals, dims, ranks)), **params), out_bd
-    return rule
+def convert_element_type(x, dtype):
+    """`x` as `dtype` (x itself if it has that dtype already)."""
+    dtype = np.dtype(dtype)
+    if getattr(x, "dtype", None) == dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=dtype)
 
 
-def _batch_layout(shape, bd, lead, out_bd):
-    """How an operand with batch axis `bd` whose unbatched axes start at output axis `lead`
-    (right-aligned) is laid out for a result with its batch axis at `out_bd`: (position its
-    batch axis moves to, the permutation doing it, positions of the size-1 axes to insert)."""
-    dst = builtins.max(out_bd - lead, 0)  # the batch axis goes among x's axes, or first
-    perm = [i for i in range(len(shape)) if i != bd]
-    perm.insert(dst, bd)
-    # left of x's axes: size-1 axes from just after the batch axis up to them
-    return dst, perm, tuple(range(1, 1 + lead - out_bd)) if out_bd < lead else ()
+def _convert_jvp(primals, tangents, *, new_dtype):
+    x, = primals
+    t, = tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype)
+    if not is_float(new_dtype):
+        return out, Zero(ShapedArray(out.shape, new_dtype))
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype)
 
 
-def _is_view(shape, perm) -> bool:
-    """Whether transposing by `perm` keeps the row-major order (only size-1 axes move)."""
-    big = [i for i in perm if shape[i] != 1]
-    return big == sorted(big)
+def _convert_impl(x, *, new_dtype):
+    x = xp.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
+        x = xp.real(x)   # complex to real keeps the real part, as lax's conversion (no warning)
+    return x.astype(new_dtype)
 
 
-def _align_batch(x, bd, lead, out_bd):
-    """Operand `x` (batch axis `bd` or None, its other axes right-aligned with output axes
-    `lead`, ...) laid out so numpy broadcasting puts its batch axis at output axis `out_bd`."""
-    if bd is None:
-        # the output's batch axis is among x's axes: x needs a size-1 axis there
-        return expand_dims(x, (out_bd - lead,)) if out_bd > lead else x
-    shape = shape_of(x)
-    dst, perm, ones = _batch_layout(shape, bd, lead, out_bd)
-    if dst != bd:
-        if _is_view(shape, perm):
-            x = reshape(x, [shape[i] for i in perm])
-        else:
-            x = transpose(x, perm)
-    return expand_dims(x, ones) if ones else x
-
-
-def unary_batch(prim):
-    """Batching for unary elementwise primitives: apply to the batch, the axis stays put."""
-    def rule(vals, dims, **params):
-        return prim.bind(vals[0], **params), dims[0]
-    return rule
+convert_element_type_p = define(
+    "convert_element_type", impl=_convert_impl,
+    abstract=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype),
+    jvp=_convert_jvp,
+    transpose=lambda ct, x, *, new_dtype: [convert_element_type(ct, x.aval.dtype)],
+    batch=lambda vals, dims, *, new_dtype: (
+        convert_element_type_p.bind(vals[0], new_dtype=new_dtype), dims[0]),
+    props=("elementwise", "linear"),
+    facts=dict(noop=lambda aval, p: np.dtype(p["new_dtype"]) == aval.dtype,
+               converts_dtype=True),
+    torch_name="ToCopyBackward0")
 
 
 # --- unary family ----------------------------------------------------------------------------
@@ -201,7 +92,7 @@ def unary(name, impl, deriv=None, *, torch_name=None, kinds=FLOAT, out_dtype=Non
     (reuse it where that is cheaper). `differentiable=False` declares a zero derivative.
     `torch_deriv`, where PyTorch's formula differs (in value, or in reading y rather than x),
     gives the row's torch_jvp rule."""
-    prim = define(name, module=M, impl=impl,
+    prim = define(name, impl=impl,
                   abstract=nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=("elementwise",), facts=facts, torch_name=torch_name)
     if differentiable:
@@ -216,7 +107,7 @@ def unary(name, impl, deriv=None, *, torch_name=None, kinds=FLOAT, out_dtype=Non
         if torch_deriv is not None:
             prim.rules["torch_jvp"] = jvp_of(torch_deriv)
     else:
-        prim.rules["jvp"] = _zero_jvp(prim)
+        prim.rules["jvp"] = zero_jvp(prim)
     prim.rules["batch"] = unary_batch(prim)
     return prim
 
@@ -234,7 +125,7 @@ def _logistic_impl(x):
 _LN2 = float(np.log(2.0))
 _LN10 = float(np.log(10.0))
 
-neg_p = define("neg", module=M, impl=lambda x: xp.negative(x),
+neg_p = define("neg", impl=lambda x: xp.negative(x),
                abstract=nary_aval("neg", kinds=NUMBER), transpose=lambda ct, x: [neg(ct)],
                props=("elementwise", "linear"), torch_name="NegBackward0",
                facts=dict(involution=True, negation=True, fast_impl=backend_call("negative")))
@@ -347,7 +238,7 @@ def _abs_jvp(primals, tangents, torch=False):
     return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
 
 
-abs_p = define("abs", module=M, impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
+abs_p = define("abs", impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
                jvp=_abs_jvp, torch_jvp=lambda p, t: _abs_jvp(p, t, torch=True),
                props=("elementwise",), torch_name="AbsBackward0")
 abs_p.rules["batch"] = unary_batch(abs_p)
@@ -378,7 +269,7 @@ def _relu_jvp_torch(primals, tangents):
     return y, mul(live, integer_pow(y, 0))
 
 
-relu_p = define("relu", module=M, impl=_relu_impl, abstract=nary_aval("relu", kinds=REAL),
+relu_p = define("relu", impl=_relu_impl, abstract=nary_aval("relu", kinds=REAL),
                 jvp=_relu_jvp, torch_jvp=_relu_jvp_torch, props=("elementwise",),
                 torch_name="ReluBackward0")
 relu_p.rules["batch"] = unary_batch(relu_p)
@@ -511,7 +402,7 @@ erf_inv_p = unary("erf_inv", _erf_inv_impl,
 # --- integer_pow: x ** n for a Python int n (x ** 2 and friends) ------------------------------
 
 def _integer_pow_abstract(x, *, y):
-    _check_kinds("integer_pow", x.dtype, NUMBER)
+    check_kinds("integer_pow", x.dtype, NUMBER)
     if y < 0 and x.dtype.kind in "iu":
         raise DTypeError(f"integer_pow: integers cannot be raised to the negative power {y} "
                          f"(operand {x.dtype.name}). Convert to float first, e.g. "
@@ -547,7 +438,7 @@ def _integer_pow_jvp_torch(primals, tangents, *, y):
     return integer_pow(x, y), mul(t, integer_pow(x, 0))
 
 
-integer_pow_p = define("integer_pow", module=M, impl=_integer_pow_impl,
+integer_pow_p = define("integer_pow", impl=_integer_pow_impl,
                        abstract=_integer_pow_abstract, jvp=_integer_pow_jvp,
                        torch_jvp=_integer_pow_jvp_torch,
                        props=("elementwise",), torch_name="PowBackward0")
@@ -567,7 +458,7 @@ def _scalar_pow_impl(x, *, y):
 
 
 def _scalar_pow_abstract(x, *, y):
-    _check_kinds("scalar_pow", x.dtype, FLOAT)
+    check_kinds("scalar_pow", x.dtype, FLOAT)
     return ShapedArray(x.shape, x.dtype)
 
 
@@ -582,7 +473,7 @@ def _scalar_pow_jvp(primals, tangents, *, y):
     return out, mul(t, mul(_const(x, y), scalar_pow(x, y - 1)))
 
 
-scalar_pow_p = define("scalar_pow", module=M, impl=_scalar_pow_impl,
+scalar_pow_p = define("scalar_pow", impl=_scalar_pow_impl,
                       abstract=_scalar_pow_abstract, jvp=_scalar_pow_jvp,
                       props=("elementwise",), torch_name="PowBackward0")
 scalar_pow_p.rules["batch"] = unary_batch(scalar_pow_p)
@@ -593,7 +484,7 @@ scalar_pow_p.rules["batch"] = unary_batch(scalar_pow_p)
 def binary(name, impl, *, torch_name=None, out_dtype=None, kinds=None, abstract=None,
            props=("elementwise",), facts=None):
     """Define the row of a broadcasting binary primitive: impl, shape/dtype rule and batching."""
-    prim = define(name, module=M, impl=impl,
+    prim = define(name, impl=impl,
                   abstract=abstract or nary_aval(name, out_dtype=out_dtype, kinds=kinds),
                   props=props, facts=facts, torch_name=torch_name)
     prim.rules["batch"] = broadcasting_batch(prim)
@@ -736,7 +627,7 @@ def _pow_abstract(x, y):
         raise DTypeError(f"pow: operands have dtypes {x.dtype.name} and {y.dtype.name}; pow "
                          "needs one dtype, or a float base with an integer exponent. Use "
                          "functrans.numpy.power, which promotes like numpy.")
-    _check_kinds("pow", x.dtype, NUMBER)
+    check_kinds("pow", x.dtype, NUMBER)
     return ShapedArray(broadcast_shapes("pow", x.shape, y.shape), x.dtype)
 
 
@@ -928,14 +819,14 @@ fmod_p = binary("fmod", lambda x, y: xp.fmod(x, y), kinds=REAL, torch_name="Fmod
 fmod_p.rules["jvp"] = binary_jvp(fmod_p, None, lambda x, y, out: neg(trunc(div(x, y))))
 # floor_divide: numpy's //, floor(x / y) as numpy computes it (consistent with rem)
 floor_divide_p = binary("floor_divide", lambda x, y: xp.floor_divide(x, y), kinds=REAL)
-floor_divide_p.rules["jvp"] = _zero_jvp(floor_divide_p)
+floor_divide_p.rules["jvp"] = zero_jvp(floor_divide_p)
 
 
 def comparison(name, impl, backend_name):
     """Define the row of a comparison primitive: a bool result with a zero derivative."""
     prim = binary(name, impl, out_dtype=np.dtype(bool), kinds=ANY,
                   facts=dict(scalar_operands=True, fast_impl=backend_call(backend_name)))
-    prim.rules["jvp"] = _zero_jvp(prim)
+    prim.rules["jvp"] = zero_jvp(prim)
     return prim
 
 
@@ -950,7 +841,7 @@ ne_p = comparison("ne", lambda x, y: xp.not_equal(x, y), "not_equal")
 # bitwise on integers, logical on bools (bool in, bool out), as JAX's and/or/xor/not
 def _bitwise(name, impl):
     prim = binary(name, impl, kinds=INTEGRAL)
-    prim.rules["jvp"] = _zero_jvp(prim)
+    prim.rules["jvp"] = zero_jvp(prim)
     return prim
 
 
@@ -965,7 +856,7 @@ not_p = unary("not", lambda x: xp.invert(x), kinds=INTEGRAL, differentiable=Fals
 def _select_abstract(pred, on_true, on_false):
     if pred.dtype != np.bool_:
         raise DTypeError(f"select: the predicate must be bool, got {pred.dtype.name}.")
-    dtype = _same_dtype("select", [on_true, on_false])
+    dtype = same_dtype("select", [on_true, on_false])
     return ShapedArray(broadcast_shapes("select", pred.shape, on_true.shape, on_false.shape),
                        dtype)
 
@@ -974,8 +865,6 @@ def _select_jvp(primals, tangents):
     pred, a, b = primals
     _, ta, tb = tangents
     out = select(pred, a, b)
-    if type(ta) is Zero and type(tb) is Zero:
-        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     zeros = np.zeros((), out.dtype)
     ta = zeros if type(ta) is Zero else ta
     tb = zeros if type(tb) is Zero else tb
@@ -991,7 +880,7 @@ def _select_transpose(ct, pred, a, b):
             unbroadcast(select(pred, zeros, ct), b.aval.shape) if is_undefined(b) else None]
 
 
-select_p = define("select", module=M, impl=lambda p, a, b: xp.where(p, a, b),
+select_p = define("select", impl=lambda p, a, b: xp.where(p, a, b),
                   abstract=_select_abstract, jvp=_select_jvp, transpose=_select_transpose,
                   props=("elementwise", "linear"), torch_name="WhereBackward0",
                   facts=dict(scalar_operands=True, fast_impl=backend_call("where")))

@@ -1,4 +1,5 @@
-"""Indexing primitives: static slices, and (integer-array) gather with its dual scatter-add.
+"""Indexing primitives: (integer-array) gather with its dual scatter-add. (Static slices are
+in shape_ops.)
 
 `gather(operand, indices, axis=a)` takes along one axis with an integer index array of any
 shape: the result has shape operand.shape[:a] + indices.shape + operand.shape[a+1:], like
@@ -22,76 +23,9 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import add, gt_p, lt_p, mul, select
+from functrans.primitives.layout import bdim_at, instantiate, moveaxis, reshape
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import (bdim_at, instantiate, iota, linear_jvp, moveaxis,
-                                            reshape)
-
-M = "indexing"
-
-
-# --- slice: x[start:limit:stride] per axis, all static ---------------------------------------
-
-def slice_(x, start_indices, limit_indices, strides=None):
-    """x[start:limit:strides] per dimension (static bounds); the whole of x is x itself."""
-    nd = ndim_of(x)
-    strides = tuple(strides) if strides is not None else (1,) * nd
-    if tuple(start_indices) == (0,) * nd and tuple(limit_indices) == tuple(shape_of(x)) and \
-            strides == (1,) * nd:
-        return x
-    return slice_p.bind(x, start_indices=tuple(start_indices),
-                        limit_indices=tuple(limit_indices), strides=strides)
-
-
-def _slice_impl(x, *, start_indices, limit_indices, strides):
-    return x[tuple(slice(s, l, st) for s, l, st in zip(start_indices, limit_indices, strides))]
-
-
-def _slice_abstract(x, *, start_indices, limit_indices, strides):
-    ok = len(start_indices) == len(limit_indices) == len(strides) == x.ndim and all(
-        0 <= s <= l <= d and st >= 1
-        for s, l, st, d in zip(start_indices, limit_indices, strides, x.shape))
-    if not ok:
-        raise ShapeError(f"slice: start {start_indices}, limit {limit_indices}, strides "
-                         f"{strides} do not fit an operand of shape {x.shape}.")
-    shape = tuple(max(0, -(-(l - s) // st))
-                  for s, l, st in zip(start_indices, limit_indices, strides))
-    return ShapedArray(shape, x.dtype)
-
-
-def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
-    from functrans.primitives.shape_ops import pad
-    shape = x.aval.shape
-    out_shape = shape_of(ct)
-    config = []
-    for s, st, d, n in zip(start_indices, strides, shape, out_shape):
-        # element i of the slice sits at s + i*st; interior padding st-1 spaces them out
-        used = s + (n - 1) * st + 1 if n else s
-        config.append((s, d - used if n else d - s, st - 1 if n else 0))
-    return [pad(ct, np.zeros((), ct.dtype), tuple(config))]
-
-
-def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
-    x, bd = vals[0], dims[0]
-
-    def at_bd(t, v):
-        return (*t[:bd], v, *t[bd:])
-
-    return slice_p.bind(x, start_indices=at_bd(start_indices, 0),
-                        limit_indices=at_bd(limit_indices, x.shape[bd]),
-                        strides=at_bd(strides, 1)), bd
-
-
-def _slice_noop(aval, p):
-    return (tuple(p["start_indices"]) == (0,) * aval.ndim
-            and tuple(p["limit_indices"]) == aval.shape
-            and tuple(p["strides"]) == (1,) * aval.ndim)
-
-
-slice_p = define("slice", module=M, impl=_slice_impl, abstract=_slice_abstract,
-                 transpose=_slice_transpose, batch=_slice_batch,
-                 props=("linear",), facts=dict(noop=_slice_noop, moves_elements=True),
-                 torch_name="SliceBackward0")
-slice_p.rules["jvp"] = linear_jvp(slice_p)
+from functrans.primitives.shape_ops import iota
 
 
 # --- gather / scatter_add: take along one axis with an integer index array -------------------
@@ -138,8 +72,6 @@ def _gather_jvp(primals, tangents, *, axis):
     x, i = primals
     x_dot, _ = tangents  # integer indices have no tangent
     out = gather(x, i, axis=axis)
-    if type(x_dot) is Zero:
-        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     return out, gather(x_dot, i, axis=axis)
 
 
@@ -173,7 +105,7 @@ def _gather_batch(vals, dims, *, axis):
     return gather(x, i, axis=axis), axis + idd
 
 
-gather_p = define("gather", module=M, impl=_gather_impl, abstract=_gather_abstract,
+gather_p = define("gather", impl=_gather_impl, abstract=_gather_abstract,
                   jvp=_gather_jvp, transpose=_gather_transpose, batch=_gather_batch,
                   props=("linear",), torch_name="IndexBackward0")
 
@@ -230,7 +162,7 @@ def _scatter_add_batch(vals, dims, *, axis):
     return reshape(out, shape), axis
 
 
-scatter_add_p = define("scatter_add", module=M, impl=_scatter_add_impl,
+scatter_add_p = define("scatter_add", impl=_scatter_add_impl,
                        abstract=_scatter_add_abstract, jvp=_scatter_add_jvp,
                        transpose=_scatter_add_transpose, batch=_scatter_add_batch,
                        props=("linear",), torch_name="IndexPutBackward0")

@@ -14,8 +14,6 @@ from functrans.primitives.elementwise import add_tangents, mul
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import reshape, transpose
 
-M = "linalg"
-
 
 def dot_general(lhs, rhs, dimension_numbers):
     """XLA's dot_general: contract the `dimension_numbers` axes, batch over the batch axes."""
@@ -262,7 +260,7 @@ def _fast_matmul(in_avals, out_avals, params):
 
 
 dot_general_p = define(
-    "dot_general", module=M, impl=_dot_general_impl, abstract=_dot_general_abstract,
+    "dot_general", impl=_dot_general_impl, abstract=_dot_general_abstract,
     jvp=_dot_general_jvp, transpose=_dot_general_transpose, batch=_dot_general_batch,
     props=("linear", "bilinear"),
     facts=dict(fast_impl=_fast_matmul, fresh_result=True,

@@ -1,5 +1,6 @@
-"""Reductions over axes: reduce_sum (linear), the order statistics (reduce_max/min, argmax/min),
-reduce_prod, the boolean reductions behind all/any, and the scans cumsum and cumprod."""
+"""Reductions over axes: the order statistics (reduce_max/min, argmax/min), reduce_prod, the
+boolean reductions behind all/any, and the scans cumsum and cumprod. reduce_sum, the transpose
+of broadcasting, is a row of functrans/primitives/layout.py (re-exported here)."""
 
 from __future__ import annotations
 
@@ -10,27 +11,13 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.primitive import grad_mode_enabled
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.elementwise import add, div, eq, eq_p, gt, mul, select
-from functrans.primitives.indexing import slice_
+from functrans.primitives.elementwise import (add, convert_element_type, div, eq, eq_p, gt, mul,
+                                             select)
+from functrans.primitives.layout import (  # noqa: F401  (reduce_sum, reduce_sum_p re-exported)
+    expand_reduced, linear_jvp, normalize_axes, reduce_batch, reduce_sum, reduce_sum_p,
+    reduced_aval, reshape, transpose, zero_jvp)
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import (bdim_after_removing, broadcast_in_dim,
-                                            convert_element_type, linear_jvp, pad, reshape,
-                                            skip_bdim, transpose)
-
-M = "reductions"
-
-
-def _normalize_axes(axes, ndim):
-    return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
-
-
-def reduced_aval(x, *, axes, dtype=None):
-    """The abstract value of reducing `x` over `axes` (those dimensions dropped)."""
-    if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
-        raise ShapeError(f"reduction: axes {axes} are out of range or repeated for an operand of "
-                         f"shape {x.shape}.")
-    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes),
-                       x.dtype if dtype is None else dtype)
+from functrans.primitives.shape_ops import pad, slice_
 
 
 def _nonempty_reduced_aval(name, what):
@@ -45,64 +32,16 @@ def _nonempty_reduced_aval(name, what):
     return abstract
 
 
-def expand_reduced(ct, in_shape, axes):
-    """Broadcast a reduced value back over the axes it was reduced along."""
-    kept = tuple(i for i in range(len(in_shape)) if i not in axes)
-    return broadcast_in_dim(ct, in_shape, kept)
-
-
-def reduce_batch(prim):
-    """Batching for reductions with an `axes` param: the batch axis stays where it is and the
-    reduced axes step around it."""
-    def rule(vals, dims, *, axes, **params):
-        axes = skip_bdim(axes, dims[0])
-        return prim.bind(vals[0], axes=axes, **params), bdim_after_removing(dims[0], axes)
-    return rule
-
-
-def _zero_jvp(prim):
-    def jvp(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        return out, Zero(ShapedArray(shape_of(out), out.dtype))
-    return jvp
-
-
-# --- reduce_sum ------------------------------------------------------------------------------
-
-def reduce_sum(x, axes):
-    """The sum of `x` over `axes` (x itself when there are none)."""
-    axes = _normalize_axes(axes, ndim_of(x))
-    if not axes:
-        return x
-    return reduce_sum_p.bind(x, axes=axes)
-
-
-def _fast_reduce_sum(in_avals, out_avals, params):
-    return xp.sum, (), {"axis": params["axes"], "dtype": in_avals[0].dtype}
-
-
-reduce_sum_p = define(
-    "reduce_sum", module=M, impl=lambda x, *, axes: xp.sum(x, axis=axes, dtype=x.dtype),
-    abstract=reduced_aval,
-    transpose=lambda ct, x, *, axes: [expand_reduced(ct, x.aval.shape, axes)],
-    props=("linear",),
-    facts=dict(noop=lambda aval, p: not p["axes"], sum_axes=lambda p: p["axes"],
-               fast_impl=_fast_reduce_sum, fresh_result=True),
-    torch_name="SumBackward1")
-reduce_sum_p.rules["jvp"] = linear_jvp(reduce_sum_p)
-reduce_sum_p.rules["batch"] = reduce_batch(reduce_sum_p)
-
-
 # --- reduce_max / reduce_min -----------------------------------------------------------------
 
 def reduce_max(x, axes):
     """The maximum of `x` over `axes`."""
-    return reduce_max_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
+    return reduce_max_p.bind(x, axes=normalize_axes(axes, ndim_of(x)))
 
 
 def reduce_min(x, axes):
     """The minimum of `x` over `axes`."""
-    return reduce_min_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
+    return reduce_min_p.bind(x, axes=normalize_axes(axes, ndim_of(x)))
 
 
 def _chooser_jvp(prim):
@@ -120,14 +59,14 @@ def _chooser_jvp(prim):
 
 
 reduce_max_p = define(
-    "reduce_max", module=M, impl=lambda x, *, axes: xp.max(x, axis=axes),
+    "reduce_max", impl=lambda x, *, axes: xp.max(x, axis=axes),
     abstract=_nonempty_reduced_aval("reduce_max", "maximum"), torch_name="AmaxBackward0",
     facts=dict(fresh_result=True))
 reduce_max_p.rules["jvp"] = _chooser_jvp(reduce_max_p)
 reduce_max_p.rules["batch"] = reduce_batch(reduce_max_p)
 
 reduce_min_p = define(
-    "reduce_min", module=M, impl=lambda x, *, axes: xp.min(x, axis=axes),
+    "reduce_min", impl=lambda x, *, axes: xp.min(x, axis=axes),
     abstract=_nonempty_reduced_aval("reduce_min", "minimum"), torch_name="AminBackward0",
     facts=dict(fresh_result=True))
 reduce_min_p.rules["jvp"] = _chooser_jvp(reduce_min_p)
@@ -138,7 +77,7 @@ reduce_min_p.rules["batch"] = reduce_batch(reduce_min_p)
 
 def reduce_prod(x, axes):
     """The product of `x` over `axes` (x itself when there are none)."""
-    axes = _normalize_axes(axes, ndim_of(x))
+    axes = normalize_axes(axes, ndim_of(x))
     if not axes:
         return x
     return reduce_prod_p.bind(x, axes=axes)
@@ -213,7 +152,7 @@ def _reduce_prod_jvp_torch(primals, tangents, *, axes):
 
 
 reduce_prod_p = define(
-    "reduce_prod", module=M, impl=lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype),
+    "reduce_prod", impl=lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype),
     abstract=reduced_aval, jvp=_reduce_prod_jvp, torch_jvp=_reduce_prod_jvp_torch,
     torch_name="ProdBackward1")
 reduce_prod_p.rules["batch"] = reduce_batch(reduce_prod_p)
@@ -232,20 +171,20 @@ def _bool_reduced_aval(name):
 
 def reduce_and(x, axes):
     """Whether every element of bool `x` over `axes` is True."""
-    return reduce_and_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
+    return reduce_and_p.bind(x, axes=normalize_axes(axes, ndim_of(x)))
 
 
 def reduce_or(x, axes):
     """Whether any element of bool `x` over `axes` is True."""
-    return reduce_or_p.bind(x, axes=_normalize_axes(axes, ndim_of(x)))
+    return reduce_or_p.bind(x, axes=normalize_axes(axes, ndim_of(x)))
 
 
-reduce_and_p = define("reduce_and", module=M, impl=lambda x, *, axes: xp.all(x, axis=axes),
+reduce_and_p = define("reduce_and", impl=lambda x, *, axes: xp.all(x, axis=axes),
                       abstract=_bool_reduced_aval("reduce_and"))
-reduce_and_p.rules.update(jvp=_zero_jvp(reduce_and_p), batch=reduce_batch(reduce_and_p))
-reduce_or_p = define("reduce_or", module=M, impl=lambda x, *, axes: xp.any(x, axis=axes),
+reduce_and_p.rules.update(jvp=zero_jvp(reduce_and_p), batch=reduce_batch(reduce_and_p))
+reduce_or_p = define("reduce_or", impl=lambda x, *, axes: xp.any(x, axis=axes),
                      abstract=_bool_reduced_aval("reduce_or"))
-reduce_or_p.rules.update(jvp=_zero_jvp(reduce_or_p), batch=reduce_batch(reduce_or_p))
+reduce_or_p.rules.update(jvp=zero_jvp(reduce_or_p), batch=reduce_batch(reduce_or_p))
 
 
 # --- argmax / argmin -------------------------------------------------------------------------
@@ -281,12 +220,12 @@ def _arg_impl(fn):
     return lambda x, *, axes, index_dtype: xp.asarray(fn(x, axis=axes[0])).astype(index_dtype)
 
 
-argmax_p = define("argmax", module=M, impl=_arg_impl(xp.argmax),
+argmax_p = define("argmax", impl=_arg_impl(xp.argmax),
                   abstract=_arg_abstract("argmax"))
-argmax_p.rules.update(jvp=_zero_jvp(argmax_p), batch=reduce_batch(argmax_p))
-argmin_p = define("argmin", module=M, impl=_arg_impl(xp.argmin),
+argmax_p.rules.update(jvp=zero_jvp(argmax_p), batch=reduce_batch(argmax_p))
+argmin_p = define("argmin", impl=_arg_impl(xp.argmin),
                   abstract=_arg_abstract("argmin"))
-argmin_p.rules.update(jvp=_zero_jvp(argmin_p), batch=reduce_batch(argmin_p))
+argmin_p.rules.update(jvp=zero_jvp(argmin_p), batch=reduce_batch(argmin_p))
 
 
 # --- cumsum / cumprod: inclusive scans along one axis, optionally from the end ---------------
@@ -353,7 +292,7 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
 
 
 cumsum_p = define(
-    "cumsum", module=M, impl=_scan_impl(xp.cumsum), abstract=_scan_abstract("cumsum"),
+    "cumsum", impl=_scan_impl(xp.cumsum), abstract=_scan_abstract("cumsum"),
     # the adjoint of a running sum from the start is a running sum from the end
     transpose=lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis,
                                                              reverse=not reverse)],
@@ -361,6 +300,6 @@ cumsum_p = define(
 cumsum_p.rules.update(jvp=linear_jvp(cumsum_p), batch=_scan_batch(cumsum_p))
 
 cumprod_p = define(
-    "cumprod", module=M, impl=_scan_impl(xp.cumprod), abstract=_scan_abstract("cumprod"),
+    "cumprod", impl=_scan_impl(xp.cumprod), abstract=_scan_abstract("cumprod"),
     jvp=_cumprod_jvp, torch_name="CumprodBackward0")
 cumprod_p.rules["batch"] = _scan_batch(cumprod_p)

@@ -53,7 +53,6 @@ from functrans.core.primitive import Primitive
 
 REGISTRY: dict[str, Primitive] = {}
 
-RULE_KINDS = ("jvp", "transpose", "batch")
 # A row may state PyTorch's derivative beside JAX's where the two differ, as rule `torch_jvp`:
 # in value (pow at 0, atan2 at the origin, maximum at NaN) or in what it reads (div reads its
 # operands, rsqrt and relu their result: that decides where a second-order gradient with
@@ -68,25 +67,30 @@ FACT_KEYS = frozenset({
     "fresh_result", "linear_operands", "contraction", "effectful"})
 
 
-def define(name: str, *, impl: Callable, abstract: Callable, module: str,
-           jvp: Callable | None = None, transpose: Callable | None = None,
+def define(name: str, *, impl: Callable, abstract: Callable, jvp: Callable | None = None, transpose: Callable | None = None,
            batch: Callable | None = None, multiple_results: bool = False,
            props: tuple[str, ...] = (), facts: dict[str, Any] | None = None,
            torch_name: str | None = None, **rules) -> Primitive:
     """Register primitive `name` with its numpy `impl`, its shape/dtype rule `abstract`, and its
     transformation rules. `props` are properties transforms read (elementwise, linear, ...);
-    `facts` what the jit passes know (the module docstring lists them)."""
+    `facts` what the jit passes know (the module docstring lists them); `rules` the row's
+    other derivative conventions (CONVENTION_RULE_KINDS)."""
     if name in REGISTRY:
         raise ValueError(f"primitive {name!r} is defined twice")
     unknown = set(facts or ()) - FACT_KEYS
     if unknown:
         raise ValueError(f"primitive {name!r}: unknown facts {sorted(unknown)}; the jit passes "
                          f"read {sorted(FACT_KEYS)} (functrans/primitives/registry.py).")
+    unknown = set(rules) - set(CONVENTION_RULE_KINDS)
+    if unknown:
+        raise ValueError(f"primitive {name!r}: unknown rule kinds {sorted(unknown)}; a row takes "
+                         "jvp, transpose, batch and the derivative conventions "
+                         f"{list(CONVENTION_RULE_KINDS)} (functrans/primitives/registry.py).")
     # where the row lives, for error messages: the module that called define (or a family helper)
     caller = sys._getframe(1)
     while caller.f_globals.get("__name__") == __name__:
         caller = caller.f_back
-    where = caller.f_globals.get("__name__") or f"functrans.primitives.{module}"
+    where = caller.f_globals.get("__name__", "functrans.primitives")
     prim = Primitive(name, multiple_results=multiple_results, module=where)
     prim.impl = impl
     prim.abstract_eval = abstract
@@ -99,12 +103,3 @@ def define(name: str, *, impl: Callable, abstract: Callable, module: str,
     REGISTRY[name] = prim
     return prim
 
-
-def names() -> set[str]:
-    """The names of every registered primitive."""
-    return set(REGISTRY)
-
-
-def get(name: str) -> Primitive:
-    """The registered primitive called `name`."""
-    return REGISTRY[name]

@@ -1,336 +1,88 @@
-"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, expand_dims, dtype
-conversion, pad, concatenate, rev, and iota (which has no inputs). All but iota are linear, so
-their JVP is themselves and each has a transpose."""
+"""Shape primitives beyond the layout ones: slice, pad (each other's transposes), concatenate,
+rev, and iota (which has no inputs). All but iota are linear, so their JVP is themselves and
+each has a transpose. The layout rows (broadcast_in_dim, reshape, transpose, squeeze,
+expand_dims) live in functrans/primitives/layout.py, convert_element_type with the elementwise
+rows; this module re-exports them, so `shape_ops` names every shape operation."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import ShapedArray, get_aval, is_float, ndim_of, shape_of
-from functrans.core.symbolic import Zero
+from functrans.core.avals import ShapedArray, get_aval, ndim_of, shape_of
+from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
+from functrans.primitives.elementwise import (  # noqa: F401  (re-exported)
+    convert_element_type, convert_element_type_p, select, sub)
+from functrans.primitives.layout import (  # noqa: F401  (re-exported)
+    bdim_at, bdim_to_front, broadcast_in_dim, broadcast_in_dim_p, broadcast_to, expand_dims,
+    expand_dims_p, linear_jvp, moveaxis, reduce_sum, reshape, reshape_p, skip_bdim, squeeze,
+    squeeze_p, transpose, transpose_p)
 from functrans.primitives.registry import define
 
-M = "shape_ops"
 
+# --- slice: x[start:limit:stride] per axis, all static ---------------------------------------
 
-def instantiate(t):
-    """A materialised array for a tangent that may be symbolically zero."""
-    if type(t) is Zero:
-        return broadcast_to(np.zeros((), t.aval.dtype), t.aval.shape)
-    return t
-
-
-def linear_jvp(prim):
-    """JVP of a primitive linear in all its array inputs: apply it to the tangents."""
-    def jvp(primals, tangents, **params):
-        return (prim.bind(*primals, **params),
-                prim.bind(*map(instantiate, tangents), **params))
-    return jvp
-
-
-def moveaxis(x, src: int, dst: int):
-    """Move axis `src` of `x` to position `dst` (a transpose, or nothing)."""
-    if src == dst:
+def slice_(x, start_indices, limit_indices, strides=None):
+    """x[start:limit:strides] per dimension (static bounds); the whole of x is x itself."""
+    nd = ndim_of(x)
+    strides = tuple(strides) if strides is not None else (1,) * nd
+    if tuple(start_indices) == (0,) * nd and tuple(limit_indices) == tuple(shape_of(x)) and \
+            strides == (1,) * nd:
         return x
-    perm = [i for i in range(x.ndim) if i != src]
-    perm.insert(dst, src)
-    return transpose(x, tuple(perm))
+    return slice_p.bind(x, start_indices=tuple(start_indices),
+                        limit_indices=tuple(limit_indices), strides=strides)
 
 
-def bdim_to_front(x, bdim, size: int):
-    """Batched value with its batch axis first; unbatched values get one by broadcasting."""
-    return bdim_at(x, bdim, size, 0)
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    return x[tuple(slice(s, l, st) for s, l, st in zip(start_indices, limit_indices, strides))]
 
 
-def bdim_at(x, bdim, size: int, dst: int):
-    """Batched value with its batch axis at `dst`; unbatched values get one by broadcasting."""
-    if bdim is None:
-        shape = list(shape_of(x))
-        shape.insert(dst, size)
-        return broadcast_in_dim(x, tuple(shape), tuple(i for i in range(len(shape)) if i != dst))
-    return moveaxis(x, bdim, dst)
-
-
-def skip_bdim(axes, bdim: int):
-    """Axes of an unbatched value renumbered for the value with its batch axis at `bdim`."""
-    return tuple(a + (a >= bdim) for a in axes)
-
-
-def bdim_after_removing(bdim: int, removed):
-    """Where the batch axis `bdim` lands when the (batched-layout) axes `removed` disappear."""
-    return bdim - sum(a < bdim for a in removed)
-
-
-def _is_identity_perm(perm):
-    return tuple(perm) == tuple(range(len(perm)))
-
-
-# --- convert_element_type --------------------------------------------------------------------
-
-def convert_element_type(x, dtype):
-    """`x` as `dtype` (x itself if it has that dtype already)."""
-    dtype = np.dtype(dtype)
-    if getattr(x, "dtype", None) == dtype:
-        return x
-    return convert_element_type_p.bind(x, new_dtype=dtype)
-
-
-def _convert_jvp(primals, tangents, *, new_dtype):
-    x, = primals
-    t, = tangents
-    out = convert_element_type_p.bind(x, new_dtype=new_dtype)
-    if not is_float(new_dtype) or type(t) is Zero:
-        return out, Zero(ShapedArray(out.shape, new_dtype))
-    return out, convert_element_type_p.bind(t, new_dtype=new_dtype)
-
-
-def _convert_impl(x, *, new_dtype):
-    x = xp.asarray(x)
-    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
-        x = xp.real(x)   # complex to real keeps the real part, as lax's conversion (no warning)
-    return x.astype(new_dtype)
-
-
-convert_element_type_p = define(
-    "convert_element_type", module=M,
-    impl=_convert_impl,
-    abstract=lambda x, *, new_dtype: ShapedArray(x.shape, new_dtype),
-    jvp=_convert_jvp,
-    transpose=lambda ct, x, *, new_dtype: [convert_element_type(ct, x.aval.dtype)],
-    batch=lambda vals, dims, *, new_dtype: (
-        convert_element_type_p.bind(vals[0], new_dtype=new_dtype), dims[0]),
-    props=("elementwise", "linear"),
-    facts=dict(noop=lambda aval, p: np.dtype(p["new_dtype"]) == aval.dtype,
-               converts_dtype=True),
-    torch_name="ToCopyBackward0")
-
-
-# --- broadcast_in_dim ------------------------------------------------------------------------
-
-def broadcast_in_dim(x, shape, broadcast_dimensions):
-    """`x` broadcast to `shape`, its axes placed at `broadcast_dimensions` (XLA's rule)."""
-    shape = tuple(shape)
-    if tuple(shape_of(x)) == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
-        return x
-    return broadcast_in_dim_p.bind(x, shape=shape,
-                                   broadcast_dimensions=tuple(broadcast_dimensions))
-
-
-def broadcast_to(x, shape):
-    """numpy-style broadcast of `x` to `shape` (dimensions aligned from the right)."""
-    shape = tuple(shape)
-    x_shape = shape_of(x)
-    if x_shape == shape:
-        return x
-    return broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
-
-
-def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
-    x = xp.asarray(x)
-    expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    return xp.broadcast_to(x.reshape(expanded), shape)
-
-
-def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
-    ok = (len(broadcast_dimensions) == x.ndim
-          and all(0 <= d < len(shape) for d in broadcast_dimensions)
-          and list(broadcast_dimensions) == sorted(set(broadcast_dimensions))
-          and all(x.shape[i] in (1, shape[d]) for i, d in enumerate(broadcast_dimensions)))
+def _slice_abstract(x, *, start_indices, limit_indices, strides):
+    ok = len(start_indices) == len(limit_indices) == len(strides) == x.ndim and all(
+        0 <= s <= l <= d and st >= 1
+        for s, l, st, d in zip(start_indices, limit_indices, strides, x.shape))
     if not ok:
-        raise ShapeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
-                         f"{tuple(shape)} along dimensions {broadcast_dimensions}: each operand "
-                         "dimension must be 1 or equal the output dimension it maps to.")
+        raise ShapeError(f"slice: start {start_indices}, limit {limit_indices}, strides "
+                         f"{strides} do not fit an operand of shape {x.shape}.")
+    shape = tuple(max(0, -(-(l - s) // st))
+                  for s, l, st in zip(start_indices, limit_indices, strides))
     return ShapedArray(shape, x.dtype)
 
 
-def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    in_shape = x.aval.shape
-    summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
-    kept_ones = tuple(d for i, d in enumerate(broadcast_dimensions)
-                      if in_shape[i] == 1 and shape[d] != 1)
-    from functrans.primitives.reductions import reduce_sum
-    out = reduce_sum(ct, tuple(sorted(summed + kept_ones)))
-    return [reshape(out, in_shape)]
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    shape = x.aval.shape
+    out_shape = shape_of(ct)
+    config = []
+    for s, st, d, n in zip(start_indices, strides, shape, out_shape):
+        # element i of the slice sits at s + i*st; interior padding st-1 spaces them out
+        used = s + (n - 1) * st + 1 if n else s
+        config.append((s, d - used if n else d - s, st - 1 if n else 0))
+    return [pad(ct, np.zeros((), ct.dtype), tuple(config))]
 
 
-def _broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
-    # the batch axis goes right after the output axis of the operand axis before it (first if
-    # it is first), so broadcast_dimensions stay increasing and nothing is transposed
+def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
     x, bd = vals[0], dims[0]
-    out_bd = broadcast_dimensions[bd - 1] + 1 if bd else 0
-    bdims = skip_bdim(broadcast_dimensions, out_bd)
-    bdims = (*bdims[:bd], out_bd, *bdims[bd:])
-    out_shape = (*shape[:out_bd], x.shape[bd], *shape[out_bd:])
-    return broadcast_in_dim_p.bind(x, shape=out_shape, broadcast_dimensions=bdims), out_bd
+
+    def at_bd(t, v):
+        return (*t[:bd], v, *t[bd:])
+
+    return slice_p.bind(x, start_indices=at_bd(start_indices, 0),
+                        limit_indices=at_bd(limit_indices, x.shape[bd]),
+                        strides=at_bd(strides, 1)), bd
 
 
-broadcast_in_dim_p = define(
-    "broadcast_in_dim", module=M, impl=_broadcast_in_dim_impl,
-    abstract=_broadcast_in_dim_abstract, transpose=_broadcast_in_dim_transpose,
-    batch=_broadcast_in_dim_batch, props=("linear",),
-    facts=dict(noop=lambda aval, p: tuple(p["shape"]) == aval.shape
-               and _is_identity_perm(p["broadcast_dimensions"]),
-               broadcast=lambda p: (tuple(p["shape"]), tuple(p["broadcast_dimensions"])),
-               moves_elements=True),
-    torch_name="ExpandBackward0")
-broadcast_in_dim_p.rules["jvp"] = linear_jvp(broadcast_in_dim_p)
+def _slice_noop(aval, p):
+    return (tuple(p["start_indices"]) == (0,) * aval.ndim
+            and tuple(p["limit_indices"]) == aval.shape
+            and tuple(p["strides"]) == (1,) * aval.ndim)
 
 
-# --- reshape ---------------------------------------------------------------------------------
-
-def reshape(x, new_sizes):
-    """`x` with shape `new_sizes`, in C order (x itself if unchanged)."""
-    new_sizes = tuple(int(d) for d in new_sizes)
-    if tuple(shape_of(x)) == new_sizes:
-        return x
-    return reshape_p.bind(x, new_sizes=new_sizes)
-
-
-def _reshape_abstract(x, *, new_sizes):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
-        raise ShapeError(f"reshape: cannot reshape an array of shape {x.shape} ({x.size} "
-                         f"elements) into shape {tuple(new_sizes)}. The element counts must "
-                         "match.")
-    return ShapedArray(new_sizes, x.dtype)
-
-
-def _reshape_batch(vals, dims, *, new_sizes):
-    # in row-major order a first or last batch axis can stay where it is; others move first
-    x, bd = vals[0], dims[0]
-    if bd == ndim_of(x) - 1 and bd:
-        return reshape_p.bind(x, new_sizes=(*new_sizes, x.shape[bd])), len(new_sizes)
-    x = moveaxis(x, bd, 0)
-    return reshape_p.bind(x, new_sizes=(x.shape[0], *new_sizes)), 0
-
-
-reshape_p = define(
-    "reshape", module=M, impl=lambda x, *, new_sizes: xp.reshape(x, new_sizes),
-    abstract=_reshape_abstract,
-    transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
-    batch=_reshape_batch, props=("linear",),
-    facts=dict(noop=lambda aval, p: tuple(p["new_sizes"]) == aval.shape,
-               reshape_like=True, moves_elements=True,
-               fast_impl=lambda _in, _out, p: (xp.reshape, (p["new_sizes"],), {})),
-    torch_name="ViewBackward0")
-reshape_p.rules["jvp"] = linear_jvp(reshape_p)
-
-
-# --- transpose -------------------------------------------------------------------------------
-
-def transpose(x, permutation):
-    """The axes of `x` permuted (x itself for the identity permutation)."""
-    permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))):
-        return x
-    return transpose_p.bind(x, permutation=permutation)
-
-
-def _transpose_abstract(x, *, permutation):
-    if sorted(permutation) != list(range(x.ndim)):
-        raise ShapeError(f"transpose: permutation {permutation} is not a permutation of the "
-                         f"{x.ndim} axes of shape {x.shape}.")
-    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype)
-
-
-def _compose_transpose(inner, outer):
-    # transpose(transpose(x, p), q) == transpose(x, p o q)
-    p, q = inner["permutation"], outer["permutation"]
-    return {"permutation": tuple(p[i] for i in q)}
-
-
-def _transpose_batch(vals, dims, *, permutation):
-    # one transpose that also keeps the batch axis where it is
-    x, bd = vals[0], dims[0]
-    perm = skip_bdim(permutation, bd)
-    return transpose(x, (*perm[:bd], bd, *perm[bd:])), bd
-
-
-transpose_p = define(
-    "transpose", module=M, impl=lambda x, *, permutation: xp.transpose(x, permutation),
-    abstract=_transpose_abstract,
-    transpose=lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))],
-    batch=_transpose_batch, props=("linear",),
-    facts=dict(noop=lambda aval, p: _is_identity_perm(p["permutation"]),
-               compose=_compose_transpose, moves_elements=True,
-               fast_impl=lambda _in, _out, p: (xp.transpose, (p["permutation"],), {})),
-    torch_name="PermuteBackward0")
-transpose_p.rules["jvp"] = linear_jvp(transpose_p)
-
-
-# --- squeeze / expand_dims -------------------------------------------------------------------
-
-def squeeze(x, dimensions):
-    """`x` without its length-one axes `dimensions`."""
-    dimensions = tuple(sorted(int(d) % max(ndim_of(x), 1) for d in dimensions))
-    if not dimensions:
-        return x
-    return squeeze_p.bind(x, dimensions=dimensions)
-
-
-def _squeeze_abstract(x, *, dimensions):
-    if any(not 0 <= d < x.ndim or x.shape[d] != 1 for d in dimensions):
-        raise ShapeError(f"squeeze: dimensions {dimensions} of shape {x.shape} are not all of "
-                         "size 1; only size-1 axes can be squeezed.")
-    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype)
-
-
-def _squeeze_batch(vals, dims, *, dimensions):
-    x, bd = vals[0], dims[0]
-    dimensions = skip_bdim(dimensions, bd)
-    return squeeze_p.bind(x, dimensions=dimensions), bdim_after_removing(bd, dimensions)
-
-
-squeeze_p = define(
-    "squeeze", module=M, impl=lambda x, *, dimensions: xp.squeeze(x, dimensions),
-    abstract=_squeeze_abstract,
-    transpose=lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)],
-    batch=_squeeze_batch, props=("linear",),
-    facts=dict(noop=lambda aval, p: not p["dimensions"], reshape_like=True,
-               moves_elements=True),
-    torch_name="SqueezeBackward1")
-squeeze_p.rules["jvp"] = linear_jvp(squeeze_p)
-
-
-def expand_dims(x, dimensions):
-    """`x` with new length-one axes at positions `dimensions` of the result."""
-    out_ndim = ndim_of(x) + len(dimensions)
-    dimensions = tuple(sorted(int(d) % out_ndim for d in dimensions))
-    return expand_dims_p.bind(x, dimensions=dimensions)
-
-
-def _expand_dims_abstract(x, *, dimensions):
-    out_ndim = x.ndim + len(dimensions)
-    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < out_ndim
-                                                      for d in dimensions):
-        raise ShapeError(f"expand_dims: dimensions {dimensions} are out of range or repeated "
-                         f"for an output of rank {out_ndim} (operand shape {x.shape}).")
-    shape = list(x.shape)
-    for d in dimensions:
-        shape.insert(d, 1)
-    return ShapedArray(shape, x.dtype)
-
-
-def _expand_dims_batch(vals, dims, *, dimensions):
-    # the batch axis goes right after the output position of the operand axis before it
-    x, bd = vals[0], dims[0]
-    kept = [i for i in range(ndim_of(x) - 1 + len(dimensions)) if i not in dimensions]
-    out_bd = kept[bd - 1] + 1 if bd else 0
-    return expand_dims_p.bind(x, dimensions=skip_bdim(dimensions, out_bd)), out_bd
-
-
-expand_dims_p = define(
-    "expand_dims", module=M, impl=lambda x, *, dimensions: xp.expand_dims(x, dimensions),
-    abstract=_expand_dims_abstract,
-    transpose=lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)],
-    batch=_expand_dims_batch, props=("linear",),
-    facts=dict(noop=lambda aval, p: not p["dimensions"], reshape_like=True,
-               moves_elements=True),
-    torch_name="UnsqueezeBackward0")
-expand_dims_p.rules["jvp"] = linear_jvp(expand_dims_p)
+slice_p = define("slice", impl=_slice_impl, abstract=_slice_abstract,
+                 transpose=_slice_transpose, batch=_slice_batch,
+                 props=("linear",), facts=dict(noop=_slice_noop, moves_elements=True),
+                 torch_name="SliceBackward0")
+slice_p.rules["jvp"] = linear_jvp(slice_p)
 
 
 # --- pad: (low, high, interior) per axis; negative low/high crop -----------------------------
@@ -371,10 +123,6 @@ def _pad_abstract(x, padding_value, *, padding_config):
 
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
-    from functrans.core.symbolic import is_undefined
-    from functrans.primitives.elementwise import sub
-    from functrans.primitives.indexing import slice_
-    from functrans.primitives.reductions import reduce_sum
     # undo negative (cropping) padding by padding the cotangent with zeros, then slice out the
     # positions the operand's elements landed on (stride interior + 1)
     zero = np.zeros((), ct.dtype)
@@ -395,7 +143,6 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
 
 
 def _pad_batch(vals, dims, *, padding_config):
-    from functrans.primitives.elementwise import select
     x, v = vals
     xd, vd = dims
     if vd is None:
@@ -411,7 +158,7 @@ def _pad_batch(vals, dims, *, padding_config):
     return select(inside, padded, reshape(v, (size,) + (1,) * (x.ndim - 1))), 0
 
 
-pad_p = define("pad", module=M, impl=_pad_impl, abstract=_pad_abstract,
+pad_p = define("pad", impl=_pad_impl, abstract=_pad_abstract,
                transpose=_pad_transpose, batch=_pad_batch, props=("linear",),
                torch_name="ConstantPadNdBackward0")
 pad_p.rules["jvp"] = linear_jvp(pad_p)
@@ -451,8 +198,6 @@ def _concatenate_abstract(*avals, dimension):
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    from functrans.core.symbolic import is_undefined
-    from functrans.primitives.indexing import slice_
     cts, start = [], 0
     shape = list(shape_of(ct))
     for x in operands:
@@ -478,7 +223,7 @@ def _concatenate_batch(vals, dims, *, dimension):
 
 
 concatenate_p = define(
-    "concatenate", module=M, impl=lambda *xs, dimension: xp.concatenate(xs, axis=dimension),
+    "concatenate", impl=lambda *xs, dimension: xp.concatenate(xs, axis=dimension),
     abstract=_concatenate_abstract, transpose=_concatenate_transpose,
     batch=_concatenate_batch, props=("linear",), torch_name="CatBackward0")
 concatenate_p.rules["jvp"] = linear_jvp(concatenate_p)
@@ -518,7 +263,7 @@ def _iota_batch(vals, dims, **params):
     return iota_p.bind(**params), None
 
 
-iota_p = define("iota", module=M, impl=_iota_impl, abstract=_iota_abstract, jvp=_iota_jvp,
+iota_p = define("iota", impl=_iota_impl, abstract=_iota_abstract, jvp=_iota_jvp,
                 batch=_iota_batch, torch_name=None)  # like torch.arange: a leaf, no grad_fn
 
 
@@ -545,7 +290,7 @@ def _rev_batch(vals, dims, *, dimensions):
 
 
 rev_p = define(
-    "rev", module=M, impl=lambda x, *, dimensions: xp.flip(x, dimensions),
+    "rev", impl=lambda x, *, dimensions: xp.flip(x, dimensions),
     abstract=_rev_abstract,
     transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],
     batch=_rev_batch, props=("linear",), torch_name="FlipBackward0")

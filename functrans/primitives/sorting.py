@@ -20,8 +20,6 @@ from functrans.primitives.indexing import gather
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import reshape
 
-M = "sorting"
-
 
 def sort(x, axis: int = -1):
     """`x` sorted along `axis`."""
@@ -66,8 +64,6 @@ def _sort_jvp(primals, tangents, *, axis):
     x, = primals
     t, = tangents
     out = sort_p.bind(x, axis=axis)
-    if type(t) is Zero:
-        return out, Zero(ShapedArray(shape_of(out), out.dtype))
     return out, take_along(t, argsort(x, axis), axis)
 
 
@@ -80,7 +76,7 @@ def _axis_batch(prim):
     return rule
 
 
-sort_p = define("sort", module=M, impl=lambda x, *, axis: xp.sort(x, axis=axis, kind="stable"),
+sort_p = define("sort", impl=lambda x, *, axis: xp.sort(x, axis=axis, kind="stable"),
                 abstract=_sort_abstract, jvp=_sort_jvp, torch_name="SortBackward0")
 sort_p.rules["batch"] = _axis_batch(sort_p)
 
@@ -102,6 +98,6 @@ def _argsort_jvp(primals, tangents, *, axis, index_dtype):
     return out, Zero(ShapedArray(shape_of(out), out.dtype))
 
 
-argsort_p = define("argsort", module=M, impl=_argsort_impl, abstract=_argsort_abstract,
+argsort_p = define("argsort", impl=_argsort_impl, abstract=_argsort_abstract,
                    jvp=_argsort_jvp)
 argsort_p.rules["batch"] = _axis_batch(argsort_p)

@@ -32,8 +32,6 @@ from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import broadcast_to, moveaxis, reshape, transpose
 
-M = "square_matrices"
-
 
 # --- helpers: stacked matrix products, in primitives --------------------------------------
 
@@ -132,7 +130,7 @@ def _solve_batch(vals, dims):
     return solve(a, b), 0
 
 
-solve_p = define("solve", module=M, impl=lambda a, b: xp.linalg.solve(a, b),
+solve_p = define("solve", impl=lambda a, b: xp.linalg.solve(a, b),
                  abstract=_solve_abstract, jvp=_solve_jvp, transpose=_solve_transpose,
                  batch=_solve_batch, props=("linear",), facts={"linear_operands": (1,)},
                  torch_name="LinalgSolveExBackward0")
@@ -156,12 +154,10 @@ def _inv_jvp(primals, tangents):
     a, = primals
     ta, = tangents
     y = inv(a)
-    if type(ta) is Zero:
-        return y, Zero(ShapedArray(shape_of(y), y.dtype))
     return y, neg(stacked_matmul(stacked_matmul(y, ta), y))   # dY = -Y dA Y
 
 
-inv_p = define("inv", module=M, impl=lambda a: xp.linalg.inv(a), abstract=_square_abstract("inv"),
+inv_p = define("inv", impl=lambda a: xp.linalg.inv(a), abstract=_square_abstract("inv"),
                jvp=_inv_jvp, torch_name="LinalgInvExBackward0")
 inv_p.rules["batch"] = _one_operand_batch(inv_p)
 
@@ -195,8 +191,6 @@ def _cofactor_jvp(primals, tangents):
     a, = primals
     ta, = tangents
     c = cofactor(a)
-    if type(ta) is Zero:
-        return c, Zero(ShapedArray(shape_of(c), c.dtype))
     # C = det(A) A^-T: dC = C tr(A^-1 dA) - (A^-1 dA C^T)^T
     z = solve(a, ta)
     tr = reshape(_trace_of_eye(z), (*shape_of(a)[:-2], 1, 1))
@@ -208,7 +202,7 @@ def _trace_of_eye(z):
     return _trace_of_product(z, np.eye(n, dtype=z.dtype))
 
 
-cofactor_p = define("cofactor", module=M, impl=_cofactor_impl,
+cofactor_p = define("cofactor", impl=_cofactor_impl,
                     abstract=_square_abstract("cofactor"), jvp=_cofactor_jvp)
 cofactor_p.rules["batch"] = _one_operand_batch(cofactor_p)
 
@@ -229,12 +223,10 @@ def _det_jvp(primals, tangents):
     a, = primals
     ta, = tangents
     d = det(a)
-    if type(ta) is Zero:
-        return d, Zero(ShapedArray(shape_of(d), d.dtype))
     return d, _trace_of_product(cofactor(a), ta)   # d det = sum(C * dA)
 
 
-det_p = define("det", module=M, impl=lambda a: xp.asarray(xp.linalg.det(a)),
+det_p = define("det", impl=lambda a: xp.asarray(xp.linalg.det(a)),
                abstract=_det_abstract, jvp=_det_jvp, torch_name="LinalgDetBackward0")
 det_p.rules["batch"] = _one_operand_batch(det_p)
 
@@ -261,12 +253,10 @@ def _slogdet_jvp(primals, tangents):
     ta, = tangents
     sign, logabsdet = slogdet(a)
     zero = Zero(ShapedArray(shape_of(sign), sign.dtype))
-    if type(ta) is Zero:
-        return [sign, logabsdet], [zero, zero]
     return [sign, logabsdet], [zero, _trace_of_eye(solve(a, ta))]   # tr(A^-1 dA)
 
 
-slogdet_p = define("slogdet", module=M, impl=_slogdet_impl, abstract=_slogdet_abstract,
+slogdet_p = define("slogdet", impl=_slogdet_impl, abstract=_slogdet_abstract,
                    jvp=_slogdet_jvp, multiple_results=True,
                    torch_name="LinalgSlogdetBackward0")
 slogdet_p.rules["batch"] = _one_operand_batch(slogdet_p)
@@ -283,8 +273,6 @@ def _cholesky_jvp(primals, tangents):
     a, = primals
     ta, = tangents
     low = cholesky(a)
-    if type(ta) is Zero:
-        return low, Zero(ShapedArray(shape_of(low), low.dtype))
     # A = L L^T with dA symmetrised (the impl reads only A's lower triangle; JAX's convention):
     # L^-1 dA L^-T is symmetric, its half-diagonal lower triangle Phi gives dL = L Phi
     half = mul(add(ta, matrix_transpose(ta)), np.asarray(0.5, ta.dtype))
@@ -300,7 +288,7 @@ def _cholesky_impl(a):
     return xp.linalg.cholesky(a) if low is None else low.astype(a.dtype, copy=False)
 
 
-cholesky_p = define("cholesky", module=M, impl=_cholesky_impl,
+cholesky_p = define("cholesky", impl=_cholesky_impl,
                     abstract=_square_abstract("cholesky"), jvp=_cholesky_jvp,
                     torch_name="LinalgCholeskyExBackward0")
 cholesky_p.rules["batch"] = _one_operand_batch(cholesky_p)

@@ -23,7 +23,7 @@ from functrans.core.ir import Eqn, Jaxpr, Literal, Var
 from functrans.core.primitive import derivative_convention, derivative_grad_mode
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
-from functrans.primitives.shape_ops import instantiate, reshape_p
+from functrans.primitives.layout import instantiate, reshape_p
 from functrans.transforms.vjp import vjp
 
 

@@ -26,8 +26,6 @@ from functrans.transforms.jvp import jvp_jaxpr
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
 
-M = "../transforms/checkpoint"
-
 
 def _cached(closed, key, build):
     """A derived program cached on `closed`, unless it closes over tracers (then rebuilt)."""
@@ -95,7 +93,7 @@ def _checkpoint_batch(vals, dims, *, jaxpr, prevent_cse):
     return outs, [0 if b else None for b in out_b]
 
 
-checkpoint_p = define("checkpoint", module=M, impl=_checkpoint_impl,
+checkpoint_p = define("checkpoint", impl=_checkpoint_impl,
                       abstract=_checkpoint_abstract, jvp=_checkpoint_jvp,
                       transpose=_checkpoint_transpose, batch=_checkpoint_batch,
                       multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)

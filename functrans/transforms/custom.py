@@ -41,7 +41,8 @@ from functrans.errors import FunctransError, ShapeError
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.reductions import reduce_sum
-from functrans.primitives.shape_ops import bdim_to_front, convert_element_type, moveaxis
+from functrans.primitives.layout import bdim_to_front, moveaxis
+from functrans.primitives.shape_ops import convert_element_type
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         any_tracer, batch_jaxpr,
                                                         batch_size, instantiate_zeros, level,
@@ -50,8 +51,6 @@ from functrans.transforms.jvp import JVPTracer, jvp_jaxpr
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-
-M = "../transforms/custom"
 
 
 class CustomVJPForwardModeError(FunctransError, TypeError):
@@ -288,7 +287,7 @@ def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, num_consts, num_rule_
 
 
 custom_jvp_call_p = define(
-    "custom_jvp_call", module=M, impl=_custom_jvp_call_impl, abstract=_custom_jvp_call_abstract,
+    "custom_jvp_call", impl=_custom_jvp_call_impl, abstract=_custom_jvp_call_abstract,
     jvp=_custom_jvp_call_jvp, transpose=_custom_jvp_call_transpose,
     batch=_custom_jvp_call_batch, multiple_results=True, props=HIGHER_ORDER,
     facts=OWNED_RESULTS)
@@ -573,7 +572,7 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_
 
 
 custom_vjp_call_p = define(
-    "custom_vjp_call", module=M, impl=_custom_vjp_call_impl, abstract=_custom_vjp_call_abstract,
+    "custom_vjp_call", impl=_custom_vjp_call_impl, abstract=_custom_vjp_call_abstract,
     jvp=_custom_vjp_call_jvp, batch=_custom_vjp_call_batch, multiple_results=True,
     props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
@@ -604,7 +603,7 @@ def _custom_lin_batch(vals, dims, *, num_res, bwd, out_avals, mask):
 
 
 custom_lin_p = define(
-    "custom_lin", module=M, impl=_forward_mode_error,
+    "custom_lin", impl=_forward_mode_error,
     abstract=lambda *avals, num_res, bwd, out_avals, mask: list(out_avals),
     jvp=_forward_mode_error, transpose=_custom_lin_transpose, batch=_custom_lin_batch,
     multiple_results=True, props=HIGHER_ORDER)

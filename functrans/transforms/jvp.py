@@ -16,8 +16,8 @@ from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.dtypes import float0
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.shape_ops import instantiate
-from functrans.primitives.shape_ops import instantiate as materialize
+from functrans.primitives.layout import instantiate
+from functrans.primitives.layout import instantiate as materialize
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 

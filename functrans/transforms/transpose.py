@@ -13,7 +13,7 @@ from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import UndefinedPrimal, Zero
 from functrans.core.trace import bind
 from functrans.primitives.elementwise import add_tangents
-from functrans.primitives.shape_ops import instantiate
+from functrans.primitives.layout import instantiate
 
 
 def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:

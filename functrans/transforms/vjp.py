@@ -11,7 +11,7 @@ from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, normalize_argnums
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.shape_ops import instantiate
+from functrans.primitives.layout import instantiate
 from functrans.transforms.linearize import linearize_flat, with_aux_leaves
 from functrans.tree_util import tree_flatten, tree_unflatten
 

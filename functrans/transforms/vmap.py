@@ -17,7 +17,7 @@ from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError
-from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
+from functrans.primitives.layout import broadcast_in_dim, moveaxis
 from functrans.tree_util import broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path, \
     tree_unflatten
 

@@ -1,4 +1,4 @@
-"""Cases for the indexing primitives: slice, gather, scatter_add.
+"""Cases for the indexing primitives: gather, scatter_add.
 
 Integer index arrays are arguments (so vmap batches them too), cast with `.astype(np.intp)`
 inside fn: check_grads perturbs every argument by `x + eps * 0`, which turns an integer array
@@ -23,9 +23,6 @@ def _i(i):
 IDX = np.array([[2, 0, 2], [1, 3, 0]])
 
 CASES = [
-    Case("slice", lambda x: I.slice_(x, (0, 1, 1), (3, 4, 5), (1, 2, 3)), [(3, 4, 5)],
-         name="slice-strides"),
-    Case("slice", lambda x: I.slice_(x, (2, 0), (2, 3)), [(4, 3)], name="slice-empty"),
     Case("gather", lambda x, i: I.gather(x, _i(i), axis=0), [(4, 3), (5,)],
          domain=[real, indices(0, 4)]),
     Case("gather", lambda x, i: I.gather(x, _i(i), axis=1), [(3, 4), (2, 3)],

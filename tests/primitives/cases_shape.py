@@ -1,4 +1,4 @@
-"""Cases for the shape primitives owned by shape_ops.py: concatenate, iota, rev, pad."""
+"""Cases for the shape primitives owned by shape_ops.py: slice, concatenate, iota, rev, pad."""
 
 import numpy as np
 
@@ -6,6 +6,9 @@ from functrans.primitives import shape_ops as S
 from primitives.cases import Case, real
 
 CASES = [
+    Case("slice", lambda x: S.slice_(x, (0, 1, 1), (3, 4, 5), (1, 2, 3)), [(3, 4, 5)],
+         name="slice-strides"),
+    Case("slice", lambda x: S.slice_(x, (2, 0), (2, 3)), [(4, 3)], name="slice-empty"),
     Case("concatenate", lambda a, b: S.concatenate([a, b], 0), [(2, 3), (4, 3)]),
     Case("concatenate", lambda a, b, c: S.concatenate([a, b, c], 1), [(2, 1), (2, 3), (2, 2)],
          name="concatenate-3-axis1"),

@@ -302,7 +302,7 @@ def slice_(draw, prim):
     start, limit, strides = tuple(start), tuple(limit), tuple(strides)
     assume(start != (0,) * len(shape) or limit != shape or strides != (1,) * len(shape))
     [x] = _sample(draw, [real], [shape])
-    return Example(lambda x: I.slice_(x, start, limit, strides), [x],
+    return Example(lambda x: S.slice_(x, start, limit, strides), [x],
                    f"slice(x: {shape}, start={start}, limit={limit}, strides={strides})")
 
 

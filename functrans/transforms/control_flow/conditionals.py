@@ -22,7 +22,8 @@ from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import ge_p, select
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import convert_element_type, moveaxis, reshape
+from functrans.primitives.layout import moveaxis
+from functrans.primitives.shape_ops import convert_element_type, reshape
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         batch_jaxpr, batch_size,
                                                         hoist, instantiate_zeros, jvp_split,
@@ -31,8 +32,6 @@ from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESU
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import tree_unflatten
-
-M = "../transforms/control_flow/conditionals"
 
 
 # --- the primitive ---------------------------------------------------------------------------
@@ -182,7 +181,7 @@ def _cond_batch(vals, dims, *, branches):
     return out, [0] * n_out
 
 
-cond_p = define("cond", module=M, impl=_cond_impl, abstract=_cond_abstract, jvp=_cond_jvp,
+cond_p = define("cond", impl=_cond_impl, abstract=_cond_abstract, jvp=_cond_jvp,
                 transpose=_cond_transpose, batch=_cond_batch, multiple_results=True,
                 props=HIGHER_ORDER, facts=OWNED_RESULTS)
 

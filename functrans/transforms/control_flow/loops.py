@@ -29,8 +29,8 @@ from functrans.errors import DTypeError, FunctransError
 from functrans.primitives.elementwise import gt_p, lt_p, select
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import broadcast_in_dim, convert_element_type, moveaxis, \
-    reshape
+from functrans.primitives.layout import broadcast_in_dim, moveaxis, reshape
+from functrans.primitives.shape_ops import convert_element_type
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         batch_jaxpr, batch_size,
                                                         any_tracer, carry_fix, hoist, instantiate_zeros,
@@ -40,8 +40,6 @@ from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESU
 from functrans.transforms.control_flow.scans import scan
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
-
-M = "../transforms/control_flow/loops"
 
 
 class WhileLoopReverseModeError(FunctransError, TypeError):
@@ -182,7 +180,7 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     return outs, out_dims
 
 
-while_p = define("while", module=M, impl=_while_impl, abstract=_while_abstract,
+while_p = define("while", impl=_while_impl, abstract=_while_abstract,
                  jvp=_while_jvp, transpose=_while_transpose, batch=_while_batch,
                  multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 

@@ -249,7 +249,7 @@ def instantiate_zeros(ts, avals=None):
     """Materialised arrays for tangents or cotangents that may be symbolic zeros. `avals`
     types the zeros (backward_pass may hand multiple-result rules a mistyped Zero)."""
     from functrans.core.symbolic import Zero
-    from functrans.primitives.shape_ops import instantiate
+    from functrans.primitives.layout import instantiate
     if avals is not None:
         ts = [Zero(a) if type(t) is Zero else t for t, a in zip(ts, avals)]
     return [instantiate(t) for t in ts]

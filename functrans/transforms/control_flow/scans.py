@@ -28,7 +28,7 @@ from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError, \
     TracerIntegerConversionError
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import broadcast_in_dim, moveaxis
+from functrans.primitives.layout import broadcast_in_dim, moveaxis
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         batch_jaxpr, batch_size,
                                                         carry_fix, hoist, instantiate_zeros,
@@ -37,8 +37,6 @@ from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESU
                                                         zeros_like_aval)
 from functrans.transforms.transpose import transpose_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
-
-M = "../transforms/control_flow/scans"
 
 
 # --- the primitive ---------------------------------------------------------------------------
@@ -93,7 +91,6 @@ def _invariant_residuals(known: ClosedJaxpr, n_invariant_in: int, n_prim_out: in
     prog = ClosedJaxpr(Jaxpr([], j.invars[:n_invariant_in], [v for v, f in zip(res, flags) if f],
                              eqns), [])
     return flags, pruned(prog)
-
 
 
 def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
@@ -232,7 +229,7 @@ def _scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
     return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in out_b[nk:]]
 
 
-scan_p = define("scan", module=M, impl=_scan_impl, abstract=_scan_abstract, jvp=_scan_jvp,
+scan_p = define("scan", impl=_scan_impl, abstract=_scan_abstract, jvp=_scan_jvp,
                 transpose=_scan_transpose, batch=_scan_batch, multiple_results=True,
                 props=HIGHER_ORDER, facts=OWNED_RESULTS)
 

@@ -225,6 +225,6 @@ def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
     return outs, [0] * len(outs)
 
 
-jit_p = define("jit", impl=_jit_impl, abstract=_jit_abstract, module="jit", jvp=_jit_jvp,
+jit_p = define("jit", impl=_jit_impl, abstract=_jit_abstract, jvp=_jit_jvp,
                transpose=_jit_transpose, batch=_jit_batch, multiple_results=True,
                props=("higher_order",), facts=dict(call_param="jaxpr", fresh_result=True))

@@ -133,7 +133,7 @@ def test_uniform_array_operand_becomes_a_scalar():
 def test_forward_trivial_drops_identity_maps_only():
     from functrans.primitives import reductions as R
     from functrans.primitives import shape_ops as S
-    from functrans.primitives.indexing import slice_p
+    from functrans.primitives.shape_ops import slice_p
 
     def f(x):  # bound directly: the numpy layer would skip these itself
         y = S.reshape_p.bind(x, new_sizes=(3, 4))
