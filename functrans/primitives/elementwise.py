@@ -744,6 +744,100 @@ min_p.rules["jvp"] = binary_jvp(min_p, lambda x, y, out: _balanced_eq(x, out, y)
 min_p.rules["torch_jvp"] = _balanced_jvp_torch(min_p, lambda x, y: gt(x, y))
 
 
+# --- clamp: x limited to [lo, hi] (clamp_min, clamp_max: one bound) ----------------------------
+# The value is PyTorch's (and lax.clamp's away from signed zeros and NaN): x itself where
+# lo <= x <= hi (so -0.0 stays -0.0 at a bound of 0.0), hi where lo > hi, NaN where x or a
+# bound is NaN. Each operand's derivative is 1 on a region and 0 elsewhere; the conventions
+# differ on the boundaries:
+#   JAX (lax.clamp, the missing bound at -inf/+inf):  x: lo < x < hi    lo: x < lo < hi
+#                                                      hi: hi < x
+#   PyTorch (clamp_backward, clamp_backward_min_max):  x: lo <= x <= hi  lo: x < lo < hi
+#                                                      hi: x > hi or hi < lo
+#   one bound, PyTorch:  clamp_min  x: x >= lo, lo: x < lo;   clamp_max  x: x <= hi, hi: x > hi
+
+def masked_jvp(prim, *masks):
+    """The JVP of a piecewise-linear primitive that passes operand i's tangent where
+    `masks[i](*primals)` holds and 0 elsewhere (a mask of None: the operand's tangent is 0)."""
+    def jvp(primals, tangents):
+        out = prim.bind(*primals)
+        shape = shape_of(out)
+        t_out = Zero(None)
+        for t, mask in zip(tangents, masks):
+            if type(t) is not Zero and mask is not None:
+                term = select(mask(*primals), broadcast_to(t, shape), _const(t, 0))
+                t_out = add_tangents(t_out, broadcast_to(term, shape))
+        return out, t_out
+    return jvp
+
+
+def _clamp_value(x, lo, hi):
+    # numpy: where lo > hi the upper bound wins, as min(max(x, lo), hi)
+    with np.errstate(invalid="ignore"):
+        out = xp.where((x >= lo) & (x <= hi), x, xp.where((x < lo) & (lo <= hi), lo, hi))
+        return xp.where(xp.isnan(lo) | xp.isnan(hi), xp.asarray(np.nan, out.dtype),
+                        xp.where(x != x, x, out)) if out.dtype.kind == "f" else out
+
+
+def _clamp_impl(x, lo, hi):
+    return _clamp_value(xp.asarray(x), xp.asarray(lo), xp.asarray(hi))
+
+
+def _unbounded(x, upper):
+    """The missing bound of a one-bound clamp: +inf or -inf (for integers, their extremes)."""
+    if x.dtype.kind == "f":
+        return xp.asarray(np.inf if upper else -np.inf, x.dtype)
+    info = np.iinfo(x.dtype)
+    return xp.asarray(info.max if upper else info.min, x.dtype)
+
+
+def _clamp_min_impl(x, lo):
+    x = xp.asarray(x)
+    return _clamp_value(x, xp.asarray(lo), _unbounded(x, True))
+
+
+def _clamp_max_impl(x, hi):
+    x = xp.asarray(x)
+    return _clamp_value(x, _unbounded(x, False), xp.asarray(hi))
+
+
+def _top(x):
+    return _const(x, np.inf if np.dtype(x.dtype).kind == "f" else np.iinfo(x.dtype).max)
+
+
+def _bottom(x):
+    return _const(x, -np.inf if np.dtype(x.dtype).kind == "f" else np.iinfo(x.dtype).min)
+
+
+def _clamp_x_jax(x, lo, hi):
+    return and_(gt(x, lo), lt(x, hi))
+
+
+def _clamp_lo_jax(x, lo, hi):
+    return and_(lt(x, lo), lt(lo, hi))
+
+
+def _clamp_hi_jax(x, lo, hi):
+    return lt(hi, x)
+
+
+clamp_p = binary("clamp", _clamp_impl, kinds=REAL, torch_name="ClampBackward0")
+clamp_p.rules["jvp"] = masked_jvp(clamp_p, _clamp_x_jax, _clamp_lo_jax, _clamp_hi_jax)
+clamp_p.rules["torch_jvp"] = masked_jvp(clamp_p, lambda x, lo, hi: and_(ge(x, lo), le(x, hi)),
+                                        _clamp_lo_jax,  # the same region: x < lo < hi
+                                        lambda x, lo, hi: or_(gt(x, hi), lt(hi, lo)))
+clamp_min_p = binary("clamp_min", _clamp_min_impl, kinds=REAL, torch_name="ClampMinBackward1")
+clamp_min_p.rules["jvp"] = masked_jvp(clamp_min_p, lambda x, lo: _clamp_x_jax(x, lo, _top(x)),
+                                      lambda x, lo: _clamp_lo_jax(x, lo, _top(x)))
+clamp_min_p.rules["torch_jvp"] = masked_jvp(clamp_min_p, lambda x, lo: ge(x, lo),
+                                            lambda x, lo: lt(x, lo))
+clamp_max_p = binary("clamp_max", _clamp_max_impl, kinds=REAL, torch_name="ClampMaxBackward1")
+clamp_max_p.rules["jvp"] = masked_jvp(clamp_max_p,
+                                      lambda x, hi: _clamp_x_jax(x, _bottom(x), hi),
+                                      lambda x, hi: _clamp_hi_jax(x, _bottom(x), hi))
+clamp_max_p.rules["torch_jvp"] = masked_jvp(clamp_max_p, lambda x, hi: le(x, hi),
+                                            lambda x, hi: gt(x, hi))
+
+
 def _atan2_d(num):
     # atan2(x, y) = atan(x/y): d/dx = y/(x^2 + y^2), d/dy = -x/(x^2 + y^2)
     def d(x, y, out):
@@ -943,6 +1037,9 @@ pow = _wrapper(pow_p, "pow")
 xla_pow = _wrapper(xla_pow_p, "xla_pow")
 max = _wrapper(max_p, "max")
 min = _wrapper(min_p, "min")
+clamp = _wrapper(clamp_p, "clamp")
+clamp_min = _wrapper(clamp_min_p, "clamp_min")
+clamp_max = _wrapper(clamp_max_p, "clamp_max")
 atan2 = _wrapper(atan2_p, "atan2")
 rem = _wrapper(rem_p, "rem")
 fmod = _wrapper(fmod_p, "fmod")

@@ -9,7 +9,6 @@ import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
-from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
@@ -24,7 +23,7 @@ from functrans.torch._ops import (
     unary,
     unary_float,
 )
-from functrans.torch._record import Op, composite, loud, quiet, run
+from functrans.torch._record import composite, loud, quiet, run
 from functrans.torch._tensor import Tensor, wrap
 
 # --- elementwise -----------------------------------------------------------------------------
@@ -398,46 +397,14 @@ def _where_promoted(c, x, y, *, dt):
     return E.select(c, S.convert_element_type(x, dt), S.convert_element_type(y, dt))
 
 
-# PyTorch's clamp: min(max(x, lo), hi), so hi wins where lo > hi and NaN stays NaN; the
-# gradient reaches x only where lo <= x <= hi (a NaN x gets none), lo only where x < lo < hi,
-# hi only where x > hi or hi < lo. Values that pass no gradient go through stop_gradient.
-
-@composite("ClampBackward1")
-def _clamp(x, lo, hi):
-    inside = E.and_(E.ge(x, lo), E.le(x, hi))
-    outside = E.select(E.lt(x, lo), np.minimum(lo, hi), hi)
-    return E.select(inside, x, E.select(E.ne(x, x), stop_gradient_p.bind(x), outside))
-
-
-@composite("ClampBackward1")
-def _clamp_min(x, lo):
-    return E.select(E.ge(x, lo), x, E.select(E.ne(x, x), stop_gradient_p.bind(x), lo))
-
-
-@composite("ClampBackward1")
-def _clamp_max(x, hi):
-    return E.select(E.le(x, hi), x, E.select(E.ne(x, x), stop_gradient_p.bind(x), hi))
-
-
-@composite("ClampBackward0")
-def _clamp_tensors(x, lo, hi):
-    inside = E.and_(E.ge(x, lo), E.le(x, hi))
-    to_hi = E.or_(E.gt(x, hi), E.lt(hi, lo))
-    to_lo = E.and_(E.lt(x, lo), E.lt(lo, hi))
-    rest = stop_gradient_p.bind(E.min(E.max(x, lo), hi))  # NaN, or x < lo == hi
-    return E.select(inside, x, E.select(to_hi, hi, E.select(to_lo, lo, rest)))
-
-
-@composite("ClampBackward0")
-def _clamp_min_tensor(x, lo):
-    rest = stop_gradient_p.bind(E.max(x, lo))  # NaN
-    return E.select(E.ge(x, lo), x, E.select(E.lt(x, lo), lo, rest))
-
-
-@composite("ClampBackward0")
-def _clamp_max_tensor(x, hi):
-    rest = stop_gradient_p.bind(E.min(x, hi))  # NaN
-    return E.select(E.le(x, hi), x, E.select(E.gt(x, hi), hi, rest))
+# clamp: the rows clamp, clamp_min and clamp_max (functrans/primitives/elementwise.py) state
+# PyTorch's derivative (the gradient reaches x on [min, max], boundaries included) beside JAX's
+_CLAMP = _prim("clamp", "ClampBackward1")
+_clamp_min = _prim("clamp_min", "ClampBackward1")
+_clamp_max = _prim("clamp_max", "ClampBackward1")
+_clamp_tensors = _prim("clamp", "ClampBackward0")
+_clamp_min_tensor = _prim("clamp_min", "ClampBackward0")
+_clamp_max_tensor = _prim("clamp_max", "ClampBackward0")
 
 
 def clamp(input, min=None, max=None):
@@ -451,7 +418,7 @@ def clamp(input, min=None, max=None):
         return nary(_clamp_max_tensor, (x, max))
     dt = x._value.dtype
     if min is not None and max is not None:
-        return run(_clamp, (x, None, None), (x._value, dt.type(min), dt.type(max)))
+        return run(_CLAMP, (x, None, None), (x._value, dt.type(min), dt.type(max)))
     if min is not None:
         return run(_clamp_min, (x, None), (x._value, dt.type(min)))
     if max is not None:
@@ -468,11 +435,11 @@ def lerp(input, end, weight):
 
 
 
-# clamp_min / clamp_max: clamp's rules under their own node names
-_CLAMP_MIN = Op("ClampMinBackward0", _clamp_min.impl, _clamp_min.traced)
-_CLAMP_MAX = Op("ClampMaxBackward0", _clamp_max.impl, _clamp_max.traced)
-_CLAMP_MIN_TENSOR = Op("ClampMinBackward1", _clamp_min_tensor.impl, _clamp_min_tensor.traced)
-_CLAMP_MAX_TENSOR = Op("ClampMaxBackward1", _clamp_max_tensor.impl, _clamp_max_tensor.traced)
+# clamp_min / clamp_max: the same rows under their own node names
+_CLAMP_MIN = _prim("clamp_min", "ClampMinBackward0")
+_CLAMP_MAX = _prim("clamp_max", "ClampMaxBackward0")
+_CLAMP_MIN_TENSOR = _prim("clamp_min", "ClampMinBackward1")
+_CLAMP_MAX_TENSOR = _prim("clamp_max", "ClampMaxBackward1")
 
 
 def clamp_min(input, min):

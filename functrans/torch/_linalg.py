@@ -194,7 +194,7 @@ def _cdist(a, b, *, p):
         sq = fnp.sum(E.mul(diff, diff), axis=-1)
         pos = E.gt(sq, zero)
         return E.select(pos, E.sqrt(E.select(pos, sq, np.ones((), a.dtype))), zero)
-    ad = E.mul(diff, E.sign(diff))  # |diff| with a zero derivative at 0
+    ad = E.abs(diff)  # the abs row's PyTorch derivative: sign(diff), 0 at 0
     if p == 1:
         return fnp.sum(ad, axis=-1)
     if p == float("inf"):  # every coordinate at the maximum gets the whole gradient

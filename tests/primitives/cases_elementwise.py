@@ -30,6 +30,15 @@ def bools(rng, shape):
     return rng.integers(0, 2, shape).astype(bool)
 
 
+def lower_bound(rng, shape):
+    """A clamp's lower bound: below the upper ones, inside the range x is drawn from."""
+    return rng.uniform(-1.2, -0.1, shape)
+
+
+def upper_bound(rng, shape):
+    return rng.uniform(0.1, 1.2, shape)
+
+
 def off_grid(rng, shape):
     """Reals away from integers and half-integers (floor/ceil/round/trunc jump there)."""
     return rng.integers(-4, 4, shape) + rng.choice([0.2, 0.35, 0.65, 0.8], shape)
@@ -104,6 +113,11 @@ CASES = [
     Case("max", lambda x: fnp.maximum(x, 0.5), [(5,)], name="max-scalar"),
     Case("min", fnp.minimum, [(4,), (4,)]),
     Case("min", fnp.minimum, [(), (2, 3)], name="min-bcast-0d"),
+    Case("clamp", E.clamp, [(8,), (8,), (8,)], domain=[real, lower_bound, upper_bound]),
+    Case("clamp", E.clamp, [(2, 4), (4,), ()], domain=[real, lower_bound, upper_bound],
+         name="clamp-bcast"),
+    Case("clamp_min", E.clamp_min, [(8,), (8,)]),
+    Case("clamp_max", E.clamp_max, [(2, 4), (4,)]),
     Case("atan2", fnp.arctan2, [(4,), (4,)], domain=away_from_zero),
     Case("atan2", fnp.arctan2, [(3, 1), (1, 2)], domain=away_from_zero, name="atan2-bcast"),
     Case("rem", fnp.remainder, [(4,), (4,)], domain=[real, away_from_zero]),
