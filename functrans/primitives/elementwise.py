@@ -185,6 +185,21 @@ log1p_p = unary("log1p", lambda x: xp.log1p(x), lambda x, y: div(_one(x), add(_o
 # d sqrt = 1/(2 sqrt(x)) = 0.5/y
 sqrt_p = unary("sqrt", lambda x: xp.sqrt(x), lambda x, y: div(_const(y, 0.5), y),
                torch_name="SqrtBackward0", facts=dict(fast_impl=backend_call("sqrt")))
+
+
+def _norm_sqrt_deriv_torch(x, y):
+    # 0.5/y, taken as 0 where y == 0 (the reciprocal of a safe operand, then the select, so
+    # neither this derivative nor its own derivative meets 0 * inf)
+    zero = eq(y, _const(y, 0))
+    return select(zero, _const(y, 0), div(_const(y, 0.5), select(zero, _one(y), y)))
+
+
+# norm_sqrt: sqrt(s) of a sum of squares s >= 0, the last step of a 2-norm, a distance or a
+# standard deviation. JAX takes sqrt's derivative, 0.5/y: inf at s == 0, where the squares'
+# derivative is 0, so the norm of zeros gets nan. PyTorch's norm_backward, cdist_backward and
+# std_backward take 0 where the result is 0.
+norm_sqrt_p = unary("norm_sqrt", lambda x: xp.sqrt(x), lambda x, y: div(_const(y, 0.5), y),
+                    kinds=REAL_FLOAT, torch_deriv=_norm_sqrt_deriv_torch)
 # d x^(-1/2) = -0.5 x^(-3/2) = -0.5 y/x
 rsqrt_p = unary("rsqrt", _rsqrt_impl, lambda x, y: mul(_const(y, -0.5), div(y, x)),
                 torch_name="RsqrtBackward0",  # PyTorch: -0.5 y^3, from the result alone
@@ -1014,6 +1029,7 @@ log2 = _wrapper(log2_p, "log2")
 log10 = _wrapper(log10_p, "log10")
 log1p = _wrapper(log1p_p, "log1p")
 sqrt = _wrapper(sqrt_p, "sqrt")
+norm_sqrt = _wrapper(norm_sqrt_p, "norm_sqrt")
 rsqrt = _wrapper(rsqrt_p, "rsqrt")
 cbrt = _wrapper(cbrt_p, "cbrt")
 logistic = _wrapper(logistic_p, "logistic")

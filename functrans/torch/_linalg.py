@@ -190,10 +190,8 @@ def _cdist(a, b, *, p):
     zero = np.zeros((), a.dtype)
     if p == 0:  # the number of differing coordinates: a zero gradient
         return fnp.sum(S.convert_element_type(E.ne(diff, zero), a.dtype), axis=-1)
-    if p == 2:  # sqrt with a zero gradient at zero distance, as PyTorch's
-        sq = fnp.sum(E.mul(diff, diff), axis=-1)
-        pos = E.gt(sq, zero)
-        return E.select(pos, E.sqrt(E.select(pos, sq, np.ones((), a.dtype))), zero)
+    if p == 2:  # the norm_sqrt row: PyTorch's derivative is 0 at zero distance
+        return E.norm_sqrt(fnp.sum(E.mul(diff, diff), axis=-1))
     ad = E.abs(diff)  # the abs row's PyTorch derivative: sign(diff), 0 at 0
     if p == 1:
         return fnp.sum(ad, axis=-1)

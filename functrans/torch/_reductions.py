@@ -295,10 +295,9 @@ def _std(x, *, dims, correction, keepdim):
 
 
 def _sqrt_zero_grad_at_zero(s):
-    """sqrt(s), with PyTorch's zero gradient where s == 0 (std and norm of constant or zero
-    data) instead of inf * 0 = nan: the zero comes from a constant branch of a select."""
-    nz = E.ne(s, np.zeros((), s.dtype))
-    return E.select(nz, E.sqrt(E.select(nz, s, np.ones((), s.dtype))), np.zeros((), s.dtype))
+    """sqrt(s) of a sum of squares: the norm_sqrt row, whose PyTorch derivative is 0 where
+    s == 0 (std and norm of constant or zero data) instead of inf * 0 = nan."""
+    return E.norm_sqrt(s)
 
 
 def _var_args(input, dim, unbiased, keepdim, correction):

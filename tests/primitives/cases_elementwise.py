@@ -63,6 +63,7 @@ CASES = [
     Case("log2", fnp.log2, [(3,)], domain=positive),
     Case("log10", fnp.log10, [(3,)], domain=positive),
     Case("log1p", fnp.log1p, [(2, 2)], domain=above_minus_one),
+    Case("norm_sqrt", E.norm_sqrt, [(3,)], domain=positive),
     Case("rsqrt", E.rsqrt, [(3,)], domain=positive),
     Case("cbrt", fnp.cbrt, [(3,)], domain=away_from_zero),
     Case("logistic", E.logistic, [(4,)]),

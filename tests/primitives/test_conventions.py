@@ -1,0 +1,193 @@
+"""Every derivative convention the table states: for each row with a PyTorch rule beside its
+JAX one (`torch_jvp`, functrans/primitives/registry.py CONVENTION_RULE_KINDS), both
+derivatives at the point where they differ, against closed forms (the values below, each
+derived in its comment and recorded from jax 0.10 and torch 2.13), and against live JAX and
+PyTorch where they are installed. docs/conventions.md lists the same table.
+
+A few rows' PyTorch rules give the same values everywhere and differ in what they read (the
+operands or the result), which decides where a second derivative flows under create_graph;
+those are listed apart, each with the primitive its PyTorch rule reads that JAX's does not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import functrans as ft
+from functrans.core.primitive import derivative_convention
+from functrans.primitives import elementwise as E
+from functrans.primitives import reductions as R
+from functrans.primitives.registry import CONVENTION_RULE_KINDS, REGISTRY
+
+nan, inf = math.nan, math.inf
+
+
+@dataclass
+class Convention:
+    row: str                   # the primitive whose row states both rules
+    point: str                 # where they differ
+    fn: Callable               # fn(*arrays) with the primitive in it
+    args: tuple
+    jax: tuple                 # d sum(fn) / d args under JAX's rule (the row's jvp)
+    torch: tuple               # ... under PyTorch's (the row's torch_jvp)
+    jax_ref: Callable | None   # (jax, jnp) -> the same function in JAX
+    torch_ref: Callable | None  # torch -> the same function in PyTorch
+
+    def __str__(self):
+        return f"{self.row}@{self.point}"
+
+
+def _sum_of_squares_root(x):
+    return E.norm_sqrt(R.reduce_sum(E.mul(x, x), (0,)))
+
+
+CONVENTIONS = [
+    # |x|: JAX takes +1 at 0 (select(x >= 0, t, -t)), PyTorch sgn(x) = 0
+    Convention("abs", "x=0", E.abs, (0.0,), (1.0,), (0.0,),
+               lambda jax, jnp: jnp.abs, lambda torch: torch.abs),
+    # relu: JAX passes t where x > 0 (0 at NaN); PyTorch's threshold_backward zeroes where the
+    # result is <= 0, and NaN <= 0 is false, so t passes
+    Convention("relu", "x=nan", E.relu, (nan,), (0.0,), (1.0,),
+               lambda jax, jnp: jax.nn.relu, lambda torch: torch.relu),
+    # rsqrt: JAX -0.5 y / x = -0.5 (-inf) / (-0.0) = -inf; PyTorch -0.5 y^3 = +inf
+    Convention("rsqrt", "x=-0.0", E.rsqrt, (-0.0,), (-inf,), (inf,),
+               lambda jax, jnp: jax.lax.rsqrt, lambda torch: torch.rsqrt),
+    # |x|_2 = sqrt(sum x^2) at x = 0: JAX 0.5/0 * 2x = inf * 0 = nan; PyTorch's norm_backward 0
+    Convention("norm_sqrt", "norm=0", _sum_of_squares_root, ([0.0, 0.0],), ([nan, nan],),
+               ([0.0, 0.0],), lambda jax, jnp: jnp.linalg.norm,
+               lambda torch: torch.linalg.vector_norm),
+    # x^y at 0^0: d/dx = y x^(y-1) = 0 * 0^-1 = nan in JAX, 0 in PyTorch (0 where y == 0);
+    # d/dy = log(x) x^y: JAX takes log(1) at x == 0, PyTorch 0 where x == 0 and y >= 0
+    Convention("pow", "x=0,y=0", E.pow, (0.0, 0.0), (nan, 0.0), (0.0, 0.0),
+               lambda jax, jnp: lambda x, y: x ** y, lambda torch: lambda x, y: x ** y),
+    # 0^-1: d/dy = log(1) * inf = nan in JAX; PyTorch inf * log(0) = -inf
+    Convention("pow", "x=0,y=-1", E.pow, (0.0, -1.0), (-inf, nan), (-inf, -inf),
+               lambda jax, jnp: lambda x, y: x ** y, lambda torch: lambda x, y: x ** y),
+    # maximum at a NaN operand: JAX gives t where an operand equals the (NaN) result, so 0 to
+    # both; PyTorch 0 only to the operand that loses, and at NaN neither does
+    Convention("max", "x=nan", E.max, (nan, 1.0), (0.0, 0.0), (1.0, 1.0),
+               lambda jax, jnp: jnp.maximum, lambda torch: torch.maximum),
+    Convention("min", "x=nan", E.min, (nan, 1.0), (0.0, 0.0), (1.0, 1.0),
+               lambda jax, jnp: jnp.minimum, lambda torch: torch.minimum),
+    # atan2(x, y) at the origin: y/(x^2 + y^2) = 0/0 in JAX; PyTorch takes 1/(x^2 + y^2) as 0
+    Convention("atan2", "x=0,y=0", E.atan2, (0.0, 0.0), (nan, nan), (0.0, -0.0),
+               lambda jax, jnp: jnp.arctan2, lambda torch: torch.atan2),
+    # prod with a NaN and no zero: JAX's product rule d/dx0 = x1 x2 = 6; PyTorch prod / x,
+    # NaN for every entry
+    Convention("reduce_prod", "x=[nan,2,3]", lambda x: R.reduce_prod(x, (0,)),
+               ([nan, 2.0, 3.0],), ([6.0, nan, nan],), ([nan, nan, nan],),
+               lambda jax, jnp: jnp.prod, lambda torch: torch.prod),
+    # clamp at x == lo: JAX's lax.clamp passes t to x on lo < x < hi only; PyTorch on
+    # lo <= x <= hi
+    Convention("clamp", "x=lo", E.clamp, (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0),
+               lambda jax, jnp: lambda x, lo, hi: jax.lax.clamp(lo, x, hi),
+               lambda torch: torch.clamp),
+    Convention("clamp", "x=hi", E.clamp, (1.0, 0.0, 1.0), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0),
+               lambda jax, jnp: lambda x, lo, hi: jax.lax.clamp(lo, x, hi),
+               lambda torch: torch.clamp),
+    # lo > hi: the value is hi; JAX passes t to hi only where hi < x, PyTorch also where hi < lo
+    Convention("clamp", "x<hi<lo", E.clamp, (-2.0, 1.0, -1.0), (0.0, 0.0, 0.0),
+               (0.0, 0.0, 1.0), lambda jax, jnp: lambda x, lo, hi: jax.lax.clamp(lo, x, hi),
+               lambda torch: torch.clamp),
+    Convention("clamp_min", "x=lo", E.clamp_min, (0.5, 0.5), (0.0, 0.0), (1.0, 0.0),
+               lambda jax, jnp: lambda x, lo: jax.lax.clamp(lo, x, jnp.inf),
+               lambda torch: lambda x, lo: torch.clamp(x, min=lo)),
+    Convention("clamp_max", "x=hi", E.clamp_max, (0.5, 0.5), (0.0, 0.0), (1.0, 0.0),
+               lambda jax, jnp: lambda x, hi: jax.lax.clamp(-jnp.inf, x, hi),
+               lambda torch: lambda x, hi: torch.clamp(x, max=hi)),
+]
+
+# rows whose PyTorch rule gives JAX's values and reads what PyTorch's formula reads: the
+# primitive that appears in the PyTorch rule's derivative program only, and a point
+READS = [
+    # div: d(x/y)/dy = -x/y^2 from the operands (x/y computed again), not -out/y
+    ("div", E.div, (3.0, 2.0), "div"),
+    # integer_pow x^1: PyTorch's n x^(n-1) even for n == 1, so x^0 keeps x in the derivative
+    ("integer_pow", lambda x: E.integer_pow(x, 1), (2.0,), "integer_pow"),
+    # logistic: PyTorch's derivative is its own op, sigmoid_backward(t, y)
+    ("logistic", E.logistic, (0.3,), "logistic_backward"),
+]
+
+
+def _grads(fn, args, convention):
+    args = [np.asarray(a, np.float64) for a in args]
+
+    def total(*xs):
+        out = fn(*xs)
+        return R.reduce_sum(out, tuple(range(np.ndim(out))))
+
+    grad = ft.grad(total, argnums=tuple(range(len(args))))
+    with np.errstate(all="ignore"):  # the points are where derivatives meet 0/0 and 1/0
+        if convention is None:
+            return grad(*args)
+        with derivative_convention(convention):
+            return grad(*args)
+
+
+def _same(got, want):
+    """Equal values, NaN equal to NaN, and the same sign of zero."""
+    for g, w in zip(got, want):
+        g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
+        np.testing.assert_array_equal(g, w)
+        zeros = w == 0
+        assert np.array_equal(np.signbit(g[zeros]), np.signbit(w[zeros])), (g, w)
+
+
+def test_every_convention_is_listed():
+    stated = {n for n, p in REGISTRY.items() if any(k in p.rules for k in CONVENTION_RULE_KINDS)}
+    listed = {c.row for c in CONVENTIONS} | {r[0] for r in READS}
+    assert stated == listed, (f"rows with a PyTorch rule but no entry here: {stated - listed}; "
+                              f"entries without a rule: {listed - stated}")
+
+
+@pytest.mark.parametrize("c", CONVENTIONS, ids=str)
+def test_both_derivatives_at_the_convention_point(c):
+    jax_rule, torch_rule = _grads(c.fn, c.args, None), _grads(c.fn, c.args, "torch")
+    _same(jax_rule, c.jax)
+    _same(torch_rule, c.torch)
+    assert not all(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+                   for a, b in zip(c.jax, c.torch)), "the point must be one where they differ"
+
+
+@pytest.mark.parametrize("c", CONVENTIONS, ids=str)
+def test_jax_gives_the_recorded_derivative(c):
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    with jax.enable_x64(True):
+        f = c.jax_ref(jax, jnp)
+        args = [jnp.asarray(a, jnp.float64) for a in c.args]
+        grads = jax.grad(lambda *xs: jnp.sum(f(*xs)), argnums=tuple(range(len(args))))(*args)
+        _same([np.asarray(g) for g in grads], c.jax)
+
+
+@pytest.mark.parametrize("c", CONVENTIONS, ids=str)
+def test_torch_gives_the_recorded_derivative(c):
+    torch = pytest.importorskip("torch")
+    args = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in c.args]
+    grads = torch.autograd.grad(c.torch_ref(torch)(*args).sum(), args)
+    _same([g.detach().numpy() for g in grads], c.torch)
+
+
+@pytest.mark.parametrize("row,fn,args,reads", READS, ids=[r[0] for r in READS])
+def test_rules_that_differ_in_what_they_read(row, fn, args, reads):
+    args = tuple(np.asarray(a, np.float64) for a in args)
+    assert _grads(fn, args, None) == pytest.approx(_grads(fn, args, "torch"), rel=1e-15)
+
+    def derivative_program(convention):
+        def jvp(*xs):
+            return ft.jvp(fn, xs, tuple(np.ones_like(x) for x in xs))[1]
+        if convention is None:
+            return ft.make_jaxpr(jvp)(*args)
+        with derivative_convention(convention):
+            return ft.make_jaxpr(jvp)(*args)
+
+    def count(closed):
+        return sum(e.primitive.name == reads for e in closed.jaxpr.eqns)
+
+    assert count(derivative_program("torch")) > count(derivative_program(None)), \
+        f"{row}: PyTorch's rule should read {reads} where JAX's does not"
