@@ -290,6 +290,50 @@ relu_p = define("relu", impl=_relu_impl, abstract=nary_aval("relu", kinds=REAL),
 relu_p.rules["batch"] = unary_batch(relu_p)
 
 
+# leaky_relu: x where x > 0, slope * x elsewhere (0 and NaN included). Its derivative at 0 is a
+# convention: JAX's jax.nn.leaky_relu takes the x branch there (1), PyTorch's
+# leaky_relu_backward the slope branch (x > 0 ? t : slope t)
+def _leaky_relu_jvp(strict):
+    def jvp(primals, tangents, *, slope):
+        x, = primals
+        t, = tangents
+        on_x = gt(x, _const(x, 0)) if strict else ge(x, _const(x, 0))
+        return leaky_relu_p.bind(x, slope=slope), select(on_x, t, mul(t, _const(t, slope)))
+    return jvp
+
+
+leaky_relu_p = define("leaky_relu", impl=lambda x, *, slope: xp.where(x > 0, x, x * slope),
+                      abstract=nary_aval("leaky_relu", kinds=REAL_FLOAT),
+                      jvp=_leaky_relu_jvp(False), torch_jvp=_leaky_relu_jvp(True),
+                      props=("elementwise",), torch_name="LeakyReluBackward0")
+leaky_relu_p.rules["batch"] = unary_batch(leaky_relu_p)
+
+
+# hard_tanh: x clipped to [lo, hi] (NaN stays NaN). Its derivative at the bounds is a
+# convention: JAX's jax.nn.hard_tanh passes t on lo <= x <= hi, PyTorch's hardtanh_backward on
+# lo < x < hi; both pass it at NaN
+def _hard_tanh_impl(x, *, lo, hi):
+    return xp.where(x <= lo, xp.asarray(lo, x.dtype),
+                    xp.where(x >= hi, xp.asarray(hi, x.dtype), x))
+
+
+def _hard_tanh_jvp(strict):
+    def jvp(primals, tangents, *, lo, hi):
+        x, = primals
+        t, = tangents
+        lo_, hi_ = _const(x, lo), _const(x, hi)
+        outside = or_(le(x, lo_), ge(x, hi_)) if strict else or_(lt(x, lo_), gt(x, hi_))
+        return hard_tanh_p.bind(x, lo=lo, hi=hi), select(outside, _const(t, 0), t)
+    return jvp
+
+
+hard_tanh_p = define("hard_tanh", impl=_hard_tanh_impl,
+                     abstract=nary_aval("hard_tanh", kinds=REAL_FLOAT),
+                     jvp=_hard_tanh_jvp(False), torch_jvp=_hard_tanh_jvp(True),
+                     props=("elementwise",), torch_name="HardtanhBackward0")
+hard_tanh_p.rules["batch"] = unary_batch(hard_tanh_p)
+
+
 # --- erf -------------------------------------------------------------------------------------
 # numpy has no erf, so this is a float64 rational approximation in the style of Cody (1969):
 #   erf(x) = x + x P(x^2)/Q(x^2)            for |x| <= 27/32,

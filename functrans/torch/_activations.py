@@ -10,7 +10,7 @@ import numpy as np
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
-from functrans.torch._ops import _float_value, as_tensor, unary_float
+from functrans.torch._ops import _float_value, _prim, as_tensor, unary_float
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import _dim
 
@@ -129,9 +129,8 @@ def gelu(input, approximate="none"):
                        _floats(input, "GeluKernelImpl"))
 
 
-@composite("LeakyReluBackward0")
-def _leaky_relu(x, *, slope):
-    return E.select(E.gt(x, np.zeros((), x.dtype)), x, E.mul(x, np.asarray(slope, x.dtype)))
+# the leaky_relu row states PyTorch's derivative at 0 (the slope) beside JAX's (1)
+_leaky_relu = _prim("leaky_relu", "LeakyReluBackward0")
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -211,11 +210,8 @@ def celu(input, alpha=1.0, inplace=False):
     return run(_celu, (x,), (_float_value(x),), {"alpha": float(alpha)}, (float(alpha),))
 
 
-@composite("HardtanhBackward0")
-def _hardtanh(x, *, lo, hi):
-    # the bounds themselves get no gradient, NaN passes it through (PyTorch's comparisons)
-    return E.select(E.le(x, _c(lo, x)), _c(lo, x),
-                    E.select(E.ge(x, _c(hi, x)), _c(hi, x), x))
+# the hard_tanh row states PyTorch's derivative at the bounds (0) beside JAX's (1)
+_hardtanh = _prim("hard_tanh", "HardtanhBackward0")
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

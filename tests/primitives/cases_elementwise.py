@@ -39,6 +39,11 @@ def upper_bound(rng, shape):
     return rng.uniform(0.1, 1.2, shape)
 
 
+def away_from_bounds(rng, shape):
+    """Inside and outside [-0.5, 1] (hard_tanh's bounds in its cases), away from both ends."""
+    return rng.choice([-1.5, -0.2, 0.6, 1.6], shape) + rng.uniform(-0.15, 0.15, shape)
+
+
 def off_grid(rng, shape):
     """Reals away from integers and half-integers (floor/ceil/round/trunc jump there)."""
     return rng.integers(-4, 4, shape) + rng.choice([0.2, 0.35, 0.65, 0.8], shape)
@@ -78,6 +83,10 @@ CASES = [
     Case("xla_pow", E.xla_pow, [(2, 1), (3,)], domain=[positive, real], name="xla_pow-bcast"),
     Case("abs", fnp.abs, [(4,)], domain=away_from_zero),
     Case("relu", E.relu, [(6,)], domain=away_from_zero),
+    Case("leaky_relu", lambda x: E.leaky_relu_p.bind(x, slope=0.1), [(6,)],
+         domain=away_from_zero),
+    Case("hard_tanh", lambda x: E.hard_tanh_p.bind(x, lo=-0.5, hi=1.0), [(8,)],
+         domain=away_from_bounds),
     Case("scalar_pow", lambda x: E.scalar_pow(x, 0.5), [(3,)], domain=positive,
          name="scalar_pow-sqrt"),
     Case("scalar_pow", lambda x: E.scalar_pow(x, -0.5) + E.scalar_pow(x, 1.5), [(2, 3)],

@@ -54,6 +54,17 @@ CONVENTIONS = [
     # result is <= 0, and NaN <= 0 is false, so t passes
     Convention("relu", "x=nan", E.relu, (nan,), (0.0,), (1.0,),
                lambda jax, jnp: jax.nn.relu, lambda torch: torch.relu),
+    # leaky_relu at 0: jax.nn.leaky_relu takes the x branch (x >= 0), PyTorch the slope's
+    Convention("leaky_relu", "x=0", lambda x: E.leaky_relu_p.bind(x, slope=0.1), (0.0,),
+               (1.0,), (0.1,), lambda jax, jnp: lambda x: jax.nn.leaky_relu(x, 0.1),
+               lambda torch: lambda x: torch.nn.functional.leaky_relu(x, 0.1)),
+    # hard_tanh at a bound: jax.nn.hard_tanh passes t on [-1, 1], PyTorch on (-1, 1)
+    Convention("hard_tanh", "x=1", lambda x: E.hard_tanh_p.bind(x, lo=-1.0, hi=1.0), (1.0,),
+               (1.0,), (0.0,), lambda jax, jnp: jax.nn.hard_tanh,
+               lambda torch: torch.nn.functional.hardtanh),
+    Convention("hard_tanh", "x=-1", lambda x: E.hard_tanh_p.bind(x, lo=-1.0, hi=1.0), (-1.0,),
+               (1.0,), (0.0,), lambda jax, jnp: jax.nn.hard_tanh,
+               lambda torch: torch.nn.functional.hardtanh),
     # rsqrt: JAX -0.5 y / x = -0.5 (-inf) / (-0.0) = -inf; PyTorch -0.5 y^3 = +inf
     Convention("rsqrt", "x=-0.0", E.rsqrt, (-0.0,), (-inf,), (inf,),
                lambda jax, jnp: jax.lax.rsqrt, lambda torch: torch.rsqrt),
