@@ -1,12 +1,12 @@
 """The layout primitives and the helpers every family's rules are written with.
 
 Rows: broadcast_in_dim (with numpy's broadcast_to), reshape, transpose, squeeze, expand_dims,
-and reduce_sum, the transpose of broadcasting. Helpers: `instantiate` (a symbolic-zero tangent as zeros),
-`linear_jvp` and `zero_jvp` (the JVP of a linear primitive, of a piecewise-constant one),
-`moveaxis` and the batch-axis moves `bdim_*`, `skip_bdim`, and the shape rule and batching of
-reductions over `axes`. The helpers bind these rows, and these rows' rules use the helpers, so
-the two live together here, below every family: the families import this module and it imports
-none of them."""
+and reduce_sum, the transpose of broadcasting. Helpers: `instantiate` (a symbolic-zero tangent
+as zeros), `linear_jvp` and `zero_jvp` (the JVP of a linear primitive, of a piecewise-constant
+one), `moveaxis` and the batch-axis moves `bdim_*`, `skip_bdim`, and the shape rule and
+batching of reductions over `axes`. The helpers bind these rows and these rows' rules use the
+helpers, so the two live together here, below every family: the families import this module
+and it imports none of them."""
 
 from __future__ import annotations
 
@@ -308,7 +308,7 @@ expand_dims_p = define(
 expand_dims_p.rules["jvp"] = linear_jvp(expand_dims_p)
 
 
-# --- reduce_sum and the reductions' shape rules ---------------------------------------
+# --- reduce_sum, and the shape rule and batching of reductions ------------------------------
 
 def normalize_axes(axes, ndim: int):
     """`axes` made non-negative and sorted."""

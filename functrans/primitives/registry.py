@@ -67,8 +67,9 @@ FACT_KEYS = frozenset({
     "fresh_result", "linear_operands", "contraction", "effectful"})
 
 
-def define(name: str, *, impl: Callable, abstract: Callable, jvp: Callable | None = None, transpose: Callable | None = None,
-           batch: Callable | None = None, multiple_results: bool = False,
+def define(name: str, *, impl: Callable, abstract: Callable, jvp: Callable | None = None,
+           transpose: Callable | None = None, batch: Callable | None = None,
+           multiple_results: bool = False,
            props: tuple[str, ...] = (), facts: dict[str, Any] | None = None,
            torch_name: str | None = None, **rules) -> Primitive:
     """Register primitive `name` with its numpy `impl`, its shape/dtype rule `abstract`, and its
