@@ -13,11 +13,26 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.errors import ShapeError
+from functrans.primitives import elementwise as _elementwise
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gradient",
-           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim"]
+           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "clamp"]
+
+
+def clamp(min, x, max):  # noqa: A002  (jax.lax.clamp's argument names)
+    """`x` limited to [`min`, `max`] elementwise, as `jax.lax.clamp` (the bounds take x's dtype;
+    `max` wins where min > max). Its derivative is JAX's: x's is 1 strictly inside and 0 at the
+    bounds (the `clamp` row, which states PyTorch's beside it: docs/conventions.md).
+
+    >>> import functrans as ft
+    >>> from functrans import lax
+    >>> float(lax.clamp(0.0, 2.5, 1.0)), float(ft.grad(lambda x: lax.clamp(0.0, x, 1.0))(1.0))
+    (1.0, 0.0)
+    """
+    x = fnp.asarray(x)
+    return _elementwise.clamp(x, fnp.asarray(min, x.dtype), fnp.asarray(max, x.dtype))
 
 
 def map(f, xs):  # noqa: A001  (jax.lax.map)
