@@ -53,6 +53,8 @@ PRIMITIVES = {
     "logistic_backward": (lambda t, y: t * (1 - y) * y, True),
     # x ** y with XLA's values (the C library's pow; functrans.random)
     "xla_pow": (np.power, True),
+    # one-bound clamps (the torch shim's clamp_min, clamp_max): max and min away from ties
+    "clamp_min": (np.maximum, True), "clamp_max": (np.minimum, True),
 }
 
 
