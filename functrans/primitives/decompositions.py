@@ -26,9 +26,9 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.errors import DTypeError, MissingRuleError, ShapeError
 from functrans.primitives import xla_math
 from functrans.primitives.elementwise import add, div, mul, sub
+from functrans.primitives.layout import expand_dims, moveaxis
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
-from functrans.primitives.layout import expand_dims, moveaxis
 from functrans.primitives.square_matrices import matrix_transpose, solve, stacked_matmul
 
 

@@ -39,9 +39,9 @@ from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import Tracer, current_level
 from functrans.errors import FunctransError, ShapeError
 from functrans.primitives.elementwise import add_tangents
+from functrans.primitives.layout import bdim_to_front, moveaxis
 from functrans.primitives.registry import define
 from functrans.primitives.reductions import reduce_sum
-from functrans.primitives.layout import bdim_to_front, moveaxis
 from functrans.primitives.shape_ops import convert_element_type
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         any_tracer, batch_jaxpr,

@@ -40,9 +40,9 @@ from functrans.core.symbolic import Zero
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ShapeError
 from functrans.primitives.elementwise import add, mul
+from functrans.primitives.layout import moveaxis
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
-from functrans.primitives.layout import moveaxis
 from functrans.primitives.shape_ops import broadcast_to, concatenate, reshape, slice_
 from functrans.transforms.jvp import jvp_flat
 from functrans.transforms.vjp import _check_differentiable

@@ -21,8 +21,8 @@ from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import ge_p, select
-from functrans.primitives.registry import define
 from functrans.primitives.layout import moveaxis
+from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import convert_element_type, reshape
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         batch_jaxpr, batch_size,

@@ -27,9 +27,9 @@ from functrans.core.symbolic import Zero
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, FunctransError
 from functrans.primitives.elementwise import gt_p, lt_p, select
+from functrans.primitives.layout import broadcast_in_dim, moveaxis, reshape
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
-from functrans.primitives.layout import broadcast_in_dim, moveaxis, reshape
 from functrans.primitives.shape_ops import convert_element_type
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         batch_jaxpr, batch_size,

@@ -27,8 +27,8 @@ from functrans.core.trace import Tracer
 from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError, \
     TracerIntegerConversionError
 from functrans.primitives.elementwise import add_tangents
-from functrans.primitives.registry import define
 from functrans.primitives.layout import broadcast_in_dim, moveaxis
+from functrans.primitives.registry import define
 from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
                                                         batch_jaxpr, batch_size,
                                                         carry_fix, hoist, instantiate_zeros,
@@ -91,6 +91,7 @@ def _invariant_residuals(known: ClosedJaxpr, n_invariant_in: int, n_prim_out: in
     prog = ClosedJaxpr(Jaxpr([], j.invars[:n_invariant_in], [v for v, f in zip(res, flags) if f],
                              eqns), [])
     return flags, pruned(prog)
+
 
 
 def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
