@@ -192,7 +192,8 @@ def _cdist(a, b, *, p):
         return fnp.sum(S.convert_element_type(E.ne(diff, zero), a.dtype), axis=-1)
     if p == 2:  # the norm_sqrt row: PyTorch's derivative is 0 at zero distance
         return E.norm_sqrt(fnp.sum(E.mul(diff, diff), axis=-1))
-    ad = E.abs(diff)  # the abs row's PyTorch derivative: sign(diff), 0 at 0
+    ad = E.mul(diff, E.sign(diff))  # |diff| with cdist_backward's derivative sign(diff): 0 at
+    # 0 and NaN at NaN (abs's PyTorch rule, sgn, gives 0 at NaN)
     if p == 1:
         return fnp.sum(ad, axis=-1)
     if p == float("inf"):  # every coordinate at the maximum gets the whole gradient
