@@ -57,7 +57,8 @@ REGISTRY: dict[str, Primitive] = {}
 # in value (pow at 0, atan2 at the origin, maximum at NaN) or in what it reads (div reads its
 # operands, rsqrt and relu their result: that decides where a second-order gradient with
 # respect to a non-leaf tensor flows). functrans.torch differentiates with it (see
-# functrans.core.primitive.derivative_convention), the functional API with `jvp`.
+# functrans.core.primitive.derivative_convention), the functional API with `jvp`;
+# docs/conventions.md lists every row that states one, with the point where the two differ.
 CONVENTION_RULE_KINDS = ("torch_jvp",)
 
 FACT_KEYS = frozenset({
