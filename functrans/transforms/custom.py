@@ -42,12 +42,10 @@ from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import bdim_to_front, convert_element_type, moveaxis
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
-                                                        any_tracer, batch_jaxpr,
-                                                        batch_size, instantiate_zeros, level,
-                                                        run, stage)
+from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_tracer,
+                                               instantiate_zeros, level)
+from functrans.transforms.toolkit import batch_jaxpr, batch_size, run, stage, transpose_jaxpr
 from functrans.transforms.jvp import JVPTracer, jvp_jaxpr
-from functrans.transforms.transpose import transpose_jaxpr
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 

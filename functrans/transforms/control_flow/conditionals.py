@@ -23,12 +23,10 @@ from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import ge_p, select
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import convert_element_type, moveaxis, reshape
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
-                                                        batch_jaxpr, batch_size,
-                                                        hoist, instantiate_zeros, jvp_split,
-                                                        run, stage, stage_tree,
-                                                        zeros_like_aval)
-from functrans.transforms.transpose import transpose_jaxpr
+from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, instantiate_zeros,
+                                               zeros_like_aval)
+from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, jvp_split, run, stage,
+                                          stage_tree, transpose_jaxpr)
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import tree_unflatten
 

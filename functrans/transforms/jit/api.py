@@ -21,8 +21,8 @@ from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Tracer, find_top_trace
 from functrans.transforms.jit.call import jit_p
-from functrans.transforms.jit.codegen import compile_program
-from functrans.transforms.jit.optimize import PassStats, optimize_with_stats
+from functrans.transforms.toolkit.codegen import compile_program
+from functrans.transforms.toolkit.optimize import PassStats, optimize_with_stats
 from functrans.backend import get_backend
 from functrans.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.core.trace import Tracer
-from functrans.transforms.jit.rewrite import ProgramBuilder, literal_key, params_key
+from functrans.transforms.toolkit.rewrite import ProgramBuilder, literal_key, params_key
 
 _MERGE_BY_VALUE_SIZE = 4096
 
