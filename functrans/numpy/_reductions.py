@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from functrans.core.array import Array
-from functrans.core.trace import _state as _trace_state  # read only: the eager test
+from functrans.core.trace import trace_state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
 from functrans.errors import DTypeError, ShapeError

@@ -45,7 +45,7 @@ from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import broadcast_to, concatenate, moveaxis, reshape
 from functrans.transforms.jvp import jvp_flat
-from functrans.transforms.vjp import _check_differentiable
+from functrans.transforms.vjp import check_differentiable
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -465,7 +465,7 @@ def _forward(f, args, argnums, mode, fname, indices=None):
     """Run f under the trace; returns (results, out_tree, in_leaves, in_tree, n, sel)."""
     nums = normalize_argnums(argnums, len(args), fname)
     dyn = [args[i] for i in nums]
-    _check_differentiable(dyn, nums, fname)
+    check_differentiable(dyn, nums, fname)
     in_leaves, in_tree = tree_flatten(tuple(dyn))
     in_leaves = [as_value(x, fname) for x in in_leaves]
     basis, n = _basis(in_leaves)

@@ -34,6 +34,15 @@ _DISABLE_JIT = False
 _DEBUG_NANS = False
 
 
+def set_flags(*, disable_jit: bool | None = None, debug_nans: bool | None = None) -> None:
+    """Set jit's side of functrans.config's jax_disable_jit and jax_debug_nans (None: leave)."""
+    global _DISABLE_JIT, _DEBUG_NANS
+    if disable_jit is not None:
+        _DISABLE_JIT = bool(disable_jit)
+    if debug_nans is not None:
+        _DEBUG_NANS = bool(debug_nans)
+
+
 class _Entry:
     """One traced signature: the optimised program, the output structure, and the values of
     outer-transform tracers the function closed over (passed as leading arguments)."""
