@@ -29,4 +29,7 @@ __all__ = ["batch_jaxpr", "batch_size", "compile_program", "cse", "dce", "dce_ja
            "keep_outputs", "permute", "restrict_inputs", "specialize_inputs", "split_list",
            "used_inputs", "with_extra_inputs", "JVPSplit", "jvp_split", "optimize",
            "optimize_with_stats", "hoist", "run", "stage", "stage_tree", "weak_avals",
-           "Transposed", "transpose_jaxpr", "transpose_program"]
+           "Transposed", "transpose_jaxpr", "transpose_program",
+           # the submodules, so that the API reference documents them
+           "batch", "codegen", "cse", "dce", "edit", "facts", "fold", "inline", "jvp_split",
+           "optimize", "rewrite", "simplify", "stage", "transpose"]
