@@ -20,16 +20,16 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "functrans"
 
 
-def _module_of(path: Path) -> tuple[list[str], list[str]]:
+def _module_of(path: Path, root: Path) -> tuple[list[str], list[str]]:
     """(the module's dotted parts, the parts of the package it belongs to)."""
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         return parts[:-1], parts[:-1]
     return parts, parts[:-1]
 
 
-def _is_module(parts: list[str]) -> bool:
-    where = ROOT.joinpath(*parts)
+def _is_module(parts: list[str], root: Path) -> bool:
+    where = root.joinpath(*parts)
     return where.with_suffix(".py").exists() or (where / "__init__.py").exists()
 
 
@@ -43,9 +43,10 @@ def allowed(importer_pkg: list[str], source: list[str]) -> bool:
     return _is_private(source[-1]) and importer_pkg[:len(owner)] == owner
 
 
-def private_uses(path: Path) -> list[str]:
-    """`file:line: module.name` for each private name `path` takes from another module."""
-    _, pkg = _module_of(path)
+def private_uses(path: Path, root: Path = ROOT) -> list[str]:
+    """`file:line: module.name` for each private name `path` takes from another module
+    (`root` holds the functrans package)."""
+    own, pkg = _module_of(path, root)
     tree = ast.parse(path.read_text(), str(path))
     found, modules = [], {}  # local name -> module parts, for attribute reads
     for node in ast.walk(tree):
@@ -57,24 +58,24 @@ def private_uses(path: Path) -> list[str]:
                 and node.module.split(".")[0] == "functrans":
             source = node.module.split(".")
             for a in node.names:
-                if _is_module(source + [a.name]):
+                if _is_module(source + [a.name], root):
                     modules[a.asname or a.name] = source + [a.name]
                 elif _is_private(a.name) and not allowed(pkg, source):
-                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: "
+                    found.append(f"{path.relative_to(root)}:{node.lineno}: "
                                  f"{node.module}.{a.name}")
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _is_private(node.attr) and \
                 isinstance(node.value, ast.Name) and node.value.id in modules:
             source = modules[node.value.id]
-            if source == _module_of(path)[0]:
+            if source == own:
                 continue
-            if _is_module(source + [node.attr]):
+            if _is_module(source + [node.attr], root):
                 source = source + [node.attr]
                 if allowed(pkg, source):
                     continue
             elif allowed(pkg, source):
                 continue
-            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: "
+            found.append(f"{path.relative_to(root)}:{node.lineno}: "
                          f"{'.'.join(source)}.{node.attr}")
     return found
 
@@ -98,14 +99,15 @@ def test_the_check_sees_a_private_import_across_packages(tmp_path):
     assert not allowed(["functrans", "numpy"], ["functrans", "torch", "_tensor"])
     assert allowed(["functrans", "torch", "autograd"], ["functrans", "torch", "_tensor"])
     assert not allowed(["functrans", "torch"], ["functrans", "torch", "autograd", "_x"])
-    probe = PACKAGE / "numpy" / "_probe_private_import_test.py"
+    for folder in ("numpy", "core", "torch"):
+        (tmp_path / "functrans" / folder).mkdir(parents=True)
+    (tmp_path / "functrans" / "torch" / "_programs.py").write_text("_private = 1\n")
+    probe = tmp_path / "functrans" / "numpy" / "probe.py"
     probe.write_text("from functrans.core.trace import _TraceState\n"
                      "from functrans.torch import _programs\n"
+                     "from functrans.numpy._core import _ok\n"
                      "x = _programs._private\n")
-    try:
-        found = private_uses(probe)
-    finally:
-        probe.unlink()
+    found = private_uses(probe, tmp_path)
     assert len(found) == 2, found
     assert "functrans.core.trace._TraceState" in found[0]
     assert "functrans.torch._programs._private" in found[1]
