@@ -24,7 +24,8 @@ from functrans.core.primitive import derivative_convention, derivative_grad_mode
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
 from functrans.primitives.shape_ops import instantiate, reshape_p
-from functrans.transforms.toolkit import compile_program, cse, dce_jaxpr
+from functrans.transforms.toolkit import (compile_program, cse, dce, restrict_inputs,
+                                          used_inputs)
 from functrans.transforms.vjp import vjp
 
 
@@ -151,7 +152,6 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
                 and e.invars[0] not in closed.jaxpr.invars}
     closed = cse(closed, keep=[*closed.jaxpr.outvars[:n_out], *reshaped.values()])
     jaxpr = closed.jaxpr
-    const_of = dict(zip(jaxpr.constvars, closed.consts))
     in_vars = jaxpr.invars[:n_in]
     ct_vars = jaxpr.invars[n_in:]
     fwd_outs, in_ct_vars = jaxpr.outvars[:n_out], jaxpr.outvars[n_out:]
@@ -169,16 +169,15 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
     eqns = [e._replace(invars=[subst.get(a, a) if type(a) is Var else a for a in e.invars])
             for e in eqns]
     outvars = [subst.get(a, a) if type(a) is Var else a for a in in_ct_vars]
-    eqns = dce_jaxpr(Jaxpr([], [], outvars, eqns)).eqns
-    read = {a for e in eqns for a in e.invars if type(a) is Var} | \
-        {a for a in outvars if type(a) is Var}
-    used_in = tuple(i for i, v in enumerate(in_vars) if v in read)
-    used_out = tuple(i for i, v in enumerate(out_vars) if v in read)
-    invars = [in_vars[i] for i in used_in] + [out_vars[i] for i in used_out] + list(ct_vars)
-    constvars = [v for v in jaxpr.constvars if v in read]
-    final = Jaxpr(constvars, invars, outvars, eqns)
-    prog = BackwardProgram(final, [const_of[v] for v in constvars], used_in, used_out, diff,
-                           in_avals, out_avals)
+    # dead equations and constants go; what the program still reads is what the node saves
+    full = dce(ClosedJaxpr(Jaxpr(jaxpr.constvars, [*in_vars, *out_vars, *ct_vars], outvars,
+                                 eqns), closed.consts))
+    used = used_inputs(full)
+    used_in = tuple(i for i in range(n_in) if used[i])
+    used_out = tuple(k for k in range(n_out) if used[n_in + k])
+    final = restrict_inputs(full, used[:n_in + n_out] + [True] * len(ct_vars))
+    prog = BackwardProgram(final.jaxpr, final.consts, used_in, used_out, diff, in_avals,
+                           out_avals)
     prog.zero_tensor = op.zero_tensor_derivative
     if mode_read and not grad_mode:
         prog.graph = lambda: build_program(op, params, in_avals, diff, out_avals, True)

@@ -17,7 +17,7 @@ from functrans.core.trace import Tracer
 from functrans.errors import FunctransError, ShapeError
 from functrans.primitives.shape_ops import convert_element_type, moveaxis
 from functrans.transforms.higher_order import instantiate_zeros, level
-from functrans.transforms.toolkit import batch_size, stage
+from functrans.transforms.toolkit import batch_size, split_list, stage
 from functrans.transforms.jvp import JVPTracer
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -160,12 +160,8 @@ def _substitute(c, const_primals):
 
 
 def _split_ops(xs, *sizes):
-    out, i = [], 0
-    for n in sizes:
-        out.append(list(xs[i:i + n]))
-        i += n
-    out.append(list(xs[i:]))
-    return out
+    """`xs` cut into lists of lengths `sizes`, then the rest."""
+    return split_list(xs, [*sizes, len(xs) - sum(sizes)])
 
 
 def _batch_front(vals, dims):
@@ -173,7 +169,6 @@ def _batch_front(vals, dims):
     size = batch_size(vals, dims)
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     return vals, [None if d is None else 0 for d in dims], size
-
 
 
 class SymbolicZero:

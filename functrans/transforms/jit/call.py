@@ -10,8 +10,6 @@ Derived programs are built once per program and cached on it.
 
 from __future__ import annotations
 
-import numpy as np
-
 from functrans.core.ir import ClosedJaxpr, Literal, Var
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import Tracer
@@ -55,6 +53,7 @@ class _JVPSplit:
 
 
 def _jvp_split(closed: ClosedJaxpr, nonzeros) -> _JVPSplit:
+    """The toolkit's JVP split of `closed`, optimised, with its residuals trimmed for calls."""
     n_out = len(closed.out_avals)
     n_t = sum(nonzeros)
     split = jvp_split(closed, nonzeros, simplify=optimize, hoisted=False)
@@ -157,8 +156,8 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
 def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
     size = batch_size(vals, dims)
     dims = tuple(dims)
-    batched = jaxpr.derived.get_or_build(("vmap", dims, size),
-                                         lambda: optimize(batch_jaxpr(jaxpr, dims, size, hoisted=False)[0]))
+    batched = jaxpr.derived.get_or_build(
+        ("vmap", dims, size), lambda: optimize(batch_jaxpr(jaxpr, dims, size, hoisted=False)[0]))
     outs = jit_p.bind(*vals, jaxpr=batched, name=name)
     return outs, [0] * len(outs)
 

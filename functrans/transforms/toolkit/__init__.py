@@ -21,7 +21,8 @@ from functrans.transforms.toolkit.edit import (  # noqa: F401
     with_extra_inputs)
 from functrans.transforms.toolkit.jvp_split import JVPSplit, jvp_split  # noqa: F401
 from functrans.transforms.toolkit.optimize import optimize, optimize_with_stats  # noqa: F401
-from functrans.transforms.toolkit.stage import hoist, run, stage, stage_tree, weak_avals  # noqa: F401
+from functrans.transforms.toolkit.stage import (  # noqa: F401
+    hoist, run, stage, stage_tree, weak_avals)
 from functrans.transforms.toolkit.transpose import (  # noqa: F401
     Transposed, transpose_jaxpr, transpose_program)
 
