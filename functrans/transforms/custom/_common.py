@@ -3,17 +3,20 @@ and of rules that close over tracers, and the plumbing of their call primitives.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.eval import eval_jaxpr
+from functrans.core.ownership import unaliased_tree
 from functrans.core.pytree_fun import as_value
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import Zero
-from functrans.core.trace import Tracer
+from functrans.core.trace import Tracer, current_level
 from functrans.errors import FunctransError, ShapeError
 from functrans.primitives.shape_ops import convert_element_type, moveaxis
 from functrans.transforms.higher_order import instantiate_zeros, level
@@ -169,6 +172,48 @@ def _batch_front(vals, dims):
     size = batch_size(vals, dims)
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     return vals, [None if d is None else 0 for d in dims], size
+
+
+class _StagedCall(NamedTuple):
+    """A call of a custom function staged for the active transforms (see `_stage_call`)."""
+
+    nondiff: list
+    rebuild: Any
+    leaves: list
+    in_tree: Any
+    prog: Any
+    consts: list
+    out_tree: Any
+
+
+class _CustomFunction:
+    """What custom_jvp and custom_vjp share: the function, its nondiff_argnums, the name its
+    errors use, and the staging of a call."""
+
+    kind = "custom"
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.symbolic_zeros = False
+
+    @property
+    def _name(self):
+        return f"{self.kind} function {getattr(self.fun, '__name__', repr(self.fun))!r}"
+
+    def _stage_call(self, args, kwargs):
+        """The function's result when no transform is active (nothing to differentiate);
+        otherwise the call staged: a `_StagedCall`."""
+        name = self._name
+        args = _resolve_args(self.fun, args, kwargs, name)
+        nondiff, diff, rebuild = _split_nondiff(args, self.nondiff_argnums, name)
+        leaves, in_tree = tree_flatten(tuple(diff))
+        leaves = [as_value(x, name) for x in leaves]
+        if current_level() == 0:
+            return unaliased_tree(self.fun(*args), args)
+        prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
+        return _StagedCall(nondiff, rebuild, leaves, in_tree, prog, consts, out_tree)
 
 
 class SymbolicZero:

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import functools
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.eval import eval_jaxpr
-from functrans.core.ownership import unaliased, unaliased_tree
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
-from functrans.core.trace import current_level
 from functrans.primitives.elementwise import add_tangents
 from functrans.primitives.registry import define
 from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_tracer,
@@ -19,9 +17,9 @@ from functrans.transforms.toolkit import batch_jaxpr, run, stage, transpose_jaxp
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import tree_flatten, tree_unflatten
-from functrans.transforms.custom._common import (SymbolicZero, _batch_front, _check_rule_outputs,
-                                                 _closure_converted, _conform, _resolve_args,
-                                                 _split_nondiff, _split_ops, _stage_fun,
+from functrans.transforms.custom._common import (SymbolicZero, _CustomFunction, _StagedCall,
+                                                 _batch_front, _check_rule_outputs,
+                                                 _closure_converted, _conform, _split_ops,
                                                  _staging_rules)
 
 M = "../transforms/custom"
@@ -116,7 +114,7 @@ custom_jvp_call_p = define(
     facts=OWNED_RESULTS)
 
 
-class custom_jvp:
+class custom_jvp(_CustomFunction):
     """A function with a user-defined JVP rule, used by every transform (jvp, grad, vmap, jit)
     and, when differentiated again, differentiated itself.
 
@@ -133,16 +131,11 @@ class custom_jvp:
     1.0
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
-        self.symbolic_zeros = False
+    kind = "custom_jvp"
 
-    @property
-    def _name(self):
-        return f"custom_jvp function {getattr(self.fun, '__name__', repr(self.fun))!r}"
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
 
     def defjvp(self, jvp, symbolic_zeros: bool = False):
         """Set the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`;
@@ -182,13 +175,11 @@ class custom_jvp:
         if self.jvp is None:
             raise TypeError(f"{name} has no JVP rule: define one with "
                             f"@{getattr(self.fun, '__name__', 'f')}.defjvp before calling it.")
-        args = _resolve_args(self.fun, args, kwargs, name)
-        nondiff, diff, rebuild = _split_nondiff(args, self.nondiff_argnums, name)
-        leaves, in_tree = tree_flatten(tuple(diff))
-        leaves = [as_value(x, name) for x in leaves]
-        if current_level() == 0:  # no transform active: nothing to differentiate
-            return unaliased_tree(self.fun(*args), args)
-        prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
+        call = self._stage_call(args, kwargs)
+        if not isinstance(call, _StagedCall):
+            return call
+        nondiff, leaves, in_tree, prog, consts, out_tree = (
+            call.nondiff, call.leaves, call.in_tree, call.prog, call.consts, call.out_tree)
         jvp_flat = _flat_jvp_rule(self.jvp, nondiff, in_tree, out_tree, prog.out_avals, name,
                                   self.symbolic_zeros)
         rule_consts = []

@@ -4,16 +4,14 @@ package docstring).
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.eval import eval_jaxpr
-from functrans.core.ownership import unaliased, unaliased_tree
+from functrans.core.ownership import unaliased
 from functrans.core.pytree_fun import as_value
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import Zero
-from functrans.core.trace import current_level
 from functrans.primitives.registry import define
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.shape_ops import bdim_to_front
@@ -22,10 +20,10 @@ from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_
 from functrans.transforms.toolkit import batch_jaxpr, batch_size, run, stage
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from functrans.transforms.custom._common import (CustomVJPClosureError, SymbolicZero, _batch_front,
+from functrans.transforms.custom._common import (CustomVJPClosureError, SymbolicZero,
+                                                 _CustomFunction, _StagedCall, _batch_front,
                                                  _check_rule_outputs, _closure_converted, _conform,
-                                                 _forward_mode_error, _resolve_args, _split_nondiff,
-                                                 _split_ops, _stage_fun, _staging_rules,
+                                                 _forward_mode_error, _split_ops, _staging_rules,
                                                  _substitute)
 
 M = "../transforms/custom"
@@ -170,7 +168,7 @@ custom_lin_p = define(
     multiple_results=True, props=HIGHER_ORDER)
 
 
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with a user-defined reverse-mode rule: `fwd` returns the output and residuals,
     `bwd(residuals, output cotangent)` returns one cotangent per argument (None for zero).
     Works under grad, vjp, vmap and jit; forward mode raises, as in JAX.
@@ -188,17 +186,12 @@ class custom_vjp:
     1.0
     """
 
+    kind = "custom_vjp"
+
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = None
         self.bwd = None
-        self.symbolic_zeros = False
-
-    @property
-    def _name(self):
-        return f"custom_vjp function {getattr(self.fun, '__name__', repr(self.fun))!r}"
 
     def defvjp(self, fwd, bwd, symbolic_zeros: bool = False):
         """Set `fwd(*args) -> (out, residuals)` and `bwd(*nondiff_args, residuals, ct) ->
@@ -216,13 +209,10 @@ class custom_vjp:
             raise TypeError(f"{name} has no VJP rule: define one with "
                             f"{getattr(self.fun, '__name__', 'f')}.defvjp(fwd, bwd) before "
                             "calling it.")
-        args = _resolve_args(self.fun, args, kwargs, name)
-        nondiff, diff, rebuild = _split_nondiff(args, self.nondiff_argnums, name)
-        leaves, in_tree = tree_flatten(tuple(diff))
-        leaves = [as_value(x, name) for x in leaves]
-        if current_level() == 0:  # no transform active: nothing to differentiate
-            return unaliased_tree(self.fun(*args), args)
-        prog, consts, out_tree = _stage_fun(self.fun, rebuild, leaves, in_tree, name)
+        call = self._stage_call(args, kwargs)
+        if not isinstance(call, _StagedCall):
+            return call
+        nondiff, rebuild, leaves, in_tree, prog, consts, out_tree = call
         fwd_flat, bwd_flat = _flat_vjp_rules(self.fwd, self.bwd, nondiff, rebuild, in_tree,
                                              out_tree, prog.out_avals,
                                              [get_aval(x) for x in leaves], name,
