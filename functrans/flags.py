@@ -88,9 +88,9 @@ class Config:
                 "32 bits.", UserWarning, stacklevel=2)
         elif name == "jax_debug_nans":
             _nan_check.set_enabled(value)
-            _jit_api._DEBUG_NANS = value
+            _jit_api.set_flags(debug_nans=value)
         elif name == "jax_disable_jit":
-            _jit_api._DISABLE_JIT = value
+            _jit_api.set_flags(disable_jit=value)
         self._values[name] = value
 
     def read(self, name: str) -> Any:

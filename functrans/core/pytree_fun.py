@@ -8,7 +8,7 @@ import numpy as np
 
 from functrans.core.avals import get_aval, is_valid_value
 from functrans.core.trace import Tracer
-from functrans.core.trace import _state as _trace_state  # read only: is a program staged
+from functrans.core.trace import trace_state as _trace_state  # read only: is a program staged
 from functrans.errors import DTypeError
 from functrans.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 

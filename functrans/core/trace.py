@@ -44,13 +44,16 @@ class _TraceState(threading.local):
         self.dynamic = self.base
 
 
-_state = _TraceState()
+# The trace stack of this thread. Public for the eager fast paths of the layers above, which
+# read it and never write it: `trace_state.dynamic.level == 0` means no trace is active that
+# would stage a call made without tracer arguments (so the primitive may run its impl at once).
+trace_state = _TraceState()
 
 
 @contextmanager
 def new_main(trace_type, global_data=None, *, dynamic: bool = False, name: str = "transform"):
     """Push a new transform onto this thread's stack for the duration of the block."""
-    st = _state
+    st = trace_state
     main = MainTrace(len(st.stack), trace_type, global_data, name)
     st.stack.append(main)
     prev_dynamic = st.dynamic
@@ -93,7 +96,7 @@ class Trace:
 
     def pure_scalar(self, val):
         """A Python scalar operand entering this trace (see `scalar_operand`)."""
-        dyn = _state.dynamic
+        dyn = trace_state.dynamic
         if 0 < dyn.level < self.main.level:
             return self.lift(dyn.trace.pure(val))
         return self.pure(np.asarray(val))
@@ -126,7 +129,7 @@ def scalar_operand(val):
     eagerly, a 0-d array of its Python type's dtype. A Python scalar never reaches a rule as
     such: `Trace.full_raise` converts it the same way for the trace it enters. (Eager `bind`
     hands operands to the numpy `impl` as they are: an impl takes what numpy takes.)"""
-    dyn = _state.dynamic
+    dyn = trace_state.dynamic
     if dyn.level:
         return dyn.trace.pure_scalar(val)
     return np.asarray(val)
@@ -361,7 +364,7 @@ def install_array_methods(methods: dict[str, Any]) -> None:
 
 def find_top_trace(args) -> Trace | None:
     """The trace that must process an operation on `args`, or None for eager evaluation."""
-    st = _state
+    st = trace_state
     top = st.dynamic
     for x in args:
         if isinstance(x, Tracer):
@@ -378,7 +381,7 @@ def find_top_trace(args) -> Trace | None:
 def bind(prim, *args, **params):
     """Apply `prim` to `args` under whatever transforms are active."""
     # find_top_trace inlined: bind runs for every operation, eager or traced
-    top = _state.dynamic
+    top = trace_state.dynamic
     for x in args:
         if isinstance(x, Tracer):
             m = x._trace.main
@@ -411,4 +414,4 @@ def _explain_eager_failure(prim, args, params):
 
 def current_level() -> int:
     """The depth of the trace stack (0: only the eager trace is active)."""
-    return len(_state.stack) - 1
+    return len(trace_state.stack) - 1

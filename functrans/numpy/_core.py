@@ -7,7 +7,7 @@ import numpy as np
 from functrans.core.avals import weak_scalar_type
 from functrans.core.staging import convert_weak
 from functrans.core.trace import Tracer, scalar_operand
-from functrans.core.trace import _state as _trace_state  # read only: is a program being staged
+from functrans.core.trace import trace_state as _trace_state  # read only: is a program being staged
 from functrans.primitives.shape_ops import convert_element_type
 
 

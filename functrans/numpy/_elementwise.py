@@ -22,7 +22,7 @@ from functrans.core.avals import weak_scalar_type
 from functrans.core.cache import LRUCache
 from functrans.core.ownership import owned
 from functrans.core.trace import Tracer, install_array_methods
-from functrans.core.trace import _state as _trace_state  # read only, see below
+from functrans.core.trace import trace_state as _trace_state  # read only, see below
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, result_dtype, scalar_as, to_float, tracer_as
 from functrans.numpy._creation import zeros_like

@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from functrans.core.array import Array
-from functrans.core.trace import _state as _trace_state  # read only: the eager test
+from functrans.core.trace import trace_state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
 from functrans.errors import DTypeError, ShapeError
@@ -246,7 +246,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
             if w.shape != tuple(a.shape[i] for i in axes):
                 raise ShapeError(f"average: weights of shape {w.shape} do not match the data "
                                  f"shape {a.shape} along axis {axis}.")
-            from functrans.primitives.shape_ops import broadcast_in_dim
+            from functrans.primitives.layout import broadcast_in_dim
             w = broadcast_in_dim(w, a.shape, axes)
         scl = R.reduce_sum(w, axes)
         concrete = scl if isinstance(scl, np.ndarray | np.generic) else None

@@ -1,7 +1,7 @@
 """Declaring primitives: one call per primitive puts every rule for it in one place.
 
 Besides its rules, a row says what the jit passes know about the primitive, in `facts` (the
-passes read them through `functrans.transforms.jit.facts.fact(prim, key)` and never test which
+passes read them through `functrans.transforms.toolkit.facts.fact(prim, key)` and never test which
 primitive they hold). The keys, in FACT_KEYS:
 
   identity, identity_sides  op(x, e) == x for the scalar e in any listed operand position

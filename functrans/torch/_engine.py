@@ -261,27 +261,8 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                 and node._saved is not None and node._prog.error is None:
             # the hot path, inlined: run the node's compiled backward program on arrays
             prog = node._prog
-            saved = node._saved
-            args = []
-            for t, v in saved:
-                if t is None:
-                    args.append(v)
-                else:
-                    vc = t._vc
-                    if vc is not None and vc[0] != v:
-                        unpack_input(t, v)  # raises PyTorch's version error
-                    args.append(t._value)
-            so = node._saved_out
-            if so:
-                for entry, k in zip(so, prog.used_outputs):
-                    args.append(unpack_output(entry, node, k))
-            for k, g in enumerate(buf):
-                if g is None:
-                    a = prog.out_avals[k]
-                    g = np.zeros(a.shape, a.dtype)
-                args.append(g)
-            res = prog.fn(*args)
-            if not retain_graph and (saved or so):
+            res = prog.fn(*_plain_args(node, prog, buf))
+            if not retain_graph and (node._saved or node._saved_out):
                 node._saved = None
                 node._saved_out = None
             pairs = zip([nexts[i] for i in prog.diff_inputs], res)
@@ -475,6 +456,31 @@ def _copy_grad(g):
 
 # --- the backward of a recorded op ----------------------------------------------------------
 
+def _plain_args(node, prog, buf) -> list:
+    """The arrays a node's compiled backward program takes: the saved inputs (checked against
+    their version counters), the saved outputs, and the gradients of its outputs (zeros where
+    none is defined)."""
+    args = []
+    for t, v in node._saved:
+        if t is None:
+            args.append(v)
+        else:
+            vc = t._vc
+            if vc is not None and vc[0] != v:
+                unpack_input(t, v)  # raises PyTorch's version error
+            args.append(t._value)
+    so = node._saved_out
+    if so:
+        for entry, k in zip(so, prog.used_outputs):
+            args.append(unpack_output(entry, node, k))
+    for k, g in enumerate(buf):
+        if g is None:
+            a = prog.out_avals[k]
+            g = np.zeros(a.shape, a.dtype)
+        args.append(g)
+    return args
+
+
 def _opnode_backward(node, buf, create_graph):
     prog = node._prog
     if prog.error is not None:
@@ -484,16 +490,7 @@ def _opnode_backward(node, buf, create_graph):
     if saved is None:
         raise RuntimeError(ERR_BACKWARD_TWICE)
     if not create_graph:
-        args = [unpack_input(t, v) if t is not None else v for t, v in saved]
-        if node._saved_out:
-            for so, k in zip(node._saved_out, prog.used_outputs):
-                args.append(unpack_output(so, node, k))
-        for k, g in enumerate(buf):
-            if g is None:
-                a = prog.out_avals[k]
-                g = np.zeros(a.shape, a.dtype)
-            args.append(g)
-        res = prog.fn(*args)
+        res = prog.fn(*_plain_args(node, prog, buf))
     else:
         args = []
         for t, v in saved:

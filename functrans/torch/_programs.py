@@ -10,8 +10,8 @@ from the inputs stays computed from them (PyTorch's div reads its operands, not 
 That decides where a second-order gradient with respect to a non-leaf input flows. Dead
 equations are dropped; what the program still reads is exactly what a node must save.
 
-The program runs either compiled to straight-line numpy calls on raw arrays (plain backward), or
-through `eval_jaxpr` on recording tensors (`create_graph=True`).
+The program runs either compiled by the toolkit's code generator to straight-line calls on raw
+arrays (plain backward), or through `eval_jaxpr` on recording tensors (`create_graph=True`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,14 @@ from __future__ import annotations
 from functrans.core.avals import ShapedArray
 from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
-from functrans.core.ir import Eqn, Jaxpr, Literal, Var
+from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from functrans.core.primitive import derivative_convention, derivative_grad_mode
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
-from functrans.primitives.layout import instantiate, reshape_p
+from functrans.primitives.layout import instantiate
+from functrans.primitives.layout import reshape_p
+from functrans.transforms.toolkit import (compile_program, cse, dce, restrict_inputs,
+                                          used_inputs)
 from functrans.transforms.vjp import vjp
 
 
@@ -42,7 +45,9 @@ class BackwardProgram:
         self.diff_inputs = diff_inputs      # indices of the inputs it returns cotangents for
         self.in_avals = in_avals
         self.out_avals = out_avals
-        self.fn = compile_jaxpr(jaxpr, consts)
+        # inputs may pass straight through (a cotangent that is the input's own): the engine
+        # never writes into the arrays a backward program returns
+        self.fn = compile_program(ClosedJaxpr(jaxpr, consts), may_return_inputs=True).fn
         self.error = None
         # None: the same program serves create_graph=True; else a function building the one
         # that does (a rule read the grad mode, which is off in this plain program)
@@ -146,8 +151,8 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
                 if e.primitive.facts.get("reshape_like") and len(e.invars) == 1
                 and e.outvars[0] in closed.jaxpr.outvars[:n_out] and type(e.invars[0]) is Var
                 and e.invars[0] not in closed.jaxpr.invars}
-    jaxpr = _cse(closed.jaxpr, keep=[*closed.jaxpr.outvars[:n_out], *reshaped.values()])
-    const_of = dict(zip(jaxpr.constvars, closed.consts))
+    closed = cse(closed, keep=[*closed.jaxpr.outvars[:n_out], *reshaped.values()])
+    jaxpr = closed.jaxpr
     in_vars = jaxpr.invars[:n_in]
     ct_vars = jaxpr.invars[n_in:]
     fwd_outs, in_ct_vars = jaxpr.outvars[:n_out], jaxpr.outvars[n_out:]
@@ -165,104 +170,16 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
     eqns = [e._replace(invars=[subst.get(a, a) if type(a) is Var else a for a in e.invars])
             for e in eqns]
     outvars = [subst.get(a, a) if type(a) is Var else a for a in in_ct_vars]
-    eqns = _dce(eqns, outvars)
-    read = {a for e in eqns for a in e.invars if type(a) is Var} | \
-        {a for a in outvars if type(a) is Var}
-    used_in = tuple(i for i, v in enumerate(in_vars) if v in read)
-    used_out = tuple(i for i, v in enumerate(out_vars) if v in read)
-    invars = [in_vars[i] for i in used_in] + [out_vars[i] for i in used_out] + list(ct_vars)
-    constvars = [v for v in jaxpr.constvars if v in read]
-    final = Jaxpr(constvars, invars, outvars, eqns)
-    prog = BackwardProgram(final, [const_of[v] for v in constvars], used_in, used_out, diff,
-                           in_avals, out_avals)
+    # dead equations and constants go; what the program still reads is what the node saves
+    full = dce(ClosedJaxpr(Jaxpr(jaxpr.constvars, [*in_vars, *out_vars, *ct_vars], outvars,
+                                 eqns), closed.consts))
+    used = used_inputs(full)
+    used_in = tuple(i for i in range(n_in) if used[i])
+    used_out = tuple(k for k in range(n_out) if used[n_in + k])
+    final = restrict_inputs(full, used[:n_in + n_out] + [True] * len(ct_vars))
+    prog = BackwardProgram(final.jaxpr, final.consts, used_in, used_out, diff, in_avals,
+                           out_avals)
     prog.zero_tensor = op.zero_tensor_derivative
     if mode_read and not grad_mode:
         prog.graph = lambda: build_program(op, params, in_avals, diff, out_avals, True)
     return prog
-
-
-def _dce(eqns, outvars):
-    live = {a for a in outvars if type(a) is Var}
-    kept = []
-    for e in reversed(eqns):
-        if any(o in live for o in e.outvars):
-            kept.append(e)
-            live.update(a for a in e.invars if type(a) is Var)
-    kept.reverse()
-    return kept
-
-
-def _atom_key(a):
-    if type(a) is Literal:
-        return ("lit", a.aval.dtype.str, repr(a.val))
-    return a
-
-
-def _cse(jaxpr: Jaxpr, keep=()) -> Jaxpr:
-    """Merge equations applying the same primitive with the same params to the same atoms,
-    except into an equation computing one of the variables `keep` (the forward outputs: a rule
-    that computes one again means to read the inputs, not the saved output)."""
-    keep = {v for v in keep if type(v) is Var}
-    env: dict = {}
-    seen: dict = {}
-    eqns = []
-
-    def ren(a):
-        return env.get(a, a) if type(a) is Var else a
-
-    for e in jaxpr.eqns:
-        invars = [ren(a) for a in e.invars]
-        try:
-            key = (e.primitive, tuple(sorted(e.params.items())),
-                   tuple(_atom_key(a) for a in invars))
-            hash(key)
-        except TypeError:
-            key = None
-        prev = seen.get(key) if key is not None else None
-        if prev is not None:
-            for o, p in zip(e.outvars, prev):
-                env[o] = p
-            continue
-        if key is not None and not keep.intersection(e.outvars):
-            seen[key] = e.outvars
-        eqns.append(e._replace(invars=invars))
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, [ren(a) for a in jaxpr.outvars], eqns)
-
-
-def compile_jaxpr(jaxpr: Jaxpr, consts=()):
-    """A Python function running `jaxpr` as straight-line calls of the primitives' impls."""
-    ns: dict = {}
-    names: dict = {}
-    lines = []
-    for i, (v, c) in enumerate(zip(jaxpr.constvars, consts)):
-        names[v] = f"c{i}"
-        ns[f"c{i}"] = c
-
-    def name(a):
-        if type(a) is Literal:
-            n = f"k{len(ns)}"
-            ns[n] = a.val
-            return n
-        return names[a]
-
-    for i, v in enumerate(jaxpr.invars):
-        names[v] = f"a{i}"
-    lines.append(f"def program({', '.join(names[v] for v in jaxpr.invars)}):")
-    for j, e in enumerate(jaxpr.eqns):
-        f = f"f{j}"
-        ns[f] = e.primitive.impl
-        args = [name(a) for a in e.invars]
-        if e.params:
-            p = f"p{j}"
-            ns[p] = dict(e.params)
-            args.append(f"**{p}")
-        outs = []
-        for k, o in enumerate(e.outvars):
-            names[o] = f"v{j}_{k}"
-            outs.append(names[o])
-        lhs = ", ".join(outs) + ("," if e.primitive.multiple_results and len(outs) == 1 else "")
-        lines.append(f"    {lhs} = {f}({', '.join(args)})")
-    lines.append(f"    return ({''.join(name(a) + ', ' for a in jaxpr.outvars)})")
-    code = compile("\n".join(lines), "<functrans.torch backward program>", "exec")
-    exec(code, ns)
-    return ns["program"]

@@ -17,13 +17,11 @@ from functrans.core.pytree_fun import as_value, check_callable, flatten_fun, spl
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import current_level
 from functrans.primitives.registry import define
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
-                                                        any_tracer, batch_jaxpr,
-                                                        batch_size, hoist, instantiate_zeros,
-                                                        keep_outputs, run, stage,
-                                                        weak_avals)
+from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_tracer,
+                                               instantiate_zeros)
+from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, keep_outputs, run, stage,
+                                          transpose_jaxpr, weak_avals)
 from functrans.transforms.jvp import jvp_jaxpr
-from functrans.transforms.transpose import transpose_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 

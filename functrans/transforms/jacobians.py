@@ -10,9 +10,9 @@ import numpy as np
 from functrans.core.avals import get_aval, is_float
 from functrans.core.pytree_fun import as_value, check_callable, normalize_argnums
 from functrans.errors import DTypeError
-from functrans.primitives.shape_ops import reshape
+from functrans.primitives.layout import reshape
 from functrans.transforms.jvp import jvp
-from functrans.transforms.vjp import _check_differentiable, vjp
+from functrans.transforms.vjp import check_differentiable, vjp
 from functrans.transforms.vmap import vmap
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -50,7 +50,7 @@ def jacfwd(f, argnums=0, has_aux=False):
     @functools.wraps(f)
     def jac(*args, **kwargs):
         f_dyn, dyn = _split_args(f, args, kwargs, argnums, "jacfwd")
-        _check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacfwd"), "jacfwd")
+        check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacfwd"), "jacfwd")
         in_leaves, in_tree = tree_flatten(tuple(dyn))
         in_leaves = [as_value(x, "jacfwd") for x in in_leaves]
         basis, n = _std_basis(in_leaves)
@@ -87,7 +87,7 @@ def jacrev(f, argnums=0, has_aux=False):
     @functools.wraps(f)
     def jac(*args, **kwargs):
         f_dyn, dyn = _split_args(f, args, kwargs, argnums, "jacrev")
-        _check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacrev"), "jacrev")
+        check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacrev"), "jacrev")
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         y, f_vjp = res[0], res[1]
         out_leaves, out_tree = tree_flatten(y)

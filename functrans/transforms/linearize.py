@@ -15,7 +15,7 @@ from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.staging import JaxprBuilder, JaxprTrace
 from functrans.core.symbolic import Zero
 from functrans.core.trace import new_main
-from functrans.transforms.jit.dce import dce
+from functrans.transforms.toolkit import dce
 from functrans.transforms.jvp import JVPTrace, JVPTracer, tangent_aval, tangent_input, \
     tangent_output
 from functrans.transforms.transpose import backward_pass

@@ -7,13 +7,11 @@ times are summed.
 
 from __future__ import annotations
 
-from functrans.core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from functrans.core.ir import Jaxpr, Literal, Var
 from functrans.core.primitive import lookup
-from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import UndefinedPrimal, Zero
 from functrans.core.trace import bind
 from functrans.primitives.elementwise import add_tangents
-from functrans.primitives.layout import instantiate
 
 
 def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
@@ -71,19 +69,3 @@ def backward_pass(jaxpr: Jaxpr, consts, cts_out, linear_in=None) -> list:
         for v, ct_in in zip(eqn.invars, rule(ct, *args, **eqn.params)):
             write_ct(v, ct_in)
     return [ct_env.pop(v, Zero(v.aval)) if v in linear else None for v in jaxpr.invars]
-
-
-def transpose_jaxpr(closed: ClosedJaxpr, linear_in) -> ClosedJaxpr:
-    """The program taking (known inputs..., output cotangents...) to the cotangents of the
-    linear inputs of `closed` (those flagged True in `linear_in`)."""
-    jaxpr = closed.jaxpr
-    known_avals = [v.aval for v, lin in zip(jaxpr.invars, linear_in) if not lin]
-    out_avals = [v.aval for v in jaxpr.outvars]
-    n_known = len(known_avals)
-
-    def fun(*args):
-        known, cts = args[:n_known], args[n_known:]
-        res = backward_pass(jaxpr, [*closed.consts, *known], cts, linear_in)
-        return [instantiate(c) for c, lin in zip(res, linear_in) if lin]
-
-    return trace_to_jaxpr(fun, known_avals + out_avals, name="transpose", dynamic=True)

@@ -68,7 +68,9 @@ def vjp(f, *primals, has_aux=False):
     return out, vjp_fn
 
 
-def _check_differentiable(dyn_args, argnums, fname):
+def check_differentiable(dyn_args, argnums, fname: str) -> None:
+    """Raise DTypeError when an argument in `argnums` has a non-float leaf (shared by every
+    transform that differentiates with respect to arguments)."""
     for a, arg in zip(argnums, dyn_args):
         for leaf in tree_flatten(arg)[0]:
             dtype = get_aval(as_value(leaf, fname)).dtype
@@ -93,7 +95,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
     def vg(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), "grad", distinct=True)
         dyn = [args[i] for i in nums]
-        _check_differentiable(dyn, nums, "grad")
+        check_differentiable(dyn, nums, "grad")
 
         def f_dyn(*dyn_args):
             full = list(args)

@@ -14,7 +14,6 @@ from functrans.core.avals import ShapedArray, get_aval
 from functrans.core.ownership import unaliased
 from functrans.core.primitive import lookup
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
-from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Trace, Tracer, new_main
 from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError
 from functrans.primitives.layout import broadcast_in_dim, moveaxis
@@ -200,20 +199,3 @@ def _out_dims(out_axes, out_tree):
             f"vmap: out_axes={out_axes!r} is not a tree prefix of the function's output, whose "
             f"structure is {out_tree}. Give an int or None for all outputs, or a pytree of those "
             "shaped like the output (or a prefix of it).") from None
-
-
-def vmap_jaxpr(closed, in_dims, size, out_dims=0):
-    """The batched program of `closed` (IR in, IR out)."""
-    from functrans.core.eval import eval_jaxpr
-    in_avals = []
-    for a, d in zip(closed.in_avals, in_dims):
-        shape = list(a.shape)
-        if d is not None:
-            shape.insert(d, size)
-        in_avals.append(ShapedArray(shape, a.dtype))
-    n_out = len(closed.out_avals)
-    od = [out_dims] * n_out if isinstance(out_dims, int) or out_dims is None else out_dims
-    return trace_to_jaxpr(
-        lambda *xs: batch_flat(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys),
-                               xs, in_dims, od, size),
-        in_avals, name="vmap")

@@ -255,7 +255,7 @@ def test_jit_constant_output_is_copied_each_call():
 # --- loops: a carry passed through is the caller's own at the end, not copied per trip -----
 
 def test_loop_body_passes_carries_through_without_copies():
-    from functrans.transforms.jit.codegen import generate_source
+    from functrans.transforms.toolkit.codegen import generate_source
     body = ft.make_jaxpr(lambda i, c: (c[0], c[1] * 2.0))(0, (X, W))
     loop_src, _, _ = generate_source(body, may_return_inputs=True)
     call_src, _, _ = generate_source(body)

@@ -132,13 +132,12 @@ def test_every_transform_emits_a_well_formed_program(name, closed):
 def test_ir_to_ir_passes_emit_well_formed_programs():
     from functrans.transforms.jvp import jvp_jaxpr
     from functrans.transforms.partial_eval import partial_eval_jaxpr
-    from functrans.transforms.transpose import transpose_jaxpr
-    from functrans.transforms.vmap import vmap_jaxpr
+    from functrans.transforms.toolkit import batch_jaxpr, transpose_jaxpr
     w = np.linspace(0.5, 1.5, 3)
     closed = ft.make_jaxpr(lambda x, y: fnp.sum(fnp.sin(x * w) * y))(np.ones(3), np.ones(3))
     jvp_closed, _ = jvp_jaxpr(closed, [True, False])
     check_jaxpr(jvp_closed)
-    check_jaxpr(vmap_jaxpr(closed, [0, None], 5))
+    check_jaxpr(batch_jaxpr(closed, [0, None], 5, hoisted=False)[0])
     for part in partial_eval_jaxpr(jvp_closed, [False, False, True])[:2]:
         check_jaxpr(part)
     linear = ft.make_jaxpr(lambda t: fnp.sum(t * w) * 2.0)(np.ones(3))

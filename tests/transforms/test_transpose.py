@@ -8,7 +8,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.core.check import check_jaxpr
-from functrans.transforms.transpose import transpose_jaxpr
+from functrans.transforms.toolkit import transpose_jaxpr
 
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies

@@ -21,7 +21,7 @@ import functrans as ft
 import functrans.numpy as fnp
 import primitives as _cases_pkg
 from functrans.primitives import shape_ops
-from functrans.transforms.vmap import vmap_jaxpr
+from functrans.transforms.toolkit import batch_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 CASES = []
@@ -565,7 +565,7 @@ def test_out_axes_that_do_not_fit_the_output_structure_name_it():
 
 
 @pytest.mark.parametrize("in_dims,out_dims", [((0, None), 0), ((1, 0), 1), ((None, 1), -1)])
-def test_vmap_jaxpr_maps_a_program_to_its_batched_program(in_dims, out_dims):
+def test_batch_jaxpr_maps_a_program_to_its_batched_program(in_dims, out_dims):
     """The IR-to-IR form: batch a traced program, check it, run it, compare with numpy."""
     rng = np.random.default_rng(9)
     size, ones = 4, np.ones((2, 4))
@@ -577,10 +577,10 @@ def test_vmap_jaxpr_maps_a_program_to_its_batched_program(in_dims, out_dims):
     xs = [samples[0][i] if d is None else np.stack([s[i] for s in samples], axis=d)
           for i, d in enumerate(in_dims)]
     closed = ft.make_jaxpr(lambda x, w: prog(FT, x, w))(*samples[0])
-    batched = vmap_jaxpr(closed, list(in_dims), size, out_dims)
+    batched = batch_jaxpr(closed, list(in_dims), size, out_axis=out_dims, hoisted=False)[0]
     ft.check_jaxpr(batched)
     got = ft.eval_jaxpr(batched.jaxpr, batched.consts, *xs)[0]
     expected = _loop(lambda x, w: prog(NP, x, w), xs, list(in_dims), [out_dims], size)
     np.testing.assert_allclose(got, expected, rtol=1e-13)
-    assert len(batched.jaxpr.eqns) == len(vmap_jaxpr(closed, list(in_dims), 100,
-                                                     out_dims).jaxpr.eqns)
+    assert len(batched.jaxpr.eqns) == len(batch_jaxpr(closed, list(in_dims), 100,
+                                                      out_axis=out_dims)[0].jaxpr.eqns)

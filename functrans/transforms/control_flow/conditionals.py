@@ -21,17 +21,16 @@ from functrans.core.pytree_fun import as_value
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.elementwise import ge_p, select
-from functrans.primitives.layout import moveaxis
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import convert_element_type, reshape
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
-                                                        batch_jaxpr, batch_size,
-                                                        hoist, instantiate_zeros, jvp_split,
-                                                        run, stage, stage_tree,
-                                                        zeros_like_aval)
-from functrans.transforms.transpose import transpose_jaxpr
+from functrans.primitives.shape_ops import convert_element_type
+from functrans.primitives.layout import moveaxis, reshape
+from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, instantiate_zeros,
+                                               zeros_like_aval)
+from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, jvp_split, run, stage,
+                                          stage_tree, transpose_jaxpr)
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import tree_unflatten
+
 
 
 # --- the primitive ---------------------------------------------------------------------------

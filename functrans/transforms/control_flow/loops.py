@@ -27,19 +27,18 @@ from functrans.core.symbolic import Zero
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, FunctransError
 from functrans.primitives.elementwise import gt_p, lt_p, select
-from functrans.primitives.layout import broadcast_in_dim, moveaxis, reshape
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import convert_element_type
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
-                                                        batch_jaxpr, batch_size,
-                                                        any_tracer, carry_fix, hoist, instantiate_zeros,
-                                                        permute, run, split_list, stage,
-                                                        promote_weak_carry, stage_tree,
-                                                        with_extra_inputs)
+from functrans.primitives.layout import broadcast_in_dim, moveaxis, reshape
+from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_tracer, carry_fix,
+                                               instantiate_zeros, promote_weak_carry)
+from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, permute, run, split_list,
+                                          stage, stage_tree, with_extra_inputs)
 from functrans.transforms.control_flow.scans import scan
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
+
 
 
 class WhileLoopReverseModeError(FunctransError, TypeError):

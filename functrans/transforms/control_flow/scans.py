@@ -27,16 +27,15 @@ from functrans.core.trace import Tracer
 from functrans.errors import ArgumentError, ArgumentTypeError, ShapeError, \
     TracerIntegerConversionError
 from functrans.primitives.elementwise import add_tangents
-from functrans.primitives.layout import broadcast_in_dim, moveaxis
 from functrans.primitives.registry import define
-from functrans.transforms.control_flow.programs import (HIGHER_ORDER, OWNED_RESULTS,
-                                                        batch_jaxpr, batch_size,
-                                                        carry_fix, hoist, instantiate_zeros,
-                                                        jvp_split, promote_weak_carry, pruned,
-                                                        run, split_list, stage, weak_avals,
-                                                        zeros_like_aval)
-from functrans.transforms.transpose import transpose_jaxpr
+from functrans.primitives.layout import broadcast_in_dim, moveaxis
+from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, carry_fix,
+                                               instantiate_zeros, promote_weak_carry,
+                                               zeros_like_aval)
+from functrans.transforms.toolkit import (batch_jaxpr, batch_size, dce, hoist, jvp_split, run,
+                                          split_list, stage, transpose_jaxpr, weak_avals)
 from functrans.tree_util import tree_flatten, tree_unflatten
+
 
 
 # --- the primitive ---------------------------------------------------------------------------
@@ -90,7 +89,7 @@ def _invariant_residuals(known: ClosedJaxpr, n_invariant_in: int, n_prim_out: in
     flags = [type(v) is not Var or v in inv for v in res]
     prog = ClosedJaxpr(Jaxpr([], j.invars[:n_invariant_in], [v for v, f in zip(res, flags) if f],
                              eqns), [])
-    return flags, pruned(prog)
+    return flags, dce(prog)
 
 
 
@@ -128,7 +127,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     per_step = [not f and not x for f, x in zip(inv_flags, from_xs)]
     known_body = ClosedJaxpr(Jaxpr([], kj.invars, kj.outvars[:n_prim_out]
                                    + [v for v, s in zip(res_vars, per_step) if s], kj.eqns), [])
-    known_body = pruned(known_body)
+    known_body = dce(known_body)
     outs = scan_p.bind(*kc, *consts, *init, *xs, jaxpr=known_body, num_consts=n_inv_in,
                        num_carry=nk, length=length, reverse=reverse)
     carry_out, ys, stacked = split_list(outs, [nk, ny, len(outs) - nk - ny])

@@ -21,8 +21,8 @@ from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Tracer, find_top_trace
 from functrans.transforms.jit.call import jit_p
-from functrans.transforms.jit.codegen import compile_program
-from functrans.transforms.jit.optimize import PassStats, optimize_with_stats
+from functrans.transforms.toolkit.codegen import compile_program
+from functrans.transforms.toolkit.optimize import PassStats, optimize_with_stats
 from functrans.backend import get_backend
 from functrans.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 
@@ -32,6 +32,15 @@ DEFAULT_CACHE_SIZE = 64
 # jax_debug_nans (the outputs of an eager jitted call are checked for NaN)
 _DISABLE_JIT = False
 _DEBUG_NANS = False
+
+
+def set_flags(*, disable_jit: bool | None = None, debug_nans: bool | None = None) -> None:
+    """Set jit's side of functrans.config's jax_disable_jit and jax_debug_nans (None: leave)."""
+    global _DISABLE_JIT, _DEBUG_NANS
+    if disable_jit is not None:
+        _DISABLE_JIT = bool(disable_jit)
+    if debug_nans is not None:
+        _DEBUG_NANS = bool(debug_nans)
 
 
 class _Entry:

@@ -10,64 +10,14 @@ Derived programs are built once per program and cached on it.
 
 from __future__ import annotations
 
-import numpy as np
-
 from functrans.core.ir import ClosedJaxpr, Literal, Var
-from functrans.core.staging import trace_to_jaxpr
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError
 from functrans.primitives.registry import define
-from functrans.transforms.jit.codegen import compile_program
-from functrans.transforms.jit.dce import dce
-from functrans.transforms.jit.optimize import optimize
-from functrans.transforms.jit.rewrite import ProgramBuilder
-from functrans.transforms.jvp import jvp_jaxpr
-from functrans.transforms.partial_eval import partial_eval_jaxpr
-from functrans.transforms.transpose import backward_pass
-from functrans.transforms.vmap import vmap_jaxpr
-
-
-# --- program surgery shared by the rules ----------------------------------------------------
-
-def used_inputs(closed: ClosedJaxpr) -> list[bool]:
-    """For each input of `closed`, whether any equation or output reads it."""
-    used = {a for e in closed.jaxpr.eqns for a in e.invars if type(a) is Var}
-    used.update(a for a in closed.jaxpr.outvars if type(a) is Var)
-    return [v in used for v in closed.jaxpr.invars]
-
-
-def restrict_inputs(closed: ClosedJaxpr, keep) -> ClosedJaxpr:
-    """`closed` without the inputs flagged False in `keep` (they must be unused)."""
-    if all(keep):
-        return closed
-    jaxpr = closed.jaxpr
-    b = ProgramBuilder(closed)
-    b.invars = [v for v, k in zip(jaxpr.invars, keep) if k]
-    b.eqns = list(jaxpr.eqns)
-    return b.finish(jaxpr.outvars)
-
-
-def specialize_inputs(closed: ClosedJaxpr, bindings: dict) -> ClosedJaxpr:
-    """`closed` with input i removed and replaced by `bindings[i]`: ("const", value) for a
-    known value, or ("same", j) for another input j it always equals."""
-    jaxpr = closed.jaxpr
-    b = ProgramBuilder(closed)
-    for i, (kind, x) in bindings.items():
-        v = jaxpr.invars[i]
-        b.env[v] = b.add_const(x, v.aval) if kind == "const" else jaxpr.invars[x]
-    b.invars = [v for i, v in enumerate(jaxpr.invars) if i not in bindings]
-    for eqn in jaxpr.eqns:
-        b.keep(eqn, [b.read(a) for a in eqn.invars])
-    return b.finish(jaxpr.outvars)
-
-
-def select_outputs(closed: ClosedJaxpr, outs) -> ClosedJaxpr:
-    """`closed` keeping only the outputs at positions `outs`, dead code removed."""
-    jaxpr = closed.jaxpr
-    b = ProgramBuilder(closed)
-    b.eqns = list(jaxpr.eqns)
-    return dce(b.finish([jaxpr.outvars[i] for i in outs]))
+from functrans.transforms.toolkit import (batch_jaxpr, batch_size, compile_program, jvp_split,
+                                          keep_outputs, optimize, restrict_inputs,
+                                          specialize_inputs, transpose_program, used_inputs)
 
 
 # --- impl and abstract eval -----------------------------------------------------------------
@@ -103,14 +53,11 @@ class _JVPSplit:
 
 
 def _jvp_split(closed: ClosedJaxpr, nonzeros) -> _JVPSplit:
-    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
-    jvp_closed, out_nz = jvp_jaxpr(closed, list(nonzeros), instantiate=False)
-    n_t, n_tout = sum(nonzeros), sum(out_nz)
-    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(
-        jvp_closed, [False] * n_in + [True] * n_t,
-        instantiate=[False] * n_out + [True] * n_tout)
-    assert not any(out_unknowns[:n_out]), "a primal output depends on a tangent"
-    known, unknown = optimize(known), optimize(unknown)
+    """The toolkit's JVP split of `closed`, optimised, with its residuals trimmed for calls."""
+    n_out = len(closed.out_avals)
+    n_t = sum(nonzeros)
+    split = jvp_split(closed, nonzeros, simplify=optimize, hoisted=False)
+    known, unknown, out_nz, n_res = split.known, split.tangent, split.out_nonzeros, split.num_res
 
     # residuals: bake in constant ones, share repeated ones, drop unused ones, and take those
     # that are primal inputs straight from the caller instead of returning them
@@ -147,7 +94,9 @@ def _jvp_split(closed: ClosedJaxpr, nonzeros) -> _JVPSplit:
         else:
             sources.append(("out", len(returned)))
             returned.append(n_out + j)
-    known = select_outputs(known, list(range(n_out)) + returned)
+    returned = set(returned)
+    known = keep_outputs(known, [i < n_out or i in returned
+                                 for i in range(len(known.out_avals))])
     return _JVPSplit(known, unknown, out_nz, sources)
 
 
@@ -179,24 +128,12 @@ class _Transposed:
 
 
 def _transpose_program(closed: ClosedJaxpr, linear, ct_nonzero) -> _Transposed:
-    known_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
-    out_avals = closed.out_avals
-    ct_avals = [a for a, nz in zip(out_avals, ct_nonzero) if nz]
-    n_known = len(known_avals)
-    mask = []
-
-    def fun(*xs):
-        known, cts = xs[:n_known], iter(xs[n_known:])
-        cts_full = [next(cts) if nz else Zero(a) for a, nz in zip(out_avals, ct_nonzero)]
-        res = backward_pass(closed.jaxpr, [*closed.consts, *known], cts_full, list(linear))
-        res = [r for r, lin in zip(res, linear) if lin]
-        mask.extend(type(r) is not Zero for r in res)
-        return [r for r in res if type(r) is not Zero]
-
-    program = optimize(trace_to_jaxpr(fun, known_avals + ct_avals, name="transpose"))
+    t = transpose_program(closed, linear, ct_nonzero, drop_zeros=True)
+    program = optimize(t.program)
+    n_known = len(linear) - sum(linear)
     used = used_inputs(program)
-    keep = used[:n_known] + [True] * len(ct_avals)
-    return _Transposed(restrict_inputs(program, keep), used[:n_known], mask)
+    keep = used[:n_known] + [True] * sum(ct_nonzero)
+    return _Transposed(restrict_inputs(program, keep), used[:n_known], t.ct_out)
 
 
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
@@ -217,10 +154,10 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
 # --- batching --------------------------------------------------------------------------------
 
 def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
-    size = next(np.shape(v)[d] for v, d in zip(vals, dims) if d is not None)
+    size = batch_size(vals, dims)
     dims = tuple(dims)
-    batched = jaxpr.derived.get_or_build(("vmap", dims, size),
-                      lambda: optimize(vmap_jaxpr(jaxpr, dims, size, 0)))
+    batched = jaxpr.derived.get_or_build(
+        ("vmap", dims, size), lambda: optimize(batch_jaxpr(jaxpr, dims, size, hoisted=False)[0]))
     outs = jit_p.bind(*vals, jaxpr=batched, name=name)
     return outs, [0] * len(outs)
 

@@ -236,7 +236,7 @@ def test_warnings_inside_programs_behave_like_eager():
 
 
 def test_workspaces_stay_under_their_budget(monkeypatch):
-    from functrans.transforms.jit import codegen
+    from functrans.transforms.toolkit import codegen
     x, w = np.ones((512, 64)), np.ones((64, 64))
     monkeypatch.setattr(codegen, "WORKSPACE_LIMIT_BYTES", codegen._workspace_total[0])
     jf = jit(_mlp_layer)

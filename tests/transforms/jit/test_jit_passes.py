@@ -9,7 +9,7 @@ import functrans.numpy as fnp
 from functrans.core.ir import ClosedJaxpr
 from functrans.transforms.jit import (count_eqns, cse, dce, fold_constants, forward_trivial,
                                       inline_calls, jit, optimize, simplify)
-from functrans.transforms.jit.optimize import optimize_with_stats
+from functrans.transforms.toolkit.optimize import optimize_with_stats
 
 X = np.array([[0.5, -1.5, 2.0, 0.0], [np.inf, -np.inf, np.nan, -0.0], [1e300, -1e-300, 3.0, 7.0]])
 

@@ -12,7 +12,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.transforms.jit import compile_program, jit, optimize
-from functrans.transforms.jit.optimize import PASSES, optimize_with_stats
+from functrans.transforms.toolkit.optimize import PASSES, optimize_with_stats
 
 SHAPES = [(), (4,), (3, 4), (3, 1), (1, 4)]
 BIG_SHAPES = [(), (64,), (48, 64), (48, 1), (1, 64)]  # big enough for in-place buffer reuse

@@ -14,7 +14,8 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans.core.cache import LRUCache
 from functrans.core.ir import DERIVED_CACHE_SIZE
-from functrans.transforms.jit import codegen, jit, set_workspace_limit, workspace_bytes
+from functrans.transforms.jit import jit, set_workspace_limit, workspace_bytes
+from functrans.transforms.toolkit import codegen
 
 
 @pytest.fixture

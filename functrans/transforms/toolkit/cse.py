@@ -11,7 +11,7 @@ import numpy as np
 
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.core.trace import Tracer
-from functrans.transforms.jit.rewrite import ProgramBuilder, literal_key, params_key
+from functrans.transforms.toolkit.rewrite import ProgramBuilder, literal_key, params_key
 
 _MERGE_BY_VALUE_SIZE = 4096
 
@@ -28,8 +28,12 @@ def _const_key(c):
     return ("id", id(c))
 
 
-def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Reuse the first of several equations computing the same thing from the same inputs."""
+def cse(closed: ClosedJaxpr, keep=()) -> ClosedJaxpr:
+    """Reuse the first of several equations computing the same thing from the same inputs,
+    except an equation computing one of the variables `keep`: nothing merges into it (the torch
+    shim's forward outputs, which a derivative rule computes again when it means to read the
+    inputs rather than the saved output)."""
+    keep = {v for v in keep if type(v) is not Literal}
     b = ProgramBuilder(closed)
     seen_consts: dict = {}
     for v, c in zip(closed.jaxpr.constvars, closed.consts):
@@ -51,5 +55,7 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         if prev is not None:
             b.bind_outputs(eqn, prev)
             continue
-        table[key] = b.keep(eqn, ins).outvars
+        kept = b.keep(eqn, ins)
+        if not keep or keep.isdisjoint(eqn.outvars):
+            table[key] = kept.outvars
     return b.finish(closed.jaxpr.outvars) if b.changed else closed

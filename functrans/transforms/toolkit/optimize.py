@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from functrans.core.ir import ClosedJaxpr
-from functrans.transforms.jit.cse import cse
-from functrans.transforms.jit.dce import dce
-from functrans.transforms.jit.fold import fold_constants
-from functrans.transforms.jit.inline import inline_calls
-from functrans.transforms.jit.rewrite import count_eqns
-from functrans.transforms.jit.simplify import simplify
+from functrans.transforms.toolkit.cse import cse
+from functrans.transforms.toolkit.dce import dce
+from functrans.transforms.toolkit.fold import fold_constants
+from functrans.transforms.toolkit.inline import inline_calls
+from functrans.transforms.toolkit.rewrite import count_eqns
+from functrans.transforms.toolkit.simplify import simplify
 
 PASSES: tuple[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]], ...] = (
     ("inline", inline_calls),

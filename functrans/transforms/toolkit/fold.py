@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.ir import ClosedJaxpr, Jaxpr
-from functrans.transforms.jit.facts import fact
-from functrans.transforms.jit.rewrite import ProgramBuilder
+from functrans.transforms.toolkit.facts import fact
+from functrans.transforms.toolkit.rewrite import ProgramBuilder
 
 MAX_GROWN_SIZE = 1024  # a folded result may exceed its largest input only up to this size
 

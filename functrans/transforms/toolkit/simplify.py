@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.ir import ClosedJaxpr, Literal
-from functrans.transforms.jit.facts import (emit_binary, emit_broadcast, emit_neg, emit_reshape,
+from functrans.transforms.toolkit.facts import (emit_binary, emit_broadcast, emit_neg, emit_reshape,
                                             fact)
-from functrans.transforms.jit.rewrite import ProgramBuilder, params_key
+from functrans.transforms.toolkit.rewrite import ProgramBuilder, params_key
 
 _UNIFORM_MAX_SIZE = 1 << 16
 

@@ -6,8 +6,9 @@ from functrans.core.ir import ClosedJaxpr, Jaxpr, Var
 
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
-    """A copy of `jaxpr` without dead equations (primitives are pure, so any unused one is dead, except those with the fact `effectful`).
-    `used_outputs` (booleans) keeps only some outputs."""
+    """A copy of `jaxpr` without dead equations (primitives are pure, so any unused one is
+    dead, except those with the fact `effectful`). `used_outputs` (booleans) keeps only some
+    outputs."""
     outvars = jaxpr.outvars if used_outputs is None else \
         [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
     live = {v for v in outvars if isinstance(v, Var)}

@@ -4,8 +4,8 @@ with fresh variables, so the other passes and the code generator see one flat pr
 from __future__ import annotations
 
 from functrans.core.ir import ClosedJaxpr, Literal, Var
-from functrans.transforms.jit.facts import fact
-from functrans.transforms.jit.rewrite import ProgramBuilder
+from functrans.transforms.toolkit.facts import fact
+from functrans.transforms.toolkit.rewrite import ProgramBuilder
 
 
 def splice(b: ProgramBuilder, inner: ClosedJaxpr, args) -> list:

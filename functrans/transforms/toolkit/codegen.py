@@ -44,8 +44,8 @@ import numpy as np
 from functrans.backend import get_backend, xp
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.core import ownership
-from functrans.transforms.jit.facts import fact
-from functrans.transforms.jit.rewrite import literal_key
+from functrans.transforms.toolkit.facts import fact
+from functrans.transforms.toolkit.rewrite import literal_key
 
 _program_ids = itertools.count()
 INPLACE_MIN_SIZE = 1024  # below this, out= costs about what the allocation it saves does
