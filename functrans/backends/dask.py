@@ -1,0 +1,148 @@
+"""dask.array as an array library for functrans programs (imported on first sight of a dask
+array; see functrans/backends/__init__.py for what an adapter gives).
+
+How a primitive runs on dask arrays, so results stay lazy dask arrays:
+- elementwise primitives: numpy's impl mapped over the blocks (`dask.array.map_blocks` after
+  broadcasting the operands), one task per chunk with numpy's exact bits;
+- the rest: the primitive's impl with `xp` routed to dask.array's functions (reductions are
+  dask's tree reductions, contractions its blocked ones);
+- primitives dask has no blocked algorithm for (sorting, scatter-add's in-place writes,
+  decompositions and solves of stacked matrices, ...), or whose impl fails on dask arrays: numpy's
+  impl on the whole operands, as one lazy task (`dask.delayed`): still lazy, not chunked.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import dask
+import dask.array as da
+import numpy as np
+
+from functrans.backend import using
+from functrans.backends import result_avals
+
+NAME = "dask"
+
+# primitives run as one whole-array task: dask has no blocked algorithm for them
+WHOLE_ARRAY = frozenset({
+    "sort", "argsort", "scatter_add", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp",
+    "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "eigh", "eig", "lu",
+    "triangular_solve", "expm", "random_bits", "threefry2x32"})
+
+# primitives whose impl failed (or computed) on dask arrays and ran as one whole-array task
+# instead: tests read it, so a regression to the slow path is visible
+FELL_BACK: set[str] = set()
+
+
+def is_array_type(t: type) -> bool:
+    return issubclass(t, da.Array)
+
+
+def from_numpy(a):
+    """numpy constants mix with dask arrays as they are (dask broadcasts them in)."""
+    return a
+
+
+def _asarray(a, dtype=None, copy=None, **kwargs):
+    # numpy's asarray would compute a dask array: keep it lazy (dask arrays are immutable, so
+    # a "copy" is the array itself)
+    if isinstance(a, da.Array):
+        return a if dtype is None or a.dtype == np.dtype(dtype) else a.astype(dtype)
+    return np.asarray(a, dtype=dtype, **kwargs) if copy is None else \
+        np.array(a, dtype=dtype, copy=copy)
+
+
+def _array(a, dtype=None, copy=True, **kwargs):
+    if isinstance(a, da.Array):
+        return _asarray(a, dtype)
+    return np.array(a, dtype=dtype, copy=copy, **kwargs)
+
+
+def _ascontiguousarray(a, dtype=None):
+    return _asarray(a, dtype)
+
+
+@functools.cache
+def namespace() -> dict:
+    """numpy's names, dask.array's functions over them, and the conversions kept lazy."""
+    names = {k: getattr(np, k) for k in dir(np) if not k.startswith("__")}
+    for k in dir(da):
+        v = getattr(da, k)
+        if not k.startswith("_") and k in names and callable(v) and not isinstance(v, type):
+            names[k] = v
+    # dtype objects and helpers stay numpy's (da re-exports some of them as functions)
+    for k in ("dtype", "finfo", "iinfo", "result_type", "errstate", "issubdtype", "ndim",
+              "shape", "linalg", "fft", "random", "testing"):
+        names[k] = getattr(np, k)
+    names.update(asarray=_asarray, array=_array, ascontiguousarray=_ascontiguousarray)
+    return names
+
+
+_IMPLS: dict = {}
+
+
+def impl_for(prim):
+    """How `prim` runs on dask arrays (see the module docstring)."""
+    fn = _IMPLS.get(prim)
+    if fn is None:
+        if "elementwise" in prim.props and not prim.multiple_results:
+            fn = functools.partial(_blockwise, prim)
+        else:
+            fn = functools.partial(_on_namespace, prim)
+        _IMPLS[prim] = fn
+    return fn
+
+
+def _has_dask(args) -> bool:
+    return any(isinstance(a, da.Array) for a in args)
+
+
+def _numpy_impl(prim, params):
+    """`prim`'s impl on numpy blocks, wherever dask runs it (a worker thread or process)."""
+    def run(*blocks):
+        with using(np):
+            return prim.impl(*blocks, **params)
+    return run
+
+
+def _blockwise(prim, *args, **params):
+    if not _has_dask(args):
+        return prim.impl(*args, **params)
+    (aval,) = result_avals(prim, args, params)
+    arrays = [i for i, a in enumerate(args) if np.ndim(a) > 0 or isinstance(a, da.Array)]
+    ops = list(args)
+    for i, b in zip(arrays, da.broadcast_arrays(*[da.asarray(args[i]) for i in arrays])):
+        ops[i] = b
+    if not arrays or tuple(ops[arrays[0]].shape) != tuple(aval.shape):
+        return _whole(prim, args, params)
+    meta = np.empty((0,) * len(aval.shape), aval.dtype)
+    return da.map_blocks(_numpy_impl(prim, params), *ops, dtype=aval.dtype, meta=meta)
+
+
+def _on_namespace(prim, *args, **params):
+    if not _has_dask(args):
+        return prim.impl(*args, **params)
+    if prim.name in WHOLE_ARRAY:
+        return _whole(prim, args, params)
+    try:
+        with using(sys.modules[__name__]):
+            out = prim.impl(*args, **params)
+    except Exception:
+        out = None
+    outs = out if prim.multiple_results else [out]
+    if out is None or not all(isinstance(o, da.Array) for o in outs):
+        FELL_BACK.add(prim.name)
+        return _whole(prim, args, params)
+    return out
+
+
+def _whole(prim, args, params):
+    """numpy's impl on the whole operands, as one lazy task per result."""
+    avals = result_avals(prim, args, params)
+    task = dask.delayed(_numpy_impl(prim, params), pure=True)(*args)
+    outs = [task] if not prim.multiple_results else [task[i] for i in range(len(avals))]
+    results = [da.from_delayed(o, a.shape, dtype=a.dtype, meta=np.empty((0,) * a.ndim, a.dtype))
+               for o, a in zip(outs, avals)]
+    return results if prim.multiple_results else results[0]
