@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 
 import dask
 import dask.array as da
@@ -60,23 +61,62 @@ def _array(a, dtype=None, copy=True, **kwargs):
     return np.array(a, dtype=dtype, copy=copy, **kwargs)
 
 
+def _full(shape, fill_value, dtype=None, **kwargs):
+    # dask.array.full computes a dask fill value inside each chunk's task; broadcasting it
+    # keeps the graph plain
+    if isinstance(fill_value, da.Array):
+        return da.broadcast_to(fill_value.astype(dtype or fill_value.dtype), shape)
+    return da.full(shape, fill_value, dtype=dtype, **kwargs)
+
+
 def _ascontiguousarray(a, dtype=None):
     return _asarray(a, dtype)
 
 
+class NotBlocked(TypeError):
+    """An impl called a numpy function dask.array does not implement, on a dask array (numpy
+    would compute it): the primitive runs as one whole-array task instead."""
+
+
+def _refusing(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _has_dask(args) or _has_dask(kwargs.values()):
+            raise NotBlocked(f"numpy.{getattr(fn, '__name__', fn)} on a dask array")
+        return fn(*args, **kwargs)
+    return call
+
+
+def _refusing_module(module) -> types.SimpleNamespace:
+    return types.SimpleNamespace(**{k: _refusing(v) if callable(v) else v
+                                    for k, v in vars(module).items() if not k.startswith("_")})
+
+
+# numpy names that are types, dtype helpers or context managers: numpy's own, never refused
+_NUMPY_KEPT = frozenset({"dtype", "finfo", "iinfo", "result_type", "errstate", "issubdtype",
+                         "ndim", "shape", "promote_types", "can_cast", "broadcast_shapes",
+                         "isscalar", "iterable"})
+
+
 @functools.cache
 def namespace() -> dict:
-    """numpy's names, dask.array's functions over them, and the conversions kept lazy."""
-    names = {k: getattr(np, k) for k in dir(np) if not k.startswith("__")}
-    for k in dir(da):
-        v = getattr(da, k)
-        if not k.startswith("_") and k in names and callable(v) and not isinstance(v, type):
+    """numpy's names with dask.array's functions over them; the numpy functions dask lacks
+    refuse dask arrays (NotBlocked) rather than compute them; conversions stay lazy."""
+    names = {}
+    for k in dir(np):
+        if k.startswith("__"):
+            continue
+        v = getattr(np, k)
+        mine = getattr(da, k, None) if not k.startswith("_") else None
+        if k in _NUMPY_KEPT or isinstance(v, type) or not callable(v):
             names[k] = v
-    # dtype objects and helpers stay numpy's (da re-exports some of them as functions)
-    for k in ("dtype", "finfo", "iinfo", "result_type", "errstate", "issubdtype", "ndim",
-              "shape", "linalg", "fft", "random", "testing"):
-        names[k] = getattr(np, k)
-    names.update(asarray=_asarray, array=_array, ascontiguousarray=_ascontiguousarray)
+        elif mine is not None and callable(mine) and not isinstance(mine, type):
+            names[k] = mine
+        else:
+            names[k] = _refusing(v)
+    names.update(linalg=_refusing_module(np.linalg), fft=_refusing_module(np.fft),
+                 asarray=_asarray, array=_array, ascontiguousarray=_ascontiguousarray,
+                 full=_full)
     return names
 
 

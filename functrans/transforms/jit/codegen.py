@@ -220,14 +220,15 @@ def _is_keyword_name(name) -> bool:
 
 def _call_target(eqn):
     """(function, extra positional args, keyword args) for one equation."""
+    impl_for = getattr(get_backend(), "impl_for", None)  # a dask or CuPy adapter's way
+    if impl_for is not None:
+        return impl_for(eqn.primitive), (), dict(eqn.params)
     fast = fact(eqn.primitive, "fast_impl")
     if fast is not None:
         target = fast([a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], eqn.params)
         if target is not None:
             return target
-    impl_for = getattr(get_backend(), "impl_for", None)  # a dask or CuPy adapter's way
-    impl = eqn.primitive.impl if impl_for is None else impl_for(eqn.primitive)
-    return impl, (), dict(eqn.params)
+    return eqn.primitive.impl, (), dict(eqn.params)
 
 
 def generate_source(closed: ClosedJaxpr, workspace: bool = False,
