@@ -6,8 +6,10 @@ array-api-compat's `array_namespace` does: numpy arrays and Python scalars run o
 embedded default); dask arrays on dask.array, CuPy arrays on CuPy, each through one small
 adapter module in `functrans.backends` (imported on first sight of such an array, so
 `import functrans` imports neither library). `using(adapter)` routes `xp` to an adapter for
-the duration of a computation, in the calling thread; eager binds, jit and eager
-functrans.numpy calls do that when an input is a foreign array.
+the duration of a computation; eager binds, jit and eager functrans.numpy calls do that when
+an input is a foreign array. `xp` stays a plain namespace (numpy's, attribute lookups at dict
+speed); an adapter's namespace functions check which thread calls them, so numpy work in
+other threads meanwhile still gets numpy's functions.
 """
 
 from __future__ import annotations
@@ -15,73 +17,115 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+import types
 
 import numpy
 
 from functrans.errors import DTypeError
 
 
-class _Namespace(threading.local):
-    """Attribute access is an instance-dict lookup (the calling thread's own): cheap on the
-    eager hot path. Each thread starts on numpy; `using` changes the calling thread only, so a
-    dask worker thread running numpy blocks is never routed to another library."""
-
-    def __init__(self):
-        self.__dict__.update(_NUMPY_NAMES)
+class _Namespace(types.SimpleNamespace):
+    """Attribute access is a plain instance-dict lookup: cheap on the eager hot path."""
 
 
-class _Active(threading.local):
-    module = numpy
-
-
-_active = _Active()
-
-
-def _names_of(module) -> dict:
-    return {k: getattr(module, k) for k in dir(module) if not k.startswith("__")}
-
-
-_NUMPY_NAMES = _names_of(numpy)
 xp = _Namespace()
+_NUMPY_NAMES = {k: getattr(numpy, k) for k in dir(numpy) if not k.startswith("__")}
+_default = {"module": numpy}  # what set_backend chose (numpy unless changed)
+
+
+class _ThreadState(threading.local):
+    adapter = None  # the library this thread computes on now (None: the default)
+
+
+_thread = _ThreadState()
+# `xp` holds one adapter's namespace while any thread computes on that library; a thread on
+# another library waits (two threads on the same library share it)
+_swap = threading.Condition()
+_holder = {"adapter": None, "count": 0}
 
 
 def _namespace_names(module) -> dict:
     if module is numpy:
         return _NUMPY_NAMES
-    return module.namespace() if hasattr(module, "namespace") else _names_of(module)
+    if hasattr(module, "namespace"):
+        return module.namespace()
+    return {k: getattr(module, k) for k in dir(module) if not k.startswith("__")}
+
+
+def _install(names) -> None:
+    xp.__dict__.clear()
+    xp.__dict__.update(names)
 
 
 def set_backend(module) -> None:
-    """Route the calling thread's primitive implementations through `module` (default: numpy),
-    or through an adapter of `functrans.backends` (a module with a `namespace()` function)."""
-    names = _namespace_names(module)
-    xp.__dict__.clear()
-    xp.__dict__.update(names)
-    _active.module = module
+    """Route every primitive implementation through `module` (default: numpy), for the whole
+    process. Foreign arrays (dask, CuPy) need no call: their library is chosen from the
+    inputs (`using`)."""
+    with _swap:
+        _install(_namespace_names(module))
+        _default["module"] = module
 
 
 def get_backend():
-    """The array module (or adapter) the calling thread's primitive implementations run on
-    (numpy unless `set_backend` or `using` changed it)."""
-    return _active.module
+    """The array module (or adapter of functrans.backends) the calling thread's primitive
+    implementations run on now: numpy unless `set_backend` or `using` changed it."""
+    return _thread.adapter or _default["module"]
+
+
+def current_adapter():
+    """The adapter the calling thread computes on inside `using`, or None. An adapter's
+    namespace functions ask it: called from any other thread they are numpy's own, so a
+    thread computing on numpy while another computes on dask or CuPy gets numpy's results."""
+    return _thread.adapter
 
 
 @contextlib.contextmanager
 def using(adapter):
-    """Run the body with `xp` routed to `adapter` (a module of functrans.backends, or numpy);
-    None keeps the current library. Only the calling thread is affected."""
-    before = _active.module
-    if adapter is None or before is adapter:
+    """Run the body with `xp` routed to `adapter` (a module of functrans.backends; numpy or
+    None: the default) in the calling thread."""
+    if adapter is numpy:
+        adapter = None
+    before = _thread.adapter
+    if adapter is before:
         yield
         return
-    saved = dict(xp.__dict__)
-    set_backend(adapter)
+    if adapter is None:  # back to numpy inside a foreign computation: the namespace's
+        _thread.adapter = None  # functions see it and call numpy's
+        try:
+            yield
+        finally:
+            _thread.adapter = before
+        return
+    with _swap:
+        while _holder["adapter"] not in (None, adapter):
+            _swap.wait()
+        if _holder["adapter"] is None:
+            _install(_namespace_names(adapter))
+            _holder["adapter"] = adapter
+        _holder["count"] += 1
+    _thread.adapter = adapter
     try:
         yield
     finally:
-        xp.__dict__.clear()
-        xp.__dict__.update(saved)
-        _active.module = before
+        _thread.adapter = before
+        with _swap:
+            _holder["count"] -= 1
+            if _holder["count"] == 0:
+                _holder["adapter"] = None
+                _install(_namespace_names(_default["module"]))
+                _swap.notify_all()
+
+
+def routed(adapter, library_fn, numpy_fn):
+    """A namespace function of `adapter`: `library_fn` in a thread computing on the adapter's
+    library, `numpy_fn` in any other (see `current_adapter`)."""
+    def call(*args, **kwargs):
+        if _thread.adapter is adapter:
+            return library_fn(*args, **kwargs)
+        return numpy_fn(*args, **kwargs)
+    call.__name__ = getattr(numpy_fn, "__name__", "routed")
+    call.__wrapped__ = library_fn
+    return call
 
 
 # --- which library an array belongs to -------------------------------------------------------
@@ -136,3 +180,5 @@ def array_library(values):
             found = a
     return found
 
+
+_install(_NUMPY_NAMES)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 
 import cupy
 import numpy as np
 
-from functrans.backend import using
+from functrans.backend import routed, using
 from functrans.backends import result_avals
 
 NAME = "cupy"
@@ -43,19 +44,63 @@ def _array(a, dtype=None, copy=True, **kwargs):
     return cupy.array(a, dtype=dtype, copy=copy) if copy is not None else cupy.asarray(a, dtype)
 
 
+def _on_device_args(fn):
+    """`fn` with numpy arrays among its arguments (top level, or in a list or tuple) moved to
+    the device first: CuPy refuses numpy operands."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        return fn(*[_device_tree(a) for a in args],
+                  **{k: _device_tree(v) for k, v in kwargs.items()})
+    return call
+
+
+def _device_tree(a):
+    if isinstance(a, np.ndarray):
+        return cupy.asarray(a)
+    if isinstance(a, list | tuple) and any(isinstance(b, np.ndarray) for b in a):
+        return type(a)(_device_tree(b) for b in a)
+    return a
+
+
+# numpy names that are types, dtype helpers or context managers: numpy's own
+_NUMPY_KEPT = frozenset({"dtype", "finfo", "iinfo", "result_type", "issubdtype", "errstate",
+                         "promote_types", "can_cast", "broadcast_shapes", "ndim", "shape",
+                         "isscalar", "iterable"})
+
+
+def _routed_module(numpy_module, cupy_module) -> types.SimpleNamespace:
+    this = sys.modules[__name__]
+    out = {}
+    for k, v in vars(numpy_module).items():
+        mine = getattr(cupy_module, k, None)
+        if k.startswith("_") or not callable(v) or mine is None:
+            out[k] = v
+        else:
+            out[k] = routed(this, _on_device_args(mine), v)
+    return types.SimpleNamespace(**out)
+
+
 @functools.cache
 def namespace() -> dict:
-    """numpy's names with CuPy's functions over them (dtype helpers stay numpy's)."""
-    names = {k: getattr(np, k) for k in dir(np) if not k.startswith("__")}
-    for k in dir(cupy):
-        if not k.startswith("_") and k in names:
-            v = getattr(cupy, k)
-            if callable(v) and not isinstance(v, type):
-                names[k] = v
-    for k in ("dtype", "finfo", "iinfo", "result_type", "issubdtype", "errstate",
-              "promote_types", "can_cast"):
-        names[k] = getattr(np, k)
-    names.update(asarray=_asarray, array=_array, linalg=cupy.linalg, fft=cupy.fft)
+    """numpy's names, each function routed (functrans.backend.routed): in the thread computing
+    on CuPy, CuPy's function (numpy operands moved to the device); in any other thread, and
+    for the names CuPy lacks, numpy's own."""
+    this = sys.modules[__name__]
+    names = {}
+    for k in dir(np):
+        if k.startswith("__"):
+            continue
+        v = getattr(np, k)
+        mine = getattr(cupy, k, None)
+        if k in _NUMPY_KEPT or isinstance(v, type) or not callable(v) or mine is None \
+                or isinstance(mine, type) or not callable(mine):
+            names[k] = v
+        else:
+            names[k] = routed(this, _on_device_args(mine), v)
+    names.update(asarray=routed(this, _asarray, np.asarray),
+                 array=routed(this, _array, np.array),
+                 linalg=_routed_module(np.linalg, cupy.linalg),
+                 fft=_routed_module(np.fft, cupy.fft))
     return names
 
 

@@ -21,7 +21,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from functrans.backend import using
+from functrans.backend import routed, using
 from functrans.backends import result_avals
 
 NAME = "dask"
@@ -87,36 +87,45 @@ def _refusing(fn):
     return call
 
 
-def _refusing_module(module) -> types.SimpleNamespace:
-    return types.SimpleNamespace(**{k: _refusing(v) if callable(v) else v
-                                    for k, v in vars(module).items() if not k.startswith("_")})
-
-
 # numpy names that are types, dtype helpers or context managers: numpy's own, never refused
 _NUMPY_KEPT = frozenset({"dtype", "finfo", "iinfo", "result_type", "errstate", "issubdtype",
                          "ndim", "shape", "promote_types", "can_cast", "broadcast_shapes",
                          "isscalar", "iterable"})
 
 
+def _library_fn(name, numpy_fn):
+    """What `xp.<name>` is while computing on dask: dask.array's function, or numpy's
+    refusing dask arrays where dask has none."""
+    mine = getattr(da, name, None) if not name.startswith("_") else None
+    if mine is not None and callable(mine) and not isinstance(mine, type):
+        return mine
+    return _refusing(numpy_fn)
+
+
+def _submodule(module) -> types.SimpleNamespace:
+    this = sys.modules[__name__]
+    return types.SimpleNamespace(**{k: routed(this, _refusing(v), v) if callable(v) else v
+                                    for k, v in vars(module).items() if not k.startswith("_")})
+
+
 @functools.cache
 def namespace() -> dict:
-    """numpy's names with dask.array's functions over them; the numpy functions dask lacks
-    refuse dask arrays (NotBlocked) rather than compute them; conversions stay lazy."""
+    """numpy's names, each function routed (functrans.backend.routed): in the thread computing
+    on dask, dask.array's function, or numpy's refusing dask arrays (NotBlocked) where dask
+    has none, with conversions kept lazy; in any other thread numpy's own."""
+    this = sys.modules[__name__]
+    overrides = dict(asarray=_asarray, array=_array, ascontiguousarray=_ascontiguousarray,
+                     full=_full)
     names = {}
     for k in dir(np):
         if k.startswith("__"):
             continue
         v = getattr(np, k)
-        mine = getattr(da, k, None) if not k.startswith("_") else None
         if k in _NUMPY_KEPT or isinstance(v, type) or not callable(v):
             names[k] = v
-        elif mine is not None and callable(mine) and not isinstance(mine, type):
-            names[k] = mine
         else:
-            names[k] = _refusing(v)
-    names.update(linalg=_refusing_module(np.linalg), fft=_refusing_module(np.fft),
-                 asarray=_asarray, array=_array, ascontiguousarray=_ascontiguousarray,
-                 full=_full)
+            names[k] = routed(this, overrides.get(k) or _library_fn(k, v), v)
+    names.update(linalg=_submodule(np.linalg), fft=_submodule(np.fft))
     return names
 
 
