@@ -10,6 +10,8 @@ an array of that library is met, so `import functrans` imports neither. Each ada
   impl_for(prim)            how one application of `prim` runs on the library's arrays (its
                             impl on the namespace, or a mapping of numpy's impl over blocks)
   from_numpy(a)             a numpy constant as the library's array (what jit's programs hold)
+  unaliased(outs, sources)  results copied where they may share memory with the arguments
+                            (or each other), for libraries whose arrays are mutable
 
 The derivative rules never see a library: they bind primitives, and each primitive's impl
 reaches the library through `xp`.
@@ -43,7 +45,7 @@ def eval_on(adapter, closed, args) -> list:
         for eqn in jaxpr.eqns:
             outs = adapter.impl_for(eqn.primitive)(*map(read, eqn.invars), **eqn.params)
             env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
-        return [read(v) for v in jaxpr.outvars]
+        return adapter.unaliased([read(v) for v in jaxpr.outvars], list(args))
 
 
 def call_traced(fn, adapter, args, kwargs):

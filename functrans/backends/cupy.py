@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import sys
 import types
+import warnings
 
 import numpy as np
 
@@ -36,6 +37,21 @@ def is_array_type(t: type) -> bool:
 def from_numpy(a):
     """A numpy array as a device array (scalars stay as they are: CuPy takes them)."""
     return cupy.asarray(a) if isinstance(a, np.ndarray) else a
+
+
+def unaliased(outs, sources) -> list:
+    """`outs` with every array that may share memory with one of `sources` (or an earlier
+    output) replaced by a copy: CuPy arrays are mutable, so a result never views the
+    caller's data (functrans.core.ownership does this for numpy arrays)."""
+    seen = [s for s in sources if isinstance(s, cupy.ndarray)]
+    out = []
+    for o in outs:
+        if isinstance(o, cupy.ndarray):
+            if any(cupy.may_share_memory(o, s) for s in seen):
+                o = o.copy()
+            seen.append(o)
+        out.append(o)
+    return out
 
 
 def _asarray(a, dtype=None, copy=None, **kwargs):
@@ -66,6 +82,16 @@ def _device_tree(a):
     return a
 
 
+def _attribute(module, name):
+    """module.<name>, or None where it is missing (or deprecated and raising)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return getattr(module, name, None)
+        except Exception:
+            return None
+
+
 # numpy names that are types, dtype helpers or context managers: numpy's own
 _NUMPY_KEPT = frozenset({"dtype", "finfo", "iinfo", "result_type", "issubdtype", "errstate",
                          "promote_types", "can_cast", "broadcast_shapes", "ndim", "shape",
@@ -76,7 +102,7 @@ def _routed_module(numpy_module, cupy_module) -> types.SimpleNamespace:
     this = sys.modules[__name__]
     out = {}
     for k, v in vars(numpy_module).items():
-        mine = getattr(cupy_module, k, None)
+        mine = _attribute(cupy_module, k)
         if k.startswith("_") or not callable(v) or mine is None:
             out[k] = v
         else:
@@ -95,7 +121,7 @@ def namespace() -> dict:
         if k.startswith("__"):
             continue
         v = getattr(np, k)
-        mine = getattr(cupy, k, None)
+        mine = _attribute(cupy, k)
         if k in _NUMPY_KEPT or isinstance(v, type) or not callable(v) or mine is None \
                 or isinstance(mine, type) or not callable(mine):
             names[k] = v
@@ -120,7 +146,7 @@ def impl_for(prim):
 
 
 def _device(x):
-    return cupy.asarray(x) if isinstance(x, np.ndarray) else x
+    return cupy.asarray(x) if isinstance(x, np.ndarray | np.generic) else x
 
 
 def _on_device(prim, *args, **params):

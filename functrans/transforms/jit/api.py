@@ -271,7 +271,8 @@ class Jitted:
         entry, leaves = self._entry(args, kwargs)
         if entry.library is not None and not entry.closure and find_top_trace(leaves) is None:
             with using(entry.library):  # compiled for, and run on, that library
-                return entry.unflatten(entry.compiled()(*leaves))
+                outs = entry.library.unaliased(entry.compiled()(*leaves), leaves)
+            return entry.unflatten(outs)
         if not entry.closure and find_top_trace(leaves) is None:
             outs = entry.compiled()(*leaves)  # eager: no bind needed
             if _DEBUG_NANS:
