@@ -31,6 +31,8 @@ from functrans.core.array import Array, as_arrays
 
 _ndarray = np.ndarray
 _PLAIN, _ARRAY = "plain", "array"
+# argument types that are never another library's array (axes, flags, dtypes): no lookup
+_NEVER_FOREIGN = frozenset({int, float, bool, complex, str, type(None), slice, np.dtype})
 
 
 def keeps_plain(args, kwargs=None) -> bool:
@@ -74,9 +76,9 @@ def _result_rule(args, kwargs):
                     array = True
                 elif tb is _ndarray:
                     plain = True
-                elif (adapter := adapter_of_type(tb)) is not None:
+                elif tb not in _NEVER_FOREIGN and (adapter := adapter_of_type(tb)) is not None:
                     return adapter
-        elif (adapter := adapter_of_type(t)) is not None:
+        elif t not in _NEVER_FOREIGN and (adapter := adapter_of_type(t)) is not None:
             return adapter
     return _PLAIN if plain and not array else _ARRAY
 
