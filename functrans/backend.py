@@ -125,6 +125,17 @@ def routed(adapter, library_fn, numpy_fn):
         return numpy_fn(*args, **kwargs)
     call.__name__ = getattr(numpy_fn, "__name__", "routed")
     call.__wrapped__ = library_fn
+    for method in ("at", "reduce", "accumulate", "outer", "reduceat"):  # a ufunc's methods
+        if hasattr(numpy_fn, method):
+            setattr(call, method, routed(adapter, getattr(library_fn, method, _missing(
+                library_fn, method)), getattr(numpy_fn, method)))
+    return call
+
+
+def _missing(fn, method):
+    def call(*args, **kwargs):
+        raise TypeError(f"{getattr(fn, '__name__', fn)!r} has no method {method!r} in this "
+                        "array library")
     return call
 
 

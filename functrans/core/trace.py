@@ -393,6 +393,9 @@ def bind(prim, *args, **params):
         try:
             return prim.impl(*args, **params)
         except Exception:
+            adapter = array_library(args)  # a dask or CuPy array met here first: its library
+            if adapter is not None:
+                return adapter.impl_for(prim)(*args, **params)
             _explain_eager_failure(prim, args, params)
             raise
     if not top.alive:

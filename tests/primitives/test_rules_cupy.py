@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(_GPUS == 0, reason="CuPy sees no GPU")
 CASES = all_cases()
 
 CUPY = Library("cupy", lambda a: cupy.asarray(np.asarray(a)), cupy.asnumpy,
-               lambda x: isinstance(x, cupy.ndarray))
+               lambda x: isinstance(x, cupy.ndarray), refuses_numpy_operands=True)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
