@@ -31,6 +31,7 @@ FELL_BACK: set[str] = set()
 
 
 def is_array_type(t: type) -> bool:
+    """Whether `t` is CuPy's array type."""
     return issubclass(t, cupy.ndarray)
 
 

@@ -42,6 +42,7 @@ FELL_BACK: set[str] = set()
 
 
 def is_array_type(t: type) -> bool:
+    """Whether `t` is dask.array's array type."""
     return issubclass(t, da.Array)
 
 
