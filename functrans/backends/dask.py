@@ -27,6 +27,7 @@ except ImportError:  # only the doctest collector imports this module without da
 
 from functrans.backend import routed, using
 from functrans.backends import result_avals
+from functrans.primitives.registry import REGISTRY
 
 NAME = "dask"
 
@@ -159,11 +160,20 @@ def _has_dask(args) -> bool:
 
 
 def _numpy_impl(prim, params):
-    """`prim`'s impl on numpy blocks, wherever dask runs it (a worker thread or process)."""
-    def run(*blocks):
-        with using(np):
-            return prim.impl(*blocks, **params)
-    return run
+    """`prim`'s impl on numpy blocks, wherever dask runs it (a worker thread, or a process of
+    a dask.distributed cluster: a registered primitive travels by name)."""
+    if REGISTRY.get(prim.name) is prim:
+        return functools.partial(_run_registered, prim.name, params)
+    return functools.partial(_run, prim, params)
+
+
+def _run_registered(name, params, *blocks):
+    return _run(REGISTRY[name], params, *blocks)
+
+
+def _run(prim, params, *blocks):
+    with using(np):
+        return prim.impl(*blocks, **params)
 
 
 def _blockwise(prim, *args, **params):

@@ -89,3 +89,17 @@ def test_whole_array_primitives_stay_lazy_and_exact():
     assert isinstance(got, da.Array)
     np.testing.assert_allclose(got.compute(), np.linalg.inv(a), rtol=1e-12)
     assert "inv" in adapter.WHOLE_ARRAY
+
+
+def test_on_a_cluster_of_worker_processes():
+    # the tasks carry primitives by name: a worker process runs its own registered row
+    distributed = pytest.importorskip("distributed")
+    x = np.linspace(-1.0, 1.0, 8)
+    dx = da.from_array(x, chunks=4)
+    g = ft.jit(ft.grad(lambda v: fnp.sum(fnp.tanh(v) ** 2 + fnp.sort(v))))(dx)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        got = g.compute()
+    # d/dx tanh(x)^2 = 2 tanh(x) (1 - tanh(x)^2); the sorted sum's gradient is all ones
+    np.testing.assert_allclose(got, 2 * np.tanh(x) * (1 - np.tanh(x) ** 2) + 1, rtol=1e-12)
