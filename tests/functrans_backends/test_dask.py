@@ -98,7 +98,7 @@ def test_on_a_cluster_of_worker_processes():
     dx = da.from_array(x, chunks=4)
     g = ft.jit(ft.grad(lambda v: fnp.sum(fnp.tanh(v) ** 2 + fnp.sort(v))))(dx)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster):
         got = g.compute()
     # d/dx tanh(x)^2 = 2 tanh(x) (1 - tanh(x)^2); the sorted sum's gradient is all ones
