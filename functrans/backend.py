@@ -142,6 +142,8 @@ def _missing(fn, method):
 # --- which library an array belongs to -------------------------------------------------------
 
 # type -> its adapter module, or None for numpy's and every other type; filled on first sight
+# (its size is the number of argument types a program uses; two threads filling one entry
+# at once store the same answer)
 _ADAPTER_OF_TYPE: dict[type, object] = {}
 # the types whose adapter is not None: empty until a foreign array has been met, so numpy-only
 # programs pay one truth test on the eager bind path (functrans.core.trace.bind)
