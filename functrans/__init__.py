@@ -40,6 +40,7 @@ __all__ = [
     "block_until_ready", "device_get", "device_put", "devices", "local_devices",
     # submodules: the API reference (pdoc follows __all__) documents each of them
     "tree_util", "tree", "flatten_util", "debug", "lax", "nn", "optimizers", "random", "numpy", "scipy",
-    "torch", "errors", "test_util", "backend", "core", "primitives", "transforms", "flags",
+    "torch", "errors", "test_util", "backend", "backends", "core", "primitives", "transforms",
+    "flags",
     "cpu_device", "example_libraries",
 ]

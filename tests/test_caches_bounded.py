@@ -21,6 +21,9 @@ BOUNDED_BY_CONSTRUCTION = {
     "functrans/torch/_ops.py:_PROMOTED": "one promoted Op per Op, and Ops are made per row "
                                          "or per composite defined at import",
     "functrans/torch/_legacy.py:LEGACY_TYPES": "the fixed set of PyTorch's legacy tensor types",
+    "functrans/backend.py:_ADAPTER_OF_TYPE": "one entry per Python type passed as an argument",
+    "functrans/backends/cupy.py:_IMPLS": "one wrapped impl per primitive of the table",
+    "functrans/backends/dask.py:_IMPLS": "one wrapped impl per primitive of the table",
 }
 
 

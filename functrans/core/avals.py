@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from functrans.backend import adapter_of
 from functrans.errors import DTypeError
 
 _SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64", "int32": "i32",
@@ -97,6 +98,8 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), np.result_type(x), type(x) is not bool)
     if isinstance(x, numbers.Number):
         return ShapedArray((), np.asarray(x).dtype)
+    if adapter_of(x) is not None:  # a dask or CuPy array (functrans.backends)
+        return foreign_aval(x)
     raise DTypeError(
         f"functrans cannot use a value of type {type(x).__module__}.{type(x).__qualname__} as an "
         "array. Pass numpy arrays, Python scalars, or pytrees (tuples, lists, dicts) of them; "
@@ -133,5 +136,18 @@ def ndim_of(x) -> int:
 
 
 def is_valid_value(x) -> bool:
-    """Whether `x` can be a value in a program: an array, a numpy or Python scalar, or a tracer."""
-    return isinstance(x, (np.ndarray, np.generic, *PYTHON_SCALARS)) or hasattr(x, "aval")
+    """Whether `x` can be a value in a program: an array (numpy's, or a dask or CuPy array), a
+    numpy or Python scalar, or a tracer."""
+    return isinstance(x, (np.ndarray, np.generic, *PYTHON_SCALARS)) or hasattr(x, "aval") \
+        or adapter_of(x) is not None
+
+
+def foreign_aval(x) -> ShapedArray:
+    """The abstract value of an array of another library (dask, CuPy): its shape and dtype."""
+    shape = tuple(x.shape)
+    if any(not isinstance(d, numbers.Integral) for d in shape):
+        raise DTypeError(
+            f"a {type(x).__module__}.{type(x).__qualname__} of unknown shape {shape} cannot be "
+            "traced: functrans programs have static shapes. Compute its chunk sizes first "
+            "(dask: x.compute_chunk_sizes()).")
+    return ShapedArray(shape, x.dtype)

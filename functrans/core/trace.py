@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from functrans.backend import FOREIGN_TYPES, array_library
 from functrans.core.avals import PYTHON_SCALARS, ShapedArray
 from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
     TracerBoolConversionError, TracerIntegerConversionError, TracerItemAssignmentError, \
@@ -388,9 +389,16 @@ def bind(prim, *args, **params):
             if m.level > top.level:
                 top = m
     if top.level == 0:  # eager: no tracer among the arguments, no dynamic trace
+        if FOREIGN_TYPES:  # empty until a dask or CuPy array has been met: one truth test
+            adapter = _foreign_adapter(args)
+            if adapter is not None:
+                return adapter.impl_for(prim)(*args, **params)
         try:
             return prim.impl(*args, **params)
         except Exception:
+            adapter = array_library(args)  # a dask or CuPy array met here first: its library
+            if adapter is not None:
+                return adapter.impl_for(prim)(*args, **params)
             _explain_eager_failure(prim, args, params)
             raise
     if not top.alive:
@@ -400,6 +408,14 @@ def bind(prim, *args, **params):
     tracers = [x if isinstance(x, Tracer) and x._trace is trace else trace.full_raise(x)
                for x in args]
     return trace.process_primitive(prim, tracers, params)
+
+
+def _foreign_adapter(args):
+    """The adapter of the dask or CuPy arrays among `args` (functrans.backends), or None."""
+    for x in args:
+        if type(x) in FOREIGN_TYPES:
+            return array_library(args)
+    return None
 
 
 def _explain_eager_failure(prim, args, params):

@@ -20,6 +20,9 @@ from functrans.numpy._core import asarray as _asarray
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.shape_ops import broadcast_to
+from functrans.backend import adapter_of
+from functrans.backends import call_traced
+from functrans.numpy._results import foreign_adapter
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril",
@@ -39,6 +42,8 @@ def asarray(a, dtype=None):
     """
     if type(a) is Array and (dtype is None or a.dtype == np.dtype(dtype)):
         return a
+    if (adapter := foreign_adapter((a,))) is not None:  # a dask or CuPy array (or a list)
+        return _library_array(asarray, adapter, a, dtype, copy=False)
     return as_arrays(_asarray(a, dtype))
 
 
@@ -48,6 +53,9 @@ asarray.returns_arrays = True
 def array(object, dtype=None, *, copy=True, ndmin=0):
     """numpy.array, as functrans's `Array` (a copy unless copy=False); a list containing
     tracers stacks them into a traced array."""
+    if (adapter := foreign_adapter((object,))) is not None:  # a dask or CuPy array
+        out = _library_array(array, adapter, object, dtype, copy=copy)
+        return out if out.ndim >= ndmin else out.reshape((1,) * (ndmin - out.ndim) + out.shape)
     out = _asarray(object, dtype)
     if isinstance(out, np.ndarray) and copy and isinstance(object, np.ndarray) \
             and np.may_share_memory(out, object):
@@ -59,6 +67,16 @@ def array(object, dtype=None, *, copy=True, ndmin=0):
 
 
 array.returns_arrays = True
+
+
+def _library_array(fn, adapter, a, dtype, copy):
+    """asarray/array of an array of another library: that library's array (converted to
+    `dtype`; copied where `copy` asks and the library's arrays are mutable)."""
+    if adapter_of(a) is None:  # a list holding such arrays: stacked, on that library
+        return call_traced(fn, adapter, (a,), {"dtype": dtype})
+    from functrans.backend import using
+    with using(adapter):
+        return adapter.namespace()["array" if copy else "asarray"](a, dtype=dtype)
 
 
 def _shape_arg(shape, name):

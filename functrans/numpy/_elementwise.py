@@ -26,7 +26,9 @@ from functrans.core.trace import trace_state as _trace_state  # read only, see b
 from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, result_dtype, scalar_as, to_float, tracer_as
 from functrans.numpy._creation import zeros_like
-from functrans.numpy._results import like_inputs
+from functrans.backend import adapter_of
+from functrans.backends import call_traced
+from functrans.numpy._results import foreign_adapter, like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -145,6 +147,8 @@ def _unary(prim, ufunc, fast_kinds="f"):
                 return _view(out, Array)
             except TypeError:  # a numpy scalar (numpy's result for a 0-d operand)
                 return out
+        if (adapter := adapter_of(x)) is not None:  # a dask or CuPy array
+            return call_traced(fn, adapter, (x,), {})
         return as_array(prim.bind(*_converted(ufunc, (x,))))
     fn.returns_arrays = True
     fn.__name__ = fn.__qualname__ = ufunc.__name__
@@ -187,6 +191,8 @@ def _binary(prim, ufunc, fast_kinds="f"):
                 return _view(out, Array)
             except TypeError:  # a numpy scalar (numpy's result for 0-d operands)
                 return out
+        if (adapter := foreign_adapter((x, y))) is not None:  # dask or CuPy arrays
+            return call_traced(fn, adapter, (x, y), {})
         out = prim.bind(*_converted(ufunc, (x, y)))
         return out if tx is _ndarray or ty is _ndarray else as_array(out)
     fn.returns_arrays = True
@@ -647,6 +653,8 @@ def where(condition, x=None, y=None):
             except ValueError:
                 pass
         return as_array(where(condition, x, y))
+    if (adapter := foreign_adapter((condition, x, y))) is not None:  # dask or CuPy arrays
+        return call_traced(where, adapter, (condition, x, y), {})
     plain = tc is _ndarray or tx is _ndarray or ty is _ndarray
     c = asarray(condition)
     if c.dtype != _BOOL:

@@ -22,7 +22,8 @@ from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
-from functrans.numpy._results import like_inputs
+from functrans.backends import call_traced
+from functrans.numpy._results import foreign_adapter, like_inputs
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
@@ -135,6 +136,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
             and initial is None and where is None:  # a numpy scalar
         plain = a if type(a) is np.ndarray else a.view(np.ndarray)  # ufuncs: faster on plain
         return R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim])
+    if (adapter := foreign_adapter((a, where))) is not None:  # a dask or CuPy array
+        return call_traced(sum, adapter, (a, axis, dtype, out, keepdims, initial, where), {})
     return like_inputs(_sum(a, axis, dtype, out, keepdims, initial, where), (a,))
 
 
@@ -173,6 +176,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         plain = a if type(a) is np.ndarray else a.view(np.ndarray)
         return E.div_p.impl(R.reduce_sum_p.impl(plain, axes=_AXES_ALL[a.ndim]),
                             np.asarray(a.size, a.dtype))
+    if (adapter := foreign_adapter((a, where))) is not None:  # a dask or CuPy array
+        return call_traced(mean, adapter, (a, axis, dtype, out, keepdims), {"where": where})
     return like_inputs(_mean(a, axis, dtype, out, keepdims, where), (a,))
 
 

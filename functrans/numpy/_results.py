@@ -26,9 +26,13 @@ import types
 
 import numpy as np
 
+from functrans.backend import adapter_of_type
 from functrans.core.array import Array, as_arrays
 
 _ndarray = np.ndarray
+_PLAIN, _ARRAY = "plain", "array"
+# argument types that are never another library's array (axes, flags, dtypes): no lookup
+_NEVER_FOREIGN = frozenset({int, float, bool, complex, str, type(None), slice, np.dtype})
 
 
 def keeps_plain(args, kwargs=None) -> bool:
@@ -55,11 +59,47 @@ def like_inputs(out, args, kwargs=None):
     return out if keeps_plain(args, kwargs) else as_arrays(out)
 
 
+def _result_rule(args, kwargs):
+    """keeps_plain's answer as _PLAIN or _ARRAY, found before the call; or the adapter of the
+    dask or CuPy arrays among the arguments (functrans.backends), whose library computes."""
+    plain = array = False
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        t = type(a)
+        if t is _ndarray:
+            plain = True
+        elif t is Array:
+            array = True
+        elif t is list or t is tuple:
+            for b in a:
+                tb = type(b)
+                if tb is Array:
+                    array = True
+                elif tb is _ndarray:
+                    plain = True
+                elif tb not in _NEVER_FOREIGN and (adapter := adapter_of_type(tb)) is not None:
+                    return adapter
+        elif t not in _NEVER_FOREIGN and (adapter := adapter_of_type(t)) is not None:
+            return adapter
+    return _PLAIN if plain and not array else _ARRAY
+
+
+def foreign_adapter(args, kwargs=None):
+    """The adapter of the dask or CuPy arrays among `args` (or in a list or tuple argument),
+    or None: a functrans.numpy function then runs through `functrans.backends.call_traced`."""
+    rule = _result_rule(args, kwargs)
+    return None if rule is _PLAIN or rule is _ARRAY else rule
+
+
 def _following_inputs(fn, module_name: str):
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        return out if keeps_plain(args, kwargs) else as_arrays(out)
+        rule = _result_rule(args, kwargs)
+        if rule is _PLAIN:
+            return fn(*args, **kwargs)
+        if rule is _ARRAY:
+            return as_arrays(fn(*args, **kwargs))
+        from functrans.backends import call_traced
+        return call_traced(fn, rule, args, kwargs)
     wrapped.returns_arrays = True
     # pickle (and help()) find the function under the public module's name
     wrapped.__module__ = module_name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from functrans.core.trace import Tracer, find_top_trace
 from functrans.transforms.jit.call import jit_p
 from functrans.transforms.toolkit.codegen import compile_program
 from functrans.transforms.toolkit.optimize import PassStats, optimize_with_stats
-from functrans.backend import get_backend
+from functrans.backend import array_library, get_backend, using
 from functrans.tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 
 DEFAULT_CACHE_SIZE = 64
@@ -48,7 +49,7 @@ class _Entry:
     outer-transform tracers the function closed over (passed as leading arguments)."""
 
     __slots__ = ("jaxpr", "out_tree", "closure", "traced", "stats", "name", "unflatten",
-                 "_compiled", "_backend")
+                 "_compiled", "_backend", "library")
 
     def __init__(self, jaxpr, out_tree, closure, traced, stats, name):
         self.jaxpr = jaxpr
@@ -60,11 +61,13 @@ class _Entry:
         self.unflatten = _fast_unflatten(out_tree)
         self._compiled = None
         self._backend = None
+        self.library = None  # the adapter of its dask or CuPy inputs (functrans.backends)
 
     def compiled(self):
         backend = get_backend()
         if self._backend is not backend:
-            self._compiled = compile_program(self.jaxpr, workspace=True)
+            # workspace buffers (`out=` writes) are numpy's: other libraries allocate
+            self._compiled = compile_program(self.jaxpr, workspace=backend is np)
             self._backend = backend
         return self._compiled.fn
 
@@ -231,6 +234,9 @@ class Jitted:
             key = ("flat", *sig)  # the same key as the fast path above
         else:
             key = (in_tree, sig, static)
+        library = array_library(leaves)  # dask or CuPy inputs: a program per library
+        if library is not None:
+            key = (library, key)
         return key, leaves, in_tree, static_idx, static_kwargs
 
     def _entry(self, args, kwargs):
@@ -239,7 +245,10 @@ class Jitted:
         if entry is None:
             if in_tree is None:
                 in_tree = tree_flatten((args, {}))[1]
-            entry = self._trace(key, args, leaves, in_tree, static_idx, static_kwargs)
+            library = key[0] if type(key[0]) is types.ModuleType else None
+            entry = self._trace(key[1] if library else key, args, leaves, in_tree,
+                                static_idx, static_kwargs)
+            entry.library = library
             if not entry.closure:  # programs closing over outer tracers are per call
                 entry = self._cache.put(key, entry)  # another thread's, if it came first
         return entry, leaves
@@ -269,6 +278,10 @@ class Jitted:
         if _DISABLE_JIT:  # functrans.config's jax_disable_jit, or functrans.disable_jit()
             return self._fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
+        if entry.library is not None and not entry.closure and find_top_trace(leaves) is None:
+            with using(entry.library):  # compiled for, and run on, that library
+                outs = entry.library.unaliased(entry.compiled()(*leaves), leaves)
+            return entry.unflatten(outs)
         if not entry.closure and find_top_trace(leaves) is None:
             outs = entry.compiled()(*leaves)  # eager: no bind needed
             if _DEBUG_NANS:

@@ -220,6 +220,9 @@ def _is_keyword_name(name) -> bool:
 
 def _call_target(eqn):
     """(function, extra positional args, keyword args) for one equation."""
+    impl_for = getattr(get_backend(), "impl_for", None)  # a dask or CuPy adapter's way
+    if impl_for is not None:
+        return impl_for(eqn.primitive), (), dict(eqn.params)
     fast = fact(eqn.primitive, "fast_impl")
     if fast is not None:
         target = fast([a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], eqn.params)
@@ -239,12 +242,14 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
     names: dict = {}
     for i, v in enumerate(jaxpr.invars):
         names[v] = f"a{i}"
+    on_library = getattr(get_backend(), "from_numpy", None)  # dask or CuPy: its constants
     for v, c in zip(jaxpr.constvars, closed.consts):
-        names[v] = g.bind("c", c)
+        names[v] = g.bind("c", c if on_library is None else on_library(c))
 
     def atom(a):
         if type(a) is Literal:
-            return g.bind("k", a.val, key=literal_key(a))
+            val = a.val if on_library is None else on_library(a.val)
+            return g.bind("k", val, key=literal_key(a))
         return names[a]
 
     targets = [_call_target(eqn) for eqn in jaxpr.eqns]
