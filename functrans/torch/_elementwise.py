@@ -124,21 +124,16 @@ def square(x):
     return pow(x, 2)
 
 
-def add(input, other, *, alpha=1):
-    """torch.add: input + alpha * other, with PyTorch's type promotion."""
-    if alpha != 1:
-        other = mul(other, alpha)
-    return binary(ADD, input, other)
+def _scaled_binary(name, op, what):
+    def fn(input, other, *, alpha=1):
+        return binary(op, input, other if alpha == 1 else mul(other, alpha))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}: {what}, with PyTorch's type promotion."
+    return fn
 
 
-def sub(input, other, *, alpha=1):
-    """torch.sub (also subtract): input - alpha * other."""
-    if alpha != 1:
-        other = mul(other, alpha)
-    return binary(SUB, input, other)
-
-
-subtract = sub
+add = _scaled_binary("add", ADD, "input + alpha * other")
+sub = subtract = _scaled_binary("sub", SUB, "input - alpha * other")
 
 
 def rsub(input, other, *, alpha=1):
