@@ -7,7 +7,7 @@ import numpy as np
 
 import functrans.nn as ft_nn
 from functrans.primitives import elementwise as E
-from functrans.torch._ops import _float_value, as_tensor, unary_float
+from functrans.torch._ops import _float_value, as_tensor, named, unary_float
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import _dim
 
@@ -205,9 +205,7 @@ def tanhshrink(input):
 def _unary_activation(name, op, kernel, what):
     def fn(input, inplace=False):
         return unary_float(op, _floats(input, kernel))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.nn.functional.{name}: {what}."
-    return fn
+    return named(fn, name, f"torch.nn.functional.{name}: {what}.")
 
 
 silu = _unary_activation("silu", _silu, "silu_cpu", "x * sigmoid(x)")

@@ -15,8 +15,8 @@ from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
-from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, binary, clone,
-                                 fast_unary_float, nary, unary, unary_float)
+from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
+                                 fast_unary_float, named, nary, unary, unary_float)
 from functrans.torch._record import Op, composite, loud, quiet, run
 from functrans.torch._tensor import Tensor, wrap
 
@@ -125,11 +125,11 @@ def square(x):
 
 
 def _scaled_binary(name, op, what):
+    fast = fast_binary(op)
+
     def fn(input, other, *, alpha=1):
-        return binary(op, input, other if alpha == 1 else mul(other, alpha))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: {what}, with PyTorch's type promotion."
-    return fn
+        return fast(input, other if alpha == 1 else mul(other, alpha))
+    return named(fn, name, f"torch.{name}: {what}, with PyTorch's type promotion.")
 
 
 add = _scaled_binary("add", ADD, "input + alpha * other")
@@ -143,17 +143,16 @@ def rsub(input, other, *, alpha=1):
     return nary(RSUB, (other, input), scalar_overload=True)
 
 
-def mul(input, other):
-    """torch.mul (also multiply): input * other, with PyTorch's type promotion."""
-    return binary(MUL, input, other)
-
-
-multiply = mul
+mul = multiply = named(fast_binary(MUL), "mul", "torch.mul (also multiply): input * other, "
+                       "with PyTorch's type promotion.")
 
 
 def _true_div_dtype(a, b):
     dt = _dtype.result_type(a, b)
     return dt if dt.kind in "fc" else _default_float()
+
+
+_fast_div = fast_binary(DIV)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -162,7 +161,7 @@ def div(input, other, *, rounding_mode=None):
         if type(input) is Tensor and type(other) in (float, Tensor) and \
                 input._value.dtype.kind == "f" and \
                 (type(other) is float or other._value.dtype == input._value.dtype):
-            return binary(DIV, input, other)
+            return _fast_div(input, other)
         return nary(DIV, (input, other), _true_div_dtype(input, other))
     if rounding_mode == "trunc":
         return trunc(div(input, other)) if _dtype.result_type(input, other).kind in "fc" \
@@ -190,11 +189,8 @@ def _remainder(x, y):
 
 
 def _promoting(name, op, what):
-    def fn(input, other):
-        return nary(op, (input, other))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: {what}, elementwise, with PyTorch's type promotion."
-    return fn
+    return named(lambda input, other: nary(op, (input, other)), name,
+                 f"torch.{name}: {what}, elementwise, with PyTorch's type promotion.")
 
 
 floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
@@ -242,10 +238,8 @@ def _compare(prim_name):
             return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
         finally:
             loud(token)
-    fn.__name__ = fn.__qualname__ = prim_name
-    fn.__doc__ = (f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} other, elementwise "
-                  "after PyTorch's type promotion, as a bool tensor (no gradient).")
-    return fn
+    return named(fn, prim_name, f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} "
+                 "other, elementwise after PyTorch's type promotion, as a bool tensor.")
 
 
 eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
@@ -271,11 +265,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _bool_function(name, np_fn, what):
-    def fn(*args):
-        return wrap(np_fn(*[as_tensor(a)._value for a in args]))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: {what}, elementwise, as a bool tensor (no gradient)."
-    return fn
+    return named(lambda *args: wrap(np_fn(*[as_tensor(a)._value for a in args])), name,
+                 f"torch.{name}: {what}, elementwise, as a bool tensor (no gradient).")
 
 
 for _name, _what in (("logical_not", "not x"), ("logical_and", "a and b"),

@@ -15,7 +15,7 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._elementwise import maximum, minimum
-from functrans.torch._ops import _float_value, _prim, as_tensor, clone
+from functrans.torch._ops import _float_value, _prim, as_tensor, clone, named
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
@@ -238,10 +238,8 @@ def _arg_reduction(name, np_fn, what):
         if dim is None:
             return wrap(np.asarray(np_fn(v), np.int64))
         return wrap(np.asarray(np_fn(v, axis=_dim(dim, v.ndim), keepdims=keepdim), np.int64))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: the index of the {what} element (of the flattened input if dim " \
-        "is None)."
-    return fn
+    return named(fn, name, f"torch.{name}: the index of the {what} element (of the flattened "
+                 "input if dim is None).")
 
 
 argmax = _arg_reduction("argmax", np.argmax, "largest")
@@ -312,9 +310,8 @@ def _moments(name, op, what):
         _warn_dof(name, v, params)
         out = run(op, (x,), (v,), params)
         return tuple(out) if op.multiple else out
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: {what} over dim, with Bessel's correction by default (one node)."
-    return fn
+    return named(fn, name, f"torch.{name}: {what} over dim, with Bessel's correction by default "
+                 "(one node).")
 
 
 var = _moments("var", _var, "the variance")
@@ -374,9 +371,7 @@ def _scan(name, prim, what):
     def fn(input, dim, *, dtype=None):
         x, v = _accumulated(input, dtype)
         return run(op, (x,), (v,), {"axis": _dim(dim, v.ndim), "reverse": False})
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: the cumulative {what} along dim."
-    return fn
+    return named(fn, name, f"torch.{name}: the cumulative {what} along dim.")
 
 
 cumsum, cumprod = _scan("cumsum", "cumsum", "sum"), _scan("cumprod", "cumprod", "product")
@@ -387,9 +382,8 @@ def _bool_reduction(name, np_fn, what):
         v = as_tensor(input)._value
         axis = None if dim is None else _dim(dim, v.ndim)
         return wrap(np.asarray(np_fn(v, axis=axis, keepdims=keepdim)))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: whether {what} element (along dim) is nonzero, as a bool tensor."
-    return fn
+    return named(fn, name, f"torch.{name}: whether {what} element (along dim) is nonzero, as a "
+                 "bool tensor.")
 
 
 all, any = _bool_reduction("all", np.all, "every"), _bool_reduction("any", np.any, "any")
