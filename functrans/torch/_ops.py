@@ -84,36 +84,13 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
         else args
     if mixed and MODE.enabled:
         raw = [a._value if isinstance(a, Tensor) else v for a, v in zip(args, vals)]
-        return run(_promoted(op), inputs, raw, {"dt": dt}, (dt,))
+        return run(_promoted(op), inputs, raw, {"dt": dt})
     return run(op, inputs, vals)
 
 
-def binary(op: Op, a, b):
-    """Fast path of `nary` for two operands."""
-    if type(a) is Tensor:
-        va = a._value
-        tb = type(b)
-        if tb is float:
-            dt = va.dtype
-            if dt.kind == "f":
-                return run2(op, a, b, va, dt.type(b))
-        elif tb is Tensor:
-            vb = b._value
-            if vb.dtype == va.dtype:
-                return run2(op, a, b, va, vb)
-        elif tb is int:
-            dt = va.dtype
-            if dt.kind == "f":
-                return run2(op, a, b, va, dt.type(b))
-    elif type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
-        vb = b._value
-        return run2(op, a, b, vb.dtype.type(a), vb)
-    return nary(op, (a, b))
-
-
 def fast_binary(op: Op, fallback=None, float_only=False):
-    """`fallback(a, b)` (default: `binary(op, a, b)`) with the common cases (same-dtype
-    tensors, a float tensor and a Python number) decided in one frame: Tensor's operators."""
+    """`op` on two operands, the common cases (same-dtype tensors, a float tensor and a Python
+    number) decided in one frame; the others go to `fallback(a, b)` (default: `nary`)."""
     def fn(a, b):
         if type(a) is Tensor:
             va = a._value
@@ -126,7 +103,17 @@ def fast_binary(op: Op, fallback=None, float_only=False):
                 vb = b._value
                 if vb.dtype == va.dtype and (not float_only or va.dtype.kind == "f"):
                     return run2(op, a, b, va, vb)
-        return binary(op, a, b) if fallback is None else fallback(a, b)
+        elif type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
+            vb = b._value
+            return run2(op, a, b, vb.dtype.type(a), vb)
+        return nary(op, (a, b)) if fallback is None else fallback(a, b)
+    return fn
+
+
+def named(fn, name: str, doc: str):
+    """`fn` named `name` (a function a factory made), with docstring `doc`."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
     return fn
 
 
@@ -138,10 +125,8 @@ def fast_unary_float(op: Op, name: str):
             if v.dtype.kind in "fc":
                 return run1(op, input, v)
         return unary_float(op, input)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"torch.{name}: PyTorch's elementwise {name}; integer and bool tensors go to "
-                  "the default float dtype.")
-    return fn
+    return named(fn, name, f"torch.{name}: PyTorch's elementwise {name}; integer and bool "
+                 "tensors go to the default float dtype.")
 
 
 def unary_float(op: Op, x):
@@ -180,7 +165,7 @@ def to_dtype(x, np_dtype):
         return x
     if np_dtype.kind not in "fc":
         return wrap(v.astype(np_dtype))
-    return run(TO_COPY, (x,), (v,), {"new_dtype": np_dtype}, (np_dtype,))
+    return run(TO_COPY, (x,), (v,), {"new_dtype": np_dtype})
 
 
 def _copy(x):
