@@ -63,7 +63,7 @@ def softmax(input, dim=None, dtype=None):
     if x._value.ndim == 0:
         return unary_float(_softmax_scalar, x)
     d = _dim(dim, x._value.ndim)
-    return run(_softmax, (x,), (_float_value(x),), {"dim": d}, (d,))
+    return run(_softmax, (x,), (_float_value(x),), {"dim": d})
 
 
 def log_softmax(input, dim=None, dtype=None):
@@ -71,7 +71,7 @@ def log_softmax(input, dim=None, dtype=None):
     _require_dim("log_softmax", dim)
     x = as_tensor(input, dtype)
     d = _dim(dim, x._value.ndim)
-    return run(_log_softmax, (x,), (_float_value(x),), {"dim": d}, (d,))
+    return run(_log_softmax, (x,), (_float_value(x),), {"dim": d})
 
 
 @composite("SoftmaxBackward0")
@@ -95,8 +95,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     """torch.nn.functional.softplus: log(1 + exp(beta * x)) / beta; x itself above threshold."""
     x = _floats(input, "softplus_cpu")
     return run(_softplus, (x,), (_float_value(x),), {"beta": float(beta),
-                                                      "threshold": float(threshold)},
-               (float(beta), float(threshold)))
+                                                      "threshold": float(threshold)})
 
 
 @composite("SiluBackward0")
@@ -137,8 +136,7 @@ def _leaky_relu(x, *, slope):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
     x = _floats(input, "leaky_relu_cpu")
-    return run(_leaky_relu, (x,), (x._value,), {"slope": float(negative_slope)},
-               (float(negative_slope),))
+    return run(_leaky_relu, (x,), (x._value,), {"slope": float(negative_slope)})
 
 
 def _elu_family(x, alpha, scale, input_scale):
@@ -160,7 +158,7 @@ def _elu(x, *, alpha):
 def elu(input, alpha=1.0, inplace=False):
     """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = _floats(input, "elu_cpu")
-    return run(_elu, (x,), (x._value,), {"alpha": float(alpha)}, (float(alpha),))
+    return run(_elu, (x,), (x._value,), {"alpha": float(alpha)})
 
 
 
@@ -208,7 +206,7 @@ def _celu(x, *, alpha):
 def celu(input, alpha=1.0, inplace=False):
     """torch.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     x = _floats(input, "elu_cpu")
-    return run(_celu, (x,), (_float_value(x),), {"alpha": float(alpha)}, (float(alpha),))
+    return run(_celu, (x,), (_float_value(x),), {"alpha": float(alpha)})
 
 
 @composite("HardtanhBackward0")
@@ -224,7 +222,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     x = as_tensor(input)
     params = {"lo": float(min_val), "hi": float(max_val)}
-    return run(_hardtanh, (x,), (x._value,), params, (params["lo"], params["hi"]))
+    return run(_hardtanh, (x,), (x._value,), params)
 
 
 def relu6(input, inplace=False):

@@ -167,9 +167,9 @@ def pow(x, exponent):
         v = x._value
         if isinstance(exponent, float) and v.dtype.kind not in "fc":
             v = v.astype(_default_float())
-        return run(INTEGER_POW, (x,), (v,), {"y": int(exponent)}, (int(exponent),))
+        return run(INTEGER_POW, (x,), (v,), {"y": int(exponent)})
     if isinstance(exponent, float) and x._value.dtype.kind == "f":
-        return run(SCALAR_POW, (x,), (x._value,), {"y": exponent}, (exponent,))
+        return run(SCALAR_POW, (x,), (x._value,), {"y": exponent})
     return nary(POW_SCALAR_EXP, (x, exponent), scalar_overload=True)
 
 
@@ -389,7 +389,7 @@ def where(condition, input=None, other=None):
                 for a in args)
     if mixed and MODE.enabled:
         raw = [c] + [a._value if isinstance(a, Tensor) else _operand(a, dt) for a in args]
-        return run(_where_promoted, (None, *args), raw, {"dt": dt}, (dt,))
+        return run(_where_promoted, (None, *args), raw, {"dt": dt})
     return run(WHERE, (None, input, other), (c, _operand(input, dt), _operand(other, dt)))
 
 

@@ -118,7 +118,7 @@ def _take_impl(x, pos, *, idx):
     return x[idx]
 
 
-def _take_traced(x, pos, *, idx):
+def _take_traced(x, pos, idx=None):
     # one gather at flat positions: the program depends on shapes only, not on which
     # elements, so x[0], x[1], ... share one backward program
     return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
@@ -152,7 +152,7 @@ def view_positions(view) -> np.ndarray:
     return grid._value
 
 
-_GETITEM_OPS = {name: Op(name, _take_impl, _take_traced) for name in
+_GETITEM_OPS = {name: Op(name, _take_impl, _take_traced, forward_params=("idx",)) for name in
                 ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
                  "AliasBackward0", "MaskedSelectBackward0")}
 
@@ -230,7 +230,7 @@ def copy_slices(base, value, pos, op=_COPY_SLICES):
                            f"be broadcast to indexing result of shape {list(target)}")
     uniq, keep = _unique_last(np.asarray(pos))
     return run(op, (base, v_in, None, None), (base._value, vv, uniq, keep),
-               {"shape": tuple(target)}, (tuple(target),))
+               {"shape": tuple(target)})
 
 
 def setitem_out_of_place(x, idx, value):
@@ -252,7 +252,7 @@ def gather(input, dim, index):
     if idx.ndim != x._value.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
-    return run(_gather, (x, None), (x._value, idx.astype(np.int64)), {"dim": d}, (d,))
+    return run(_gather, (x, None), (x._value, idx.astype(np.int64)), {"dim": d})
 
 
 take_along_dim = gather
@@ -284,7 +284,7 @@ _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 
 def _values_at(op, x, idx, d):
-    return run(op, (x, None), (x._value, idx), {"dim": d}, (d,))
+    return run(op, (x, None), (x._value, idx), {"dim": d})
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -332,7 +332,7 @@ def index_select(input, dim, index):
     x = as_tensor(input)
     idx = as_tensor(index)._value.astype(np.int64)
     d = _dim(dim, x._value.ndim)
-    return run(_index_select, (x, None), (x._value, idx), {"dim": d}, (d,))
+    return run(_index_select, (x, None), (x._value, idx), {"dim": d})
 
 
 @composite("MaskedFillBackward0")
@@ -434,14 +434,13 @@ def _median_like(name, index_of, op_all, op_dim, input, dim, keepdim):
         return run(op_all, (x, None, None), (v, share, np.asarray(m)))
     if v.ndim == 0:
         return _MedianResult((run(op_dim, (x, None), (v, np.zeros((), np.int64)),
-                                  {"dim": 0, "keepdim": True}, (0, True)),
+                                  {"dim": 0, "keepdim": True}),
                               wrap(np.zeros((), np.int64))))
     d = _dim(dim, v.ndim)
     if v.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = index_of(v, d)
-    values = run(op_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)},
-                 (d, bool(keepdim)))
+    values = run(op_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)})
     return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
 
 

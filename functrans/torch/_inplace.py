@@ -300,7 +300,7 @@ def _view_inplace(self, op, params, out_of_place):
             self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
         old_fn, old_nr = self._grad_fn, self._output_nr
         src = wrap(self._value, True, old_fn, old_nr)
-        out = run(op, (src,), (self._value,), params, tuple(params.values()))
+        out = run(op, (src,), (self._value,), params)
         self._grad_fn, self._output_nr = out._grad_fn, 0
         self._value = out._value  # retain_grad stays on the old node, as in PyTorch
     else:

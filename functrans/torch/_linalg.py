@@ -121,7 +121,7 @@ def matmul(input, other):
         return mm(a, b)
     if na == 1 and nb == 2:  # PyTorch squeezes the product in place: SqueezeBackward4
         from functrans.torch._shape import SQUEEZE4, _view_op
-        return _view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)}, ((0,),))
+        return _view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)})
     _check_same_dtype("matmul", a, b)
     return run(_matmul_nd, (a, b), (a._value, b._value))
 
@@ -147,7 +147,7 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     ts = [as_tensor(o) for o in operands]
     dt = _dtype.result_type(*ts)
-    return run(_einsum, ts, [_operand(t, dt) for t in ts], {"spec": equation}, (equation,))
+    return run(_einsum, ts, [_operand(t, dt) for t in ts], {"spec": equation})
 
 
 @composite("AddmmBackward0")
@@ -181,7 +181,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_long(x).title()} "
                            f"and {_long(b).title()}")
     params = {"beta": beta, "alpha": alpha}
-    return run(_addmm, (x, a, b), (x._value, a._value, b._value), params, (beta, alpha))
+    return run(_addmm, (x, a, b), (x._value, a._value, b._value), params)
 
 
 @composite("CdistBackward0")
@@ -225,7 +225,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError("cdist only supports non-negative p values")
     p = float(p)
     dt = _dtype.result_type(a, b)
-    return run(_cdist, (a, b), (_operand(a, dt), _operand(b, dt)), {"p": p}, (p,))
+    return run(_cdist, (a, b), (_operand(a, dt), _operand(b, dt)), {"p": p})
 
 
 # --- shape ops used here (full set in _shape) ------------------------------------------------

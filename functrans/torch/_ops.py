@@ -84,7 +84,7 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
         else args
     if mixed and MODE.enabled:
         raw = [a._value if isinstance(a, Tensor) else v for a, v in zip(args, vals)]
-        return run(_promoted(op), inputs, raw, {"dt": dt}, (dt,))
+        return run(_promoted(op), inputs, raw, {"dt": dt})
     return run(op, inputs, vals)
 
 
@@ -180,7 +180,7 @@ def to_dtype(x, np_dtype):
         return x
     if np_dtype.kind not in "fc":
         return wrap(v.astype(np_dtype))
-    return run(TO_COPY, (x,), (v,), {"new_dtype": np_dtype}, (np_dtype,))
+    return run(TO_COPY, (x,), (v,), {"new_dtype": np_dtype})
 
 
 def _copy(x):

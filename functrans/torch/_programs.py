@@ -16,6 +16,10 @@ through `eval_jaxpr` on recording tensors (`create_graph=True`).
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from functrans.core.avals import ShapedArray
 from functrans.core.cache import LRUCache
 from functrans.core.eval import eval_jaxpr
@@ -84,8 +88,35 @@ class MissingDerivative:
 PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
 
 
-def program_key(op, pkey, vals, needs) -> tuple:
-    """The key of the backward program of `op` on arrays `vals` (their shapes and dtypes)."""
+def params_key(params) -> tuple | None:
+    """`params` as a cache key: each value with its type, so values Python counts equal that
+    can build different programs (1, 1.0 and True; 0.0 and -0.0; [1] and (1,)) stay apart.
+    None when a value cannot be hashed (an array, a slice): such a program is not kept."""
+    if not params:
+        return ()
+    try:
+        key = tuple([(k, _value_key(v)) for k, v in params.items()])
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _value_key(v):
+    t = type(v)
+    if t is tuple or t is list:
+        return (t, *[_value_key(u) for u in v])
+    if isinstance(v, (float, np.floating)):
+        return (t, v, math.copysign(1.0, v))
+    return (t, v)
+
+
+def program_key(op, params, vals, needs) -> tuple | None:
+    """The key of the backward program of `op(*vals, **params)` (by the arrays' shapes and
+    dtypes), or None when the params cannot be a key."""
+    pkey = params_key(params)
+    if pkey is None:
+        return None
     if len(vals) == 1:
         v = vals[0]
         return (op, pkey, ((v.shape, v.dtype),), needs)
@@ -95,12 +126,11 @@ def program_key(op, pkey, vals, needs) -> tuple:
     return (op, pkey, tuple([(v.shape, v.dtype) for v in vals]), needs)
 
 
-def get_program(op, params, pkey, vals, needs, outs):
+def get_program(op, params, vals, needs, outs):
     """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`;
-    `outs` are the op's results. `pkey` stands for the params in the cache key; None means
-    params that cannot be a key (the program is built and not kept)."""
-    key = program_key(op, pkey, vals, needs)
-    prog = PROGRAMS.get(key)
+    `outs` are the op's results. Params that cannot be a key build a program not kept."""
+    key = program_key(op, params, vals, needs)
+    prog = PROGRAMS.get(key) if key is not None else None
     if prog is None:
         in_avals = [ShapedArray(v.shape, v.dtype) for v in vals]
         out_avals = [ShapedArray(o.shape, o.dtype) for o in outs]
@@ -109,7 +139,7 @@ def get_program(op, params, pkey, vals, needs, outs):
             prog = build_program(op, params, in_avals, diff, out_avals)
         except FunctransError as e:
             prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
-        if pkey is not None:
+        if key is not None:
             prog = PROGRAMS.put(key, prog)
     return prog
 

@@ -44,14 +44,16 @@ except ImportError:  # another numpy: the public (slower) way
 class Op:
     """How to run (`impl`, on arrays) and how to differentiate (`traced`, bindable) one op."""
 
-    __slots__ = ("name", "impl", "traced", "multiple", "node_cls", "zero_tensor_derivative",
-                 "__weakref__")
+    __slots__ = ("name", "impl", "traced", "multiple", "forward_params", "node_cls",
+                 "zero_tensor_derivative", "__weakref__")
 
-    def __init__(self, name, impl, traced, multiple=False):
+    def __init__(self, name, impl, traced, multiple=False, forward_params=()):
         self.name = name
         self.impl = impl
         self.traced = traced
         self.multiple = multiple
+        # params only `impl` reads: left out of the backward program and of its cache key
+        self.forward_params = forward_params
         self.node_cls = node_class(name)
         # PyTorch's derivative is an efficient zero tensor (sgn's): the node's gradients are
         # zeros that the nodes below pass on as zeros (the row's torch_zero_tensor_derivative)
@@ -89,10 +91,11 @@ def _as_array(x):
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
-def run(op: Op, inputs, vals, params=None, pkey=()):
+def run(op: Op, inputs, vals, params=None):
     """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it. An input
     given as None is an operand PyTorch does not count among the node's inputs (an index, a
-    number in a Scalar overload): it is left out of next_functions.
+    number in a Scalar overload): it is left out of next_functions. The backward program is
+    cached by `params` themselves (see _programs.params_key).
 
     Returns a Tensor, or a list of Tensors for ops with several results."""
     token = quiet()
@@ -103,9 +106,12 @@ def run(op: Op, inputs, vals, params=None, pkey=()):
     if MODE.enabled:
         needs = tuple([isinstance(t, Tensor) and t._requires_grad for t in inputs])
         if True in needs:
+            params = params or {}
+            if op.forward_params:
+                params = {k: v for k, v in params.items() if k not in op.forward_params}
             if op.multiple:
-                return record_multiple(op, inputs, vals, out, needs, params or {}, pkey)
-            return record(op, inputs, vals, out, needs, params or {}, pkey)
+                return record_multiple(op, inputs, vals, out, needs, params)
+            return record(op, inputs, vals, out, needs, params)
     if op.multiple:
         return [wrap(_as_array(o)) for o in out]
     return _plain(out)
@@ -132,7 +138,7 @@ def run1(op: Op, x, v):
     finally:
         loud(token)
     if x._requires_grad and MODE.enabled:
-        return record(op, (x,), (v,), out, (True,), {}, ())
+        return record(op, (x,), (v,), out, (True,), {})
     return _plain(out)
 
 
@@ -146,7 +152,7 @@ def run2(op: Op, a, b, va, vb):
     ra = isinstance(a, Tensor) and a._requires_grad
     rb = isinstance(b, Tensor) and b._requires_grad
     if (ra or rb) and MODE.enabled:
-        return record(op, (a, b), (va, vb), out, (ra, rb), {}, ())
+        return record(op, (a, b), (va, vb), out, (ra, rb), {})
     return _plain(out)
 
 
@@ -171,12 +177,12 @@ def _edge_of(x, need):
     return None if x is not None else False
 
 
-def record(op, inputs, vals, out, needs, params, pkey):
+def record(op, inputs, vals, out, needs, params):
     """Record the node of a single-result op already run: `out` is its raw result."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     n = len(vals)
-    prog = get_program(op, params, pkey, vals, needs, (out,))
+    prog = get_program(op, params, vals, needs, (out,))
     node = _new(op.node_cls)
     node._seq = next(_seq)
     node._pre_hooks = None
@@ -221,10 +227,10 @@ def record(op, inputs, vals, out, needs, params, pkey):
     return t
 
 
-def record_multiple(op, inputs, vals, out, needs, params, pkey):
+def record_multiple(op, inputs, vals, out, needs, params):
     """Record the node of an op with several results."""
     outs = [_as_array(o) for o in out]
-    prog = get_program(op, params, pkey, vals, needs, outs)
+    prog = get_program(op, params, vals, needs, outs)
     node = _new(op.node_cls)
     node._seq = next(_seq)
     node._pre_hooks = None
@@ -252,10 +258,4 @@ def record_multiple(op, inputs, vals, out, needs, params, pkey):
 def apply_primitive(prim, tensors, params):
     """`bind` of a primitive on Tensors (the tape trace's process_primitive)."""
     vals = [t._value for t in tensors]
-    op = prim_op(prim)
-    pkey = tuple(params.items()) if params else ()
-    try:
-        hash(pkey)
-    except TypeError:
-        pkey = None  # params that cannot be a cache key: build the program, do not keep it
-    return run(op, tensors, vals, params, pkey)
+    return run(prim_op(prim), tensors, vals, params)

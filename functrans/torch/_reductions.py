@@ -72,8 +72,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return run(_sum_all, (x,), (v,))
     dims = _dims(dim, v.ndim)
-    return run(_sum_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)},
-               (dims, bool(keepdim)))
+    return run(_sum_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 @composite("MeanBackward0")
@@ -111,8 +110,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return run(_mean_all, (x,), (v,))
     dims = _dims(dim, v.ndim)
-    return run(_mean_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)},
-               (dims, bool(keepdim)))
+    return run(_mean_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 @composite("ProdBackward0")
@@ -140,8 +138,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return run(_prod_all, (x,), (v,))
     dims = _dims(dim, v.ndim)
-    return run(_prod_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)},
-               (dims, bool(keepdim)))
+    return run(_prod_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 @composite("MaxBackward1")
@@ -223,7 +220,7 @@ def _max_min(input, dim, keepdim, other, is_max):
         return result((clone(x), wrap(np.zeros((), np.int64))))
     idx = (np.argmax if is_max else np.argmin)(v, axis=d).astype(np.int64)
     values = run(_select_along if is_max else _SELECT_MIN, (x, None), (v, idx),
-                 {"dim": d, "keepdim": bool(keepdim)}, (d, bool(keepdim)))
+                 {"dim": d, "keepdim": bool(keepdim)})
     if keepdim:
         idx = np.expand_dims(idx, d)
     return result((values, wrap(idx)))
@@ -247,16 +244,14 @@ def amax(input, dim=(), keepdim=False):
     """torch.amax: the maximum over dim."""
     x = as_tensor(input)
     dims = _dims(dim, x._value.ndim)
-    return run(_amax, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)},
-               (dims, bool(keepdim)))
+    return run(_amax, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 def amin(input, dim=(), keepdim=False):
     """torch.amin: the minimum over dim."""
     x = as_tensor(input)
     dims = _dims(dim, x._value.ndim)
-    return run(_amin, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)},
-               (dims, bool(keepdim)))
+    return run(_amin, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -310,7 +305,7 @@ def _var_args(input, dim, unbiased, keepdim, correction):
     dims = _dims(dim, x._value.ndim)
     v = _mean_check(x._value, None, "var")
     params = {"dims": dims, "correction": int(correction), "keepdim": bool(keepdim)}
-    return x, v, params, (dims, int(correction), bool(keepdim))
+    return x, v, params
 
 
 def _warn_dof(name, v, params):
@@ -323,16 +318,16 @@ def _warn_dof(name, v, params):
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """torch.var: the variance over dim, with Bessel's correction by default."""
-    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
     _warn_dof("var", v, params)
-    return run(_var, (x,), (v,), params, key)
+    return run(_var, (x,), (v,), params)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """torch.std: the standard deviation over dim, with Bessel's correction by default."""
-    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
     _warn_dof("std", v, params)
-    return run(_std, (x,), (v,), params, key)
+    return run(_std, (x,), (v,), params)
 
 
 @composite("VarMeanBackward0", multiple=True)
@@ -351,16 +346,16 @@ def _std_mean(x, *, dims, correction, keepdim):
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """torch.var_mean: (var, mean) over dim, from one node (VarMeanBackward0) as in PyTorch."""
-    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
     _warn_dof("var_mean", v, params)
-    return tuple(run(_var_mean, (x,), (v,), params, key))
+    return tuple(run(_var_mean, (x,), (v,), params))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """torch.std_mean: (std, mean) over dim, from one node (StdMeanBackward0) as in PyTorch."""
-    x, v, params, key = _var_args(input, dim, unbiased, keepdim, correction)
+    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
     _warn_dof("std_mean", v, params)
-    return tuple(run(_std_mean, (x,), (v,), params, key))
+    return tuple(run(_std_mean, (x,), (v,), params))
 
 
 @composite("LinalgVectorNormBackward0")
@@ -389,8 +384,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     ord = 2 if p in ("fro", None) else float(p)
     dims = _dims(dim, x._value.ndim)
     return run(_norm, (x,), (_float_value(x),), {"ord": ord, "dims": dims,
-                                                  "keepdim": bool(keepdim)},
-               (ord, dims, bool(keepdim)))
+                                                  "keepdim": bool(keepdim)})
 
 
 @composite("LogsumexpBackward0")
@@ -407,8 +401,7 @@ def logsumexp(input, dim, keepdim=False):
     """torch.logsumexp: log(sum(exp(input))) over dim, computed stably."""
     x = as_tensor(input)
     dims = _dims(dim, x._value.ndim)
-    return run(_logsumexp, (x,), (_float_value(x),), {"dims": dims, "keepdim": bool(keepdim)},
-               (dims, bool(keepdim)))
+    return run(_logsumexp, (x,), (_float_value(x),), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 CUMSUM = _prim("cumsum", "CumsumBackward0")
@@ -422,7 +415,7 @@ def cumsum(input, dim, *, dtype=None):
     dt = _sum_dtype(v, dtype)
     v = v.astype(dt) if v.dtype != dt else v
     d = _dim(dim, v.ndim)
-    return run(CUMSUM, (x,), (v,), {"axis": d, "reverse": False}, (d, False))
+    return run(CUMSUM, (x,), (v,), {"axis": d, "reverse": False})
 
 
 def cumprod(input, dim, *, dtype=None):
@@ -432,7 +425,7 @@ def cumprod(input, dim, *, dtype=None):
     dt = _sum_dtype(v, dtype)
     v = v.astype(dt) if v.dtype != dt else v
     d = _dim(dim, v.ndim)
-    return run(CUMPROD, (x,), (v,), {"axis": d, "reverse": False}, (d, False))
+    return run(CUMPROD, (x,), (v,), {"axis": d, "reverse": False})
 
 
 def all(input, dim=None, keepdim=False):

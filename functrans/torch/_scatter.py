@@ -152,7 +152,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     uniq, keep = _last_of_each(pos)
     ishape = idx.shape
     return run(_SCATTER, (x, src, None, None, None), (v, src._value, uniq, keep, hit),
-               {"ishape": ishape}, (ishape,))
+               {"ishape": ishape})
 
 
 def scatter_add(input, dim, index, src):
@@ -165,8 +165,7 @@ def scatter_add(input, dim, index, src):
     if s._value.dtype != v.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _scatter_positions(x, d, idx)
-    return run(_scatter_add, (x, s, None), (v, s._value, pos), {"ishape": idx.shape},
-               (idx.shape,))
+    return run(_scatter_add, (x, s, None), (v, s._value, pos), {"ishape": idx.shape})
 
 
 # --- index_add, index_fill -------------------------------------------------------------------
@@ -215,7 +214,7 @@ def index_add(input, dim, index, source, *, alpha=1):
         raise RuntimeError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
                            f"{d} with size {n}")
     pos = _along_dim_positions(v.shape, d, idx.reshape(-1))
-    return run(_index_add, (x, s, None), (v, s._value, pos), {"alpha": alpha}, (alpha,))
+    return run(_index_add, (x, s, None), (v, s._value, pos), {"alpha": alpha})
 
 
 @composite("IndexFillBackward0")
@@ -296,8 +295,7 @@ def index_put(input, indices, values, accumulate=False):
                            f"{_type_name(vals._value.dtype)} for the source.")
     if not accumulate:
         return copy_slices(x, vals, pos, INDEX_PUT)
-    return run(_index_put_accumulate, (x, vals, None), (v, vv, pos), {"shape": target},
-               (target,))
+    return run(_index_put_accumulate, (x, vals, None), (v, vv, pos), {"shape": target})
 
 
 
@@ -398,11 +396,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         ishape = tuple(idx.shape or (1,))
         return run(_scatter_extreme_fn, (x, s, None, None, None, None, None),
                    (v, sv, pos, hit, result, ((self_is & keep_self) / share).astype(v.dtype),
-                    (src_is / share[pos]).astype(v.dtype)), {"ishape": ishape}, (ishape,))
+                    (src_is / share[pos]).astype(v.dtype)), {"ishape": ishape})
     else:
         aux = np.zeros((), v.dtype)
     ishape = idx.shape or (1,)
     op = _scatter_reduce_fn
     params = {"reduce": reduce, "ishape": tuple(ishape), "layers": layers}
-    return run(op, (x, s, None, None, None, None), (v, sv, pos, hit, keep_self, aux), params,
-               (reduce, tuple(ishape), layers))
+    return run(op, (x, s, None, None, None, None), (v, sv, pos, hit, keep_self, aux), params)

@@ -65,9 +65,9 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
     return out
 
 
-def _view_op(op, x, params=None, pkey=()):
-    return as_view(x, run(op, (x,), (x._value,), params, pkey),
-                   lambda t: _view_op(op, t, params, pkey))
+def _view_op(op, x, params=None):
+    return as_view(x, run(op, (x,), (x._value,), params),
+                   lambda t: _view_op(op, t, params))
 
 
 # --- reshape / view --------------------------------------------------------------------------
@@ -104,12 +104,12 @@ def reshape(input, *shape):
     if v.flags.c_contiguous or v.size <= 1:
         if v.shape == shape:
             return _alias(x)
-        return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
+        return _view_op(RESHAPE, x, {"new_sizes": shape})
     if _viewable(v, shape):
-        return _view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape}, (shape,))
+        return _view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape})
     from functrans.torch._ops import clone
     c = clone(x)
-    return run(_UNSAFE_VIEW, (c,), (c._value,), {"new_sizes": shape}, (shape,))
+    return run(_UNSAFE_VIEW, (c,), (c._value,), {"new_sizes": shape})
 
 
 _RESHAPE_ALIAS = prim_op(REGISTRY["reshape"], "ReshapeAliasBackward0")
@@ -134,12 +134,12 @@ def view(input, *shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _view_op(RESHAPE, x, {"new_sizes": shape}, (shape,))
+    return _view_op(RESHAPE, x, {"new_sizes": shape})
 
 
 def _alias(x):
     """A new tensor object viewing all of x (what PyTorch returns for a no-op view)."""
-    return _view_op(RESHAPE, x, {"new_sizes": x._value.shape}, (x._value.shape,))
+    return _view_op(RESHAPE, x, {"new_sizes": x._value.shape})
 
 
 def view_as(input, other):
@@ -202,14 +202,14 @@ def squeeze(input, dim=None):
         dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and shp[_dim(d, len(shp))]
                              == 1}))
         op = SQUEEZE1 if isinstance(dim, int) else SQUEEZE2
-    return _view_op(op, x, {"dimensions": dims}, (dims,))
+    return _view_op(op, x, {"dimensions": dims})
 
 
 def unsqueeze(input, dim):
     """torch.unsqueeze: a view with a new dimension of size one at dim."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim + 1)
-    return _view_op(UNSQUEEZE, x, {"dimensions": (d,)}, ((d,),))
+    return _view_op(UNSQUEEZE, x, {"dimensions": (d,)})
 
 
 def permute(input, *dims):
@@ -222,7 +222,7 @@ def permute(input, *dims):
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
     perm = tuple(_dim(d, nd) for d in dims)
-    return _view_op(PERMUTE, x, {"permutation": perm}, (perm,))
+    return _view_op(PERMUTE, x, {"permutation": perm})
 
 
 def transpose(input, dim0, dim1):
@@ -235,7 +235,7 @@ def transpose(input, dim0, dim1):
     perm = list(range(nd))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     perm = tuple(perm)
-    return _view_op(TRANSPOSE, x, {"permutation": perm}, (perm,))
+    return _view_op(TRANSPOSE, x, {"permutation": perm})
 
 
 swapaxes = swapdims = transpose
@@ -249,7 +249,7 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
     if nd < 2:
         return _alias(x)
-    return _view_op(T_OP, x, {"permutation": (1, 0)}, ((1, 0),))
+    return _view_op(T_OP, x, {"permutation": (1, 0)})
 
 
 def numpy_T(input):
@@ -264,7 +264,7 @@ def numpy_T(input):
                   "shape is deprecated and it will throw an error in a future release. Consider "
                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - "
                   "1, -1, -1))` to reverse the dimensions of a tensor.", 2)
-    return _view_op(PERMUTE, x, {"permutation": perm}, (perm,))
+    return _view_op(PERMUTE, x, {"permutation": perm})
 
 
 def mT(input):
@@ -323,7 +323,7 @@ def expand(input, *sizes):
         out.append(s)
     out = tuple(out)
     bdims = tuple(range(lead, len(out)))
-    return _view_op(EXPAND, x, {"shape": out, "broadcast_dimensions": bdims}, (out, bdims))
+    return _view_op(EXPAND, x, {"shape": out, "broadcast_dimensions": bdims})
 
 
 def expand_as(input, other):
@@ -354,7 +354,7 @@ def repeat(input, *sizes):
     if len(sizes) < x._value.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    return run(_repeat, (x,), (x._value,), {"repeats": sizes}, (sizes,))
+    return run(_repeat, (x,), (x._value,), {"repeats": sizes})
 
 
 # --- joining and splitting -------------------------------------------------------------------
@@ -380,7 +380,7 @@ def cat(tensors, dim=0, *, out=None):
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _dim(dim, nd)
     dt = _dtype.result_type(*[t._value for t in ts if t._value.ndim] or [ts[0]._value])
-    return run(_cat, ts, [t._value for t in ts], {"dim": d, "dt": dt}, (d, dt))
+    return run(_cat, ts, [t._value for t in ts], {"dim": d, "dt": dt})
 
 
 concat = concatenate = cat
@@ -399,7 +399,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"[{', '.join(map(str, t._value.shape))}] at entry {i}")
     d = _dim(dim, len(shp) + 1)
     dt = _dtype.result_type(*[t._value for t in ts])
-    return run(_stack, ts, [t._value for t in ts], {"dim": d, "dt": dt}, (d, dt))
+    return run(_stack, ts, [t._value for t in ts], {"dim": d, "dt": dt})
 
 
 def hstack(tensors):
@@ -479,11 +479,11 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe):
             a += s
         bounds = tuple(bounds)
         op = _SPLIT_WITH_SIZES
-    params, pkey = {"dim": d, "bounds": bounds}, (d, bounds)
+    params = {"dim": d, "bounds": bounds}
     if unsafe:
         op = _UNSAFE_OPS[op.name]
-    views = _views(x, run(op, (x,), (x._value,), params, pkey),
-                   lambda t: run(op, (t,), (t._value,), params, pkey),
+    views = _views(x, run(op, (x,), (x._value,), params),
+                   lambda t: run(op, (t,), (t._value,), params),
                    "Split" if op is _split else "SplitWithSizes")
     if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
         for v in views:
@@ -534,8 +534,8 @@ def unbind(input, dim=0):
     """torch.unbind: the slices of input along dim, as a tuple of views."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim)
-    return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}, (d,)),
-                  lambda t: run(_unbind, (t,), (t._value,), {"dim": d}, (d,)), "Unbind")
+    return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}),
+                  lambda t: run(_unbind, (t,), (t._value,), {"dim": d}), "Unbind")
 
 
 NARROW = prim_op(REGISTRY["slice"], "SliceBackward0")
@@ -554,7 +554,7 @@ def narrow(input, dim, start, length):
     starts[d], limits[d] = start, start + length
     params = {"start_indices": tuple(starts), "limit_indices": tuple(limits),
               "strides": (1,) * x._value.ndim}
-    return _view_op(NARROW, x, params, tuple(params.values()))
+    return _view_op(NARROW, x, params)
 
 
 def select(input, dim, index):
@@ -574,7 +574,7 @@ def flip(input, dims):
     x = as_tensor(input)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     ds = tuple(sorted({_dim(d, x._value.ndim) for d in dims}))
-    out = run(FLIP, (x,), (x._value,), {"dimensions": ds}, (ds,))
+    out = run(FLIP, (x,), (x._value,), {"dimensions": ds})
     if np.may_share_memory(out._value, x._value):
         out._value = out._value.copy()  # PyTorch's flip copies
     return out
@@ -590,7 +590,7 @@ def roll(input, shifts, dims=None):
     x = as_tensor(input)
     shifts = shifts if isinstance(shifts, int) else tuple(shifts)
     dims = dims if dims is None or isinstance(dims, int) else tuple(dims)
-    return run(_roll, (x,), (x._value,), {"shifts": shifts, "dims": dims}, (shifts, dims))
+    return run(_roll, (x,), (x._value,), {"shifts": shifts, "dims": dims})
 
 
 @composite("TrilBackward0")
@@ -608,13 +608,13 @@ def _triu(x, *, k):
 def tril(input, diagonal=0):
     """torch.tril: the lower triangle of the matrix (zeros above the diagonal-th diagonal)."""
     x = as_tensor(input)
-    return run(_tril, (x,), (x._value,), {"k": int(diagonal)}, (int(diagonal),))
+    return run(_tril, (x,), (x._value,), {"k": int(diagonal)})
 
 
 def triu(input, diagonal=0):
     """torch.triu: the upper triangle of the matrix (zeros below the diagonal-th diagonal)."""
     x = as_tensor(input)
-    return run(_triu, (x,), (x._value,), {"k": int(diagonal)}, (int(diagonal),))
+    return run(_triu, (x,), (x._value,), {"k": int(diagonal)})
 
 
 @composite("DiagonalBackward0")
@@ -642,7 +642,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     x = as_tensor(input)
     nd = x._value.ndim
     params = {"offset": int(offset), "dim1": _dim(dim1, nd), "dim2": _dim(dim2, nd)}
-    return _view_op(_DIAGONAL, x, params, tuple(params.values()))
+    return _view_op(_DIAGONAL, x, params)
 
 
 @composite("TraceBackward0")
@@ -736,10 +736,10 @@ def diag(input, diagonal=0):
         n = v.shape[0] + abs(k)
         rows = np.arange(v.shape[0], dtype=np.int64) + max(-k, 0)
         pos = rows * n + rows + k
-        return run(_diag_embed, (x, None), (v, pos), {"n": n}, (n,))
+        return run(_diag_embed, (x, None), (v, pos), {"n": n})
     if v.ndim != 2:
         raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " f"{v.ndim}D")
-    out = run(_diag_copy, (x,), (v,), {"offset": k}, (k,))
+    out = run(_diag_copy, (x,), (v,), {"offset": k})
     out._value = np.array(out._value)  # a copy, not numpy's read-only view
     return out
 

@@ -146,8 +146,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """torch.nn.functional.mse_loss: the squared error, averaged, summed or kept."""
     _check_reduction(reduction)
     x, t, dt = _pair(input, target)
-    return run(_mse, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
-               (reduction,))
+    return run(_mse, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction})
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -186,8 +185,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if weight is not None:
         return _weighted(EW.mul(huber_loss(x, t, "none", delta), weight), reduction)
     params = {"reduction": reduction, "delta": float(delta)}
-    return run(_huber, (x, t), (O._operand(x, dt), O._operand(t, dt)), params,
-               tuple(params.values()))
+    return run(_huber, (x, t), (O._operand(x, dt), O._operand(t, dt)), params)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -200,8 +198,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     x, t, dt = _pair(input, target)
     params = {"reduction": reduction, "beta": float(beta)}
-    return run(_smooth_l1, (x, t), (O._operand(x, dt), O._operand(t, dt)), params,
-               tuple(params.values()))
+    return run(_smooth_l1, (x, t), (O._operand(x, dt), O._operand(t, dt)), params)
 
 
 @composite("BinaryCrossEntropyBackward0")
@@ -221,8 +218,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x, t, dt = _pair(input, target, "bce")
     if weight is not None:
         return _weighted(EW.mul(binary_cross_entropy(x, t, reduction="none"), weight), reduction)
-    return run(_bce, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction},
-               (reduction,))
+    return run(_bce, (x, t), (O._operand(x, dt), O._operand(t, dt)), {"reduction": reduction})
 
 
 def _softplus_neg(x):
@@ -262,9 +258,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         pw = O.as_tensor(pos_weight)
         return run(_bce_logits_pos, (x, t, pw), (O._operand(x, dt), O._operand(t, dt),
                                                  O._operand(pw, dt)),
-                   {"reduction": reduction}, (reduction,))
+                   {"reduction": reduction})
     return run(_bce_logits, (x, t), (O._operand(x, dt), O._operand(t, dt)),
-               {"reduction": reduction}, (reduction,))
+               {"reduction": reduction})
 
 
 def _weighted(loss, reduction):
@@ -311,7 +307,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                            "classes but got weight tensor of shape: "
                            f"[{', '.join(map(str, w.shape))}]")
     params = {"reduction": reduction, "ignore_index": int(ignore_index)}
-    return run(_nll, (x, None, None), (x._value, tgt, w), params, tuple(params.values()))
+    return run(_nll, (x, None, None), (x._value, tgt, w), params)
 
 
 _DIV_SCALAR = O._prim("div", "DivBackward1")  # PyTorch's div(Tensor, Scalar), as C++ calls it
