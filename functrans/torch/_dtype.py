@@ -106,6 +106,27 @@ def to_numpy(d) -> np.dtype:
     return as_dtype(d).dtype
 
 
+# PyTorch's scalar type names (`Float` in torch.FloatTensor and in its messages) and C++ names
+KINDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+         "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+         "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def kind(np_dtype) -> str:
+    """PyTorch's scalar type name of a numpy dtype: `Float`, `Long`, ..."""
+    name = np.dtype(np_dtype).name
+    return KINDS.get(name, name)
+
+
+def cpp_name(np_dtype) -> str:
+    """The C++ type name PyTorch's messages use: `float`, `long int`, ..."""
+    name = np.dtype(np_dtype).name
+    return _CPP_NAMES.get(name, name)
+
+
 # --- promotion -------------------------------------------------------------------------------
 
 def _category(np_dtype: np.dtype) -> int:

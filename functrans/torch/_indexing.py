@@ -18,8 +18,9 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._reductions import return_type
-from functrans.torch._shape import as_view, expand, reshape
+from functrans.torch._shape import expand, reshape
 from functrans.torch._tensor import Tensor, _dim, wrap
+from functrans.torch._views import as_view, gather_flat
 
 # --- indexing --------------------------------------------------------------------------------
 
@@ -118,41 +119,7 @@ def _take_impl(x, pos, *, idx):
     return x[idx]
 
 
-def _take_traced(x, pos, idx=None):
-    # one gather at flat positions: the program depends on shapes only, not on which
-    # elements, so x[0], x[1], ... share one backward program
-    return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
-                                   axis=0)
-
-
-def _gather_flat_impl(x, pos):
-    return np.take(x, pos)
-
-
-def _gather_flat(x, pos):
-    return _take_traced(x, pos, idx=None)
-
-
-# a view regenerated from its base after an in-place operation (PyTorch uses as_strided)
-AS_STRIDED = Op("AsStridedBackward0", _gather_flat_impl, _gather_flat)
-
-
-def view_positions(view) -> np.ndarray:
-    """The flat positions of a view's elements in its base: its ops replayed on an index grid."""
-    m = view._meta
-    b = m.base._value
-    grid = wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape))
-    prev = MODE.enabled
-    MODE.enabled = False
-    try:
-        for again in m.replay:
-            grid = again(grid)
-    finally:
-        MODE.enabled = prev
-    return grid._value
-
-
-_GETITEM_OPS = {name: Op(name, _take_impl, _take_traced, forward_params=("idx",)) for name in
+_GETITEM_OPS = {name: Op(name, _take_impl, gather_flat, forward_params=("idx",)) for name in
                 ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
                  "AliasBackward0", "MaskedSelectBackward0")}
 

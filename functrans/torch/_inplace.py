@@ -16,19 +16,16 @@ import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
-from functrans.torch._dtype import _category, from_numpy
+from functrans.primitives.registry import REGISTRY
+from functrans.torch import _shape as SH
+from functrans.torch._dtype import _category, kind
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
+from functrans.torch._indexing import _index_spec, _rebuild_index, copy_slices, setitem_out_of_place
 from functrans.torch._ops import _operand, as_tensor, to_dtype
-from functrans.torch._record import Op, composite, run
-from functrans.torch._tensor import (
-    Tensor,
-    _shared_vc,
-    is_inference,
-    mode_view_error,
-    move_retained_grad,
-    wrap,
-)
+from functrans.torch._record import Op, composite, prim_op, run
+from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
+from functrans.torch._views import mode_view_error, move_retained_grad, view_positions
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -69,11 +66,6 @@ def _check(self, recording):
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
 
-def _type_name(dt) -> str:
-    return from_numpy(dt).name.capitalize().replace("Float32", "Float").replace(
-        "Float64", "Double").replace("Int64", "Long").replace("Int32", "Int")
-
-
 def write(self, value):
     """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
     version counter."""
@@ -91,8 +83,8 @@ def write(self, value):
                                f"match the broadcast shape "
                                f"[{', '.join(map(str, b or src.shape))}]")
     if _category(src.dtype) > _category(dst.dtype):
-        raise RuntimeError(f"result type {_type_name(src.dtype)} can't be cast to the desired "
-                           f"output type {_type_name(dst.dtype)}")
+        raise RuntimeError(f"result type {kind(src.dtype)} can't be cast to the desired "
+                           f"output type {kind(dst.dtype)}")
     if not dst.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
@@ -149,7 +141,6 @@ def rebase_view(view, base, res, written=True):
     """The history of `view` (of `base`) after it was overwritten in place with `res` (already
     `written` into its storage, or written here): the base becomes CopySlices(base, res), and
     the view is taken again from it."""
-    from functrans.torch._indexing import copy_slices, view_positions
     new_base = copy_slices(base, res, view_positions(view))
     if not written:
         write(view, res)  # the storage is shared: this writes the base too
@@ -240,13 +231,11 @@ def copy_(self, src, non_blocking=False):
 
 def setitem(self, idx, value):
     """self[idx] = value."""
-    from functrans.torch._indexing import _index_spec, setitem_out_of_place
     recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
                                   and value._requires_grad)
     if not recording:
         _check(self, MODE.enabled)
         spec, arrays = _index_spec(self, idx)
-        from functrans.torch._indexing import _rebuild_index
         np_idx = _rebuild_index(spec, arrays)
         v = value._value if isinstance(value, Tensor) else value
         if not self._value.flags.writeable:
@@ -287,7 +276,6 @@ def _takes_view(x, idx) -> bool:
 def _view_inplace(self, op, params, out_of_place):
     """self <- its view by `op` (same storage, new shape), recorded as PyTorch's in-place view
     node; a view's replay learns the new step."""
-    from functrans.torch._record import run
     if is_inference(self) and not MODE.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = MODE.enabled
@@ -312,57 +300,44 @@ def _view_inplace(self, op, params, out_of_place):
 
 
 def squeeze_(self, dim=None):
-    from functrans.torch import _shape as S
     shp = self._value.shape
     if dim is None:
         dims, name = tuple(i for i, s in enumerate(shp) if s == 1), "SqueezeBackward3"
     else:
         ds = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(sorted({S._dim(d, len(shp)) for d in ds if shp and
-                             shp[S._dim(d, len(shp))] == 1}))
+        dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and
+                             shp[_dim(d, len(shp))] == 1}))
         name = "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5"
     return _view_inplace(self, _VIEW_INPLACE[name], {"dimensions": dims},
-                         lambda t: S.squeeze(t, dim))
+                         lambda t: SH.squeeze(t, dim))
 
 
 def unsqueeze_(self, dim):
-    from functrans.torch import _shape as S
-    d = S._dim(dim, self._value.ndim + 1)
+    d = _dim(dim, self._value.ndim + 1)
     return _view_inplace(self, _VIEW_INPLACE["UnsqueezeBackward1"], {"dimensions": (d,)},
-                         lambda t: S.unsqueeze(t, dim))
+                         lambda t: SH.unsqueeze(t, dim))
 
 
 def transpose_(self, dim0, dim1):
-    from functrans.torch import _shape as S
     nd = self._value.ndim
     perm = list(range(nd))
     if nd:
-        d0, d1 = S._dim(dim0, nd), S._dim(dim1, nd)
+        d0, d1 = _dim(dim0, nd), _dim(dim1, nd)
         perm[d0], perm[d1] = perm[d1], perm[d0]
     return _view_inplace(self, _VIEW_INPLACE["TransposeBackward1"],
-                         {"permutation": tuple(perm)}, lambda t: S.transpose(t, dim0, dim1))
+                         {"permutation": tuple(perm)}, lambda t: SH.transpose(t, dim0, dim1))
 
 
 def t_(self):
-    from functrans.torch import _shape as S
     nd = self._value.ndim
     if nd > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {nd}D")
     perm = (1, 0) if nd == 2 else tuple(range(nd))
     return _view_inplace(self, _VIEW_INPLACE["TBackward1"], {"permutation": perm},
-                         lambda t: S.t(t))
+                         SH.t)
 
 
-def _view_inplace_ops():
-    from functrans.primitives.registry import REGISTRY
-    from functrans.torch._record import prim_op
-    squeeze, transpose = REGISTRY["squeeze"], REGISTRY["transpose"]
-    return {"SqueezeBackward3": prim_op(squeeze, "SqueezeBackward3"),
-            "SqueezeBackward4": prim_op(squeeze, "SqueezeBackward4"),
-            "SqueezeBackward5": prim_op(squeeze, "SqueezeBackward5"),
-            "UnsqueezeBackward1": prim_op(REGISTRY["expand_dims"], "UnsqueezeBackward1"),
-            "TransposeBackward1": prim_op(transpose, "TransposeBackward1"),
-            "TBackward1": prim_op(transpose, "TBackward1")}
-
-
-_VIEW_INPLACE = _view_inplace_ops()
+_VIEW_INPLACE = {name: prim_op(REGISTRY[prim], name) for name, prim in (
+    ("SqueezeBackward3", "squeeze"), ("SqueezeBackward4", "squeeze"),
+    ("SqueezeBackward5", "squeeze"), ("UnsqueezeBackward1", "expand_dims"),
+    ("TransposeBackward1", "transpose"), ("TBackward1", "transpose"))}

@@ -22,52 +22,8 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import as_tensor
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, warn_once, wrap
-
-
-def _view_mode():
-    """The mode a view is made in, when it is not grad mode: "inference" or "no_grad"."""
-    if MODE.enabled:
-        return False
-    return "inference" if MODE.inference else "no_grad"
-
-
-def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
-    """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
-    `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
-    if np.may_share_memory(out._value, x._value) and is_inference(x):
-        # a view of an inference tensor is an inference tensor that autograd does not track
-        # (no base, no history, no requires_grad), as in PyTorch
-        out._get_meta().inference = True
-        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
-        return out
-    if np.may_share_memory(out._value, x._value):
-        vc = _shared_vc(x)
-        out._vc = vc
-        m = out._get_meta()
-        xm = x._meta
-        if xm is not None and xm.base is not None:
-            m.base, m.replay = xm.base, xm.replay + (replay,)
-            m.no_grad_view = xm.no_grad_view or _view_mode()
-            if xm.multi_view is not None:
-                # a view of one of several views stays guarded; PyTorch's message then names
-                # this view's own op and output
-                fn = out._grad_fn
-                op_name = re.sub(r"Backward\d*$", "", type(fn).__name__) if fn else "View"
-                m.multi_view = (op_name, out._output_nr)
-        else:
-            m.base, m.replay = x, (replay,)
-            m.no_grad_view = _view_mode()
-        m.view_rebases = vc[1]
-        m.inference = xm is not None and xm.inference  # a view is what its source is
-        if not MODE.enabled and x._requires_grad:
-            out._requires_grad = True  # as PyTorch's: a view with no history that requires grad
-    return out
-
-
-def _view_op(op, x, params=None):
-    return as_view(x, run(op, (x,), (x._value,), params),
-                   lambda t: _view_op(op, t, params))
+from functrans.torch._tensor import Tensor, _dim, warn_once, wrap
+from functrans.torch._views import as_view, multi_views, view_op
 
 
 # --- reshape / view --------------------------------------------------------------------------
@@ -104,9 +60,9 @@ def reshape(input, *shape):
     if v.flags.c_contiguous or v.size <= 1:
         if v.shape == shape:
             return _alias(x)
-        return _view_op(RESHAPE, x, {"new_sizes": shape})
+        return view_op(RESHAPE, x, {"new_sizes": shape})
     if _viewable(v, shape):
-        return _view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape})
+        return view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape})
     from functrans.torch._ops import clone
     c = clone(x)
     return run(_UNSAFE_VIEW, (c,), (c._value,), {"new_sizes": shape})
@@ -134,12 +90,12 @@ def view(input, *shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _view_op(RESHAPE, x, {"new_sizes": shape})
+    return view_op(RESHAPE, x, {"new_sizes": shape})
 
 
 def _alias(x):
     """A new tensor object viewing all of x (what PyTorch returns for a no-op view)."""
-    return _view_op(RESHAPE, x, {"new_sizes": x._value.shape})
+    return view_op(RESHAPE, x, {"new_sizes": x._value.shape})
 
 
 def view_as(input, other):
@@ -202,14 +158,14 @@ def squeeze(input, dim=None):
         dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and shp[_dim(d, len(shp))]
                              == 1}))
         op = SQUEEZE1 if isinstance(dim, int) else SQUEEZE2
-    return _view_op(op, x, {"dimensions": dims})
+    return view_op(op, x, {"dimensions": dims})
 
 
 def unsqueeze(input, dim):
     """torch.unsqueeze: a view with a new dimension of size one at dim."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim + 1)
-    return _view_op(UNSQUEEZE, x, {"dimensions": (d,)})
+    return view_op(UNSQUEEZE, x, {"dimensions": (d,)})
 
 
 def permute(input, *dims):
@@ -222,7 +178,7 @@ def permute(input, *dims):
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
     perm = tuple(_dim(d, nd) for d in dims)
-    return _view_op(PERMUTE, x, {"permutation": perm})
+    return view_op(PERMUTE, x, {"permutation": perm})
 
 
 def transpose(input, dim0, dim1):
@@ -235,7 +191,7 @@ def transpose(input, dim0, dim1):
     perm = list(range(nd))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     perm = tuple(perm)
-    return _view_op(TRANSPOSE, x, {"permutation": perm})
+    return view_op(TRANSPOSE, x, {"permutation": perm})
 
 
 swapaxes = swapdims = transpose
@@ -249,7 +205,7 @@ def t(input):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
     if nd < 2:
         return _alias(x)
-    return _view_op(T_OP, x, {"permutation": (1, 0)})
+    return view_op(T_OP, x, {"permutation": (1, 0)})
 
 
 def numpy_T(input):
@@ -264,7 +220,7 @@ def numpy_T(input):
                   "shape is deprecated and it will throw an error in a future release. Consider "
                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - "
                   "1, -1, -1))` to reverse the dimensions of a tensor.", 2)
-    return _view_op(PERMUTE, x, {"permutation": perm})
+    return view_op(PERMUTE, x, {"permutation": perm})
 
 
 def mT(input):
@@ -323,7 +279,7 @@ def expand(input, *sizes):
         out.append(s)
     out = tuple(out)
     bdims = tuple(range(lead, len(out)))
-    return _view_op(EXPAND, x, {"shape": out, "broadcast_dimensions": bdims})
+    return view_op(EXPAND, x, {"shape": out, "broadcast_dimensions": bdims})
 
 
 def expand_as(input, other):
@@ -441,16 +397,6 @@ def _narrow(x, dim, start, length):
                                   strides=(1,) * x.ndim)
 
 
-def _views(x, outs, again, name):
-    """The views of a function returning several (unbind, split): PyTorch refuses in-place
-    changes to them (`name` names the function in its message)."""
-    views = tuple(as_view(x, o, lambda t, k=k: again(t)[k]) for k, o in enumerate(outs))
-    for k, v in enumerate(views):
-        if v._meta is not None and v._meta.base is not None:
-            v._meta.multi_view = (name, k)
-    return views
-
-
 def split(tensor, split_size_or_sections, dim=0):
     """torch.split: views of pieces of split_size_or_sections entries along dim."""
     return _split_views(tensor, split_size_or_sections, dim, unsafe=False)
@@ -482,7 +428,7 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe):
     params = {"dim": d, "bounds": bounds}
     if unsafe:
         op = _UNSAFE_OPS[op.name]
-    views = _views(x, run(op, (x,), (x._value,), params),
+    views = multi_views(x, run(op, (x,), (x._value,), params),
                    lambda t: run(op, (t,), (t._value,), params),
                    "Split" if op is _split else "SplitWithSizes")
     if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
@@ -534,7 +480,7 @@ def unbind(input, dim=0):
     """torch.unbind: the slices of input along dim, as a tuple of views."""
     x = as_tensor(input)
     d = _dim(dim, x._value.ndim)
-    return _views(x, run(_unbind, (x,), (x._value,), {"dim": d}),
+    return multi_views(x, run(_unbind, (x,), (x._value,), {"dim": d}),
                   lambda t: run(_unbind, (t,), (t._value,), {"dim": d}), "Unbind")
 
 
@@ -554,7 +500,7 @@ def narrow(input, dim, start, length):
     starts[d], limits[d] = start, start + length
     params = {"start_indices": tuple(starts), "limit_indices": tuple(limits),
               "strides": (1,) * x._value.ndim}
-    return _view_op(NARROW, x, params)
+    return view_op(NARROW, x, params)
 
 
 def select(input, dim, index):
@@ -642,7 +588,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     x = as_tensor(input)
     nd = x._value.ndim
     params = {"offset": int(offset), "dim1": _dim(dim1, nd), "dim2": _dim(dim2, nd)}
-    return _view_op(_DIAGONAL, x, params)
+    return view_op(_DIAGONAL, x, params)
 
 
 @composite("TraceBackward0")

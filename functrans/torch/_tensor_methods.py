@@ -17,7 +17,14 @@ from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
 from functrans.torch import _random as R
 from functrans.torch._devices import NO_ACCELERATOR, NO_CUDA, is_device_like, require_cpu
-from functrans.torch._tensor import Tensor, is_inference
+from functrans.torch._record import apply_primitive
+from functrans.torch._tensor import TapeTrace, Tensor, is_inference
+from functrans.torch.autograd import backward as _autograd_backward
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into the `.grad` of every leaf that requires grad."""
+    _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def _swap(f):
@@ -257,6 +264,7 @@ def _apply_(self, fn):
 
 
 _METHODS = {
+    "backward": _backward,
     # operators
     "__neg__": EW.neg, "__pos__": lambda self: self, "__abs__": EW.abs,
     "__add__": O.fast_binary(EW.ADD), "__radd__": O.fast_binary(EW.ADD),
@@ -368,5 +376,7 @@ _METHODS = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
+TapeTrace.process_primitive = lambda self, prim, tracers, params: apply_primitive(prim, tracers,
+                                                                                    params)
 
 Tensor.__array_priority__ = 1000
