@@ -18,7 +18,7 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._reductions import return_type
-from functrans.torch._shape import expand, reshape
+from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
 
@@ -327,6 +327,42 @@ def masked_select(input, mask):
     if m.shape != x._value.shape:
         x = expand(x, m.shape)
     return getitem(x, wrap(m), "MaskedSelectBackward0")
+
+
+def select(input, dim, index):
+    """torch.select: a view of input at index along dim, that dimension removed."""
+    x = as_tensor(input)
+    idx = [slice(None)] * x._value.ndim
+    idx[_dim(dim, x._value.ndim)] = index
+    return getitem(x, tuple(idx))
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element repeated: an int count as PyTorch records it (unsqueeze, expand, a
+    contiguous copy, a view), a tensor of counts as an index_select."""
+    if repeats is None:  # torch.repeat_interleave(counts): arange(n) repeated by counts
+        counts = as_tensor(input)._value
+        return wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts.reshape(-1)))
+    x = as_tensor(input)
+    x, d = (flatten(x), 0) if dim is None else (x, _dim(dim, max(x._value.ndim, 1)))
+    if x._value.ndim == 0:
+        x = reshape(x, (1,))
+    n = x._value.shape[d]
+    if isinstance(repeats, Tensor):
+        counts = repeats._value.reshape(-1)
+        if counts.size == 1:
+            counts = np.broadcast_to(counts, (n,))
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        if counts.size != n:
+            raise RuntimeError("repeats must have the same size as input along dim")
+        return index_select(x, d, wrap(np.repeat(np.arange(n, dtype=np.int64), counts)))
+    r = int(repeats)
+    if r < 0:
+        raise RuntimeError("repeats can not be negative")
+    shp = x._value.shape
+    e = expand(unsqueeze(x, d + 1), shp[:d + 1] + (r,) + shp[d + 1:])
+    return view(contiguous(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
 
 
 def take(input, index):

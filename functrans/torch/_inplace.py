@@ -300,15 +300,9 @@ def _view_inplace(self, op, params, out_of_place):
 
 
 def squeeze_(self, dim=None):
-    shp = self._value.shape
-    if dim is None:
-        dims, name = tuple(i for i, s in enumerate(shp) if s == 1), "SqueezeBackward3"
-    else:
-        ds = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(sorted({_dim(d, len(shp)) for d in ds if shp and
-                             shp[_dim(d, len(shp))] == 1}))
-        name = "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5"
-    return _view_inplace(self, _VIEW_INPLACE[name], {"dimensions": dims},
+    name = "SqueezeBackward" + ("3" if dim is None else "4" if isinstance(dim, int) else "5")
+    return _view_inplace(self, _VIEW_INPLACE[name],
+                         {"dimensions": SH.squeeze_dims(self._value.shape, dim)},
                          lambda t: SH.squeeze(t, dim))
 
 
@@ -319,13 +313,9 @@ def unsqueeze_(self, dim):
 
 
 def transpose_(self, dim0, dim1):
-    nd = self._value.ndim
-    perm = list(range(nd))
-    if nd:
-        d0, d1 = _dim(dim0, nd), _dim(dim1, nd)
-        perm[d0], perm[d1] = perm[d1], perm[d0]
     return _view_inplace(self, _VIEW_INPLACE["TransposeBackward1"],
-                         {"permutation": tuple(perm)}, lambda t: SH.transpose(t, dim0, dim1))
+                         {"permutation": SH.swapped(self._value.ndim, dim0, dim1)},
+                         lambda t: SH.transpose(t, dim0, dim1))
 
 
 def t_(self):
