@@ -24,76 +24,35 @@ from functrans.torch._views import as_view, gather_flat
 
 # --- indexing --------------------------------------------------------------------------------
 
-def _index_spec(x, idx):
-    """A hashable description of an index and the integer arrays it uses (which become inputs
-    of the recorded op). Boolean masks become their nonzero() arrays here (eagerly)."""
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    spec, arrays = [], []
-    for i in idx:
+def numpy_index(idx) -> tuple:
+    """x[idx]'s index as numpy takes it: tensors as arrays, boolean masks as their nonzero()
+    arrays (decided eagerly), and a trailing Ellipsis when there is none, so that numpy returns
+    a 0-d view, not a scalar copy, for x[i] of a 1-d x (PyTorch's x[i] is a view)."""
+    out = []
+    for i in idx if isinstance(idx, tuple) else (idx,):
         if isinstance(i, Tensor):
             i = i._value
-        if i is None:
-            spec.append(("n",))
-        elif i is Ellipsis:
-            spec.append(("e",))
+        if i is None or i is Ellipsis:
+            out.append(i)
         elif isinstance(i, slice):
-            spec.append(("s", _int_or_none(i.start), _int_or_none(i.stop),
-                         _int_or_none(i.step)))
-        elif isinstance(i, bool | np.bool_):
-            spec.append(("b", bool(i)))
-        elif isinstance(i, int | np.integer):
-            spec.append(("i", int(i)))
+            out.append(slice(*(None if v is None else int(getattr(v, "_value", v))
+                               for v in (i.start, i.stop, i.step))))
+            if out[-1].step is not None and out[-1].step <= 0:
+                raise ValueError("step must be greater than zero")
+        elif isinstance(i, bool | np.bool_ | int | np.integer):
+            out.append(bool(i) if isinstance(i, bool | np.bool_) else int(i))
         else:
             arr = np.asarray(i)
-            if arr.dtype == np.bool_ and arr.ndim:
-                for nz in np.nonzero(arr):
-                    spec.append(("a", len(arrays)))
-                    arrays.append(nz.astype(np.int64))
-                continue
             if arr.dtype == np.bool_:
-                spec.append(("b", bool(arr)))
+                out.extend(np.nonzero(arr) if arr.ndim else (bool(arr),))
                 continue
             if arr.size == 0 and arr.dtype.kind == "f":
                 arr = arr.astype(np.int64)
             if arr.dtype.kind not in "iu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
-            spec.append(("a", len(arrays)))
-            arrays.append(arr)
-    for k, v in enumerate(spec):
-        if v[0] == "s" and v[3] is not None and v[3] <= 0:
-            raise ValueError("step must be greater than zero")
-    return tuple(spec), arrays
-
-
-def _int_or_none(v):
-    if v is None:
-        return None
-    if isinstance(v, Tensor):
-        v = v.item()
-    return int(v)
-
-
-def _rebuild_index(spec, arrays):
-    """The numpy index of a spec. A trailing Ellipsis (when there is none) makes numpy return a
-    0-d view, not a scalar copy, for x[i] of a 1-d x: PyTorch's x[i] is a view."""
-    out = []
-    for s in spec:
-        k = s[0]
-        if k == "n":
-            out.append(None)
-        elif k == "e":
-            out.append(Ellipsis)
-        elif k == "s":
-            out.append(slice(s[1], s[2], s[3]))
-        elif k == "b":
-            out.append(s[1])
-        elif k == "i":
-            out.append(s[1])
-        else:
-            out.append(arrays[s[1]])
-    if not any(s[0] == "e" for s in spec):
+            out.append(arr)
+    if not any(i is Ellipsis for i in out):
         out.append(Ellipsis)
     return tuple(out)
 
@@ -124,34 +83,29 @@ _GETITEM_OPS = {name: Op(name, _take_impl, gather_flat, forward_params=("idx",))
                  "AliasBackward0", "MaskedSelectBackward0")}
 
 
-def _getitem_name(spec):
-    kinds = [s[0] for s in spec]
-    if "a" in kinds or "b" in kinds:
+def _getitem_name(np_idx):
+    if any(isinstance(i, bool | np.ndarray) for i in np_idx):
         return "IndexBackward0"
-    for s in reversed(spec):
-        if s[0] == "i":
+    for i in reversed(np_idx):
+        if isinstance(i, int):
             return "SelectBackward0"
-        if s[0] == "s" and s[1:] != (None, None, None):
+        if isinstance(i, slice) and i != slice(None):
             return "SliceBackward0"
-        if s[0] == "n":
+        if i is None:
             return "UnsqueezeBackward0"
     return "AliasBackward0"
 
 
 def getitem(input, idx, name=None):
     x = as_tensor(input)
-    spec, arrays = _index_spec(x, idx)
-    np_idx = _rebuild_index(spec, arrays)
-    op = _GETITEM_OPS[name or _getitem_name(spec)]
-    if x._requires_grad and MODE.enabled:
-        pos = positions(x._value.shape, np_idx)
-        out = run(op, (x, None), (x._value, pos), {"idx": np_idx})
-    else:
-        out = run(op, (x, None), (x._value, None), {"idx": np_idx})
+    np_idx = numpy_index(idx)
+    pos = positions(x._value.shape, np_idx) if x._requires_grad and MODE.enabled else None
+    out = run(_GETITEM_OPS[name or _getitem_name(np_idx)], (x, None), (x._value, pos),
+              {"idx": np_idx})
     return as_view(x, out, lambda t: getitem(t, np_idx))
 
 
-def _set_at_positions(x, v, pos, keep, *, shape):
+def set_at_positions(x, v, pos, keep, *, shape):
     """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
     to `shape`) at flat indices `keep`."""
     n = int(np.prod(x.shape, dtype=np.int64))
@@ -169,11 +123,11 @@ def _set_at_positions(x, v, pos, keep, *, shape):
     return S.reshape(E.select(hit, placed, flat), x.shape)
 
 
-_COPY_SLICES = Op("CopySlices", _set_at_positions, _set_at_positions)
-INDEX_PUT = Op("IndexPutBackward0", _set_at_positions, _set_at_positions)
+_COPY_SLICES = Op("CopySlices", set_at_positions, set_at_positions)
+INDEX_PUT = Op("IndexPutBackward0", set_at_positions, set_at_positions)
 
 
-def _unique_last(pos):
+def unique_last(pos):
     """Unique flat positions and, for each, the last update aimed at it (numpy's rule)."""
     flat = pos.reshape(-1)
     uniq, first_from_end = np.unique(flat[::-1], return_index=True)
@@ -191,19 +145,25 @@ def copy_slices(base, value, pos, op=_COPY_SLICES):
         vv = np.asarray(_operand(value, dt))
         v_in = None
     target = np.shape(pos)
-    from functrans.torch._scatter import _broadcasts
-    if not _broadcasts(np.shape(vv), target):
+    if not broadcasts(np.shape(vv), target):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vv))} cannot "
                            f"be broadcast to indexing result of shape {list(target)}")
-    uniq, keep = _unique_last(np.asarray(pos))
+    uniq, keep = unique_last(np.asarray(pos))
     return run(op, (base, v_in, None, None), (base._value, vv, uniq, keep),
                {"shape": tuple(target)})
 
 
+def broadcasts(shape, target) -> bool:
+    """Whether values of `shape` broadcast to `target` (leading unit axes may be dropped)."""
+    try:
+        return np.broadcast_shapes(shape[max(len(shape) - len(target), 0):], target) == target
+    except ValueError:
+        return False
+
+
 def setitem_out_of_place(x, idx, value):
     """x with x[idx] replaced by value, as a new tensor (one CopySlices node)."""
-    spec, arrays = _index_spec(x, idx)
-    return copy_slices(x, value, positions(x._value.shape, _rebuild_index(spec, arrays)))
+    return copy_slices(x, value, positions(x._value.shape, numpy_index(idx)))
 
 
 @composite("GatherBackward0")

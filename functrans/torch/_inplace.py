@@ -21,7 +21,7 @@ from functrans.torch import _shape as SH
 from functrans.torch._dtype import _category, kind
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
-from functrans.torch._indexing import _index_spec, _rebuild_index, copy_slices, setitem_out_of_place
+from functrans.torch._indexing import copy_slices, numpy_index, setitem_out_of_place
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
@@ -235,8 +235,7 @@ def setitem(self, idx, value):
                                   and value._requires_grad)
     if not recording:
         _check(self, MODE.enabled)
-        spec, arrays = _index_spec(self, idx)
-        np_idx = _rebuild_index(spec, arrays)
+        np_idx = numpy_index(idx)
         v = value._value if isinstance(value, Tensor) else value
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
