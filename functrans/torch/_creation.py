@@ -16,6 +16,7 @@ import numpy as np
 from functrans.torch import _dtype
 from functrans.torch import _random as R
 from functrans.torch._devices import require_cpu
+from functrans.torch._inplace import write
 from functrans.torch._random import Generator
 from functrans.torch._tensor import Tensor, wrap
 
@@ -155,19 +156,34 @@ def _float_dtype(dtype) -> np.dtype:
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.get_default_dtype().dtype
 
 
-def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.zeros: a tensor of the given size filled with zeros."""
-    return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
+def _filled(name, fill):
+    """torch.zeros / ones / empty (zeros here): a tensor of the given size."""
+    def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+        return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
+                       device)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"torch.{name}: a tensor of the given size filled with {fill}."
+    return factory
 
 
-def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.ones: a tensor of the given size filled with ones."""
-    return _finish(np.ones(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
+def _like(input, dtype):
+    v = input._value if isinstance(input, Tensor) else np.asarray(input)
+    return v.shape, (_dtype.to_numpy(dtype) if dtype is not None else v.dtype)
 
 
-def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.empty: a tensor of the given size (filled with zeros here)."""
-    return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
+def _filled_like(name, fill):
+    """torch.zeros_like / ones_like / empty_like (zeros here): a tensor shaped like input."""
+    def factory(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+        shape, dt = _like(input, dtype)
+        return _finish(np.full(shape, fill, dt), requires_grad, device)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"torch.{name}: a tensor shaped like input filled with {fill}."
+    return factory
+
+
+zeros, ones, empty = _filled("zeros", 0), _filled("ones", 1), _filled("empty", 0)
+zeros_like, ones_like = _filled_like("zeros_like", 0), _filled_like("ones_like", 1)
+empty_like = _filled_like("empty_like", 0)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -177,28 +193,6 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(fill_value)
     return _finish(np.full(_size((size,)) if isinstance(size, int) else _size(tuple(size)),
                            fill_value, dt), requires_grad, device)
-
-
-def _like(input, dtype):
-    v = input._value if isinstance(input, Tensor) else np.asarray(input)
-    return v.shape, (_dtype.to_numpy(dtype) if dtype is not None else v.dtype)
-
-
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """torch.zeros_like: a tensor of zeros shaped like input."""
-    shape, dt = _like(input, dtype)
-    return _finish(np.zeros(shape, dt), requires_grad, device)
-
-
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """torch.ones_like: a tensor of ones shaped like input."""
-    shape, dt = _like(input, dtype)
-    return _finish(np.ones(shape, dt), requires_grad, device)
-
-
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """torch.empty_like: a tensor shaped like input (filled with zeros here)."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -312,11 +306,10 @@ def _into(out, result: Tensor) -> Tensor:
     """`out=`: the samples written into `out` (drawn in out's dtype, as PyTorch draws them)."""
     if out is None:
         return result
-    from functrans.torch import _inplace
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"out= has shape {list(out.shape)} but the result has shape "
                            f"{list(result.shape)}; pass an out tensor of the result's shape")
-    _inplace.write(out, result._value)
+    write(out, result._value)
     return out
 
 
@@ -324,24 +317,22 @@ def _out_dtype(dtype, out):
     return dtype if dtype is not None or out is None else out.dtype
 
 
-def rand(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False) -> Tensor:
-    """torch.rand: uniform samples on [0, 1), PyTorch's values for the same seed."""
-    shape = _size(shape, size)
-    _check_device(device)
-    dt = _random_float(_out_dtype(dtype, out), "check_uniform_bounds")
-    values = R.uniform(R.resolve(generator), math.prod(shape), dt)
-    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+def _sampler(name, who, draw, doc):
+    """torch.rand / randn: samples of the default float dtype, PyTorch's for the same seed."""
+    def factory(*shape, size=None, generator=None, out=None, dtype=None, layout=None,
+                device=None, requires_grad=False, pin_memory=False) -> Tensor:
+        shape = _size(shape, size)
+        _check_device(device)
+        dt = _random_float(_out_dtype(dtype, out), who)
+        values = draw(R.resolve(generator), math.prod(shape), dt)
+        return _into(out, _sampled(shape, dt, values, requires_grad, device))
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"torch.{name}: {doc}, PyTorch's values for the same seed."
+    return factory
 
 
-def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False) -> Tensor:
-    """torch.randn: standard normal samples, PyTorch's values for the same seed."""
-    shape = _size(shape, size)
-    _check_device(device)
-    dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
-    values = R.normal(R.resolve(generator), math.prod(shape), dt)
-    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+rand = _sampler("rand", "check_uniform_bounds", R.uniform, "uniform samples on [0, 1)")
+randn = _sampler("randn", "normal_kernel_cpu", R.normal, "standard normal samples")
 
 
 def _check_range(low, high):
@@ -416,20 +407,18 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return _into(out, wrap(((z * s.astype(dt)).astype(dt) + m.astype(dt)).astype(dt)))
 
 
-def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None) -> Tensor:
-    """torch.rand_like: uniform samples on [0, 1) shaped like input."""
-    shape, dt = _like(input, dtype)
-    return rand(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
-                requires_grad=requires_grad)
+def _sampler_like(sampler):
+    def factory(input, *, generator=None, dtype=None, layout=None, device=None,
+                requires_grad=False, memory_format=None) -> Tensor:
+        shape, dt = _like(input, dtype)
+        return sampler(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
+                       requires_grad=requires_grad)
+    factory.__name__ = factory.__qualname__ = sampler.__name__ + "_like"
+    factory.__doc__ = f"torch.{factory.__name__}: {sampler.__name__}'s samples shaped like input."
+    return factory
 
 
-def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None) -> Tensor:
-    """torch.randn_like: standard normal samples shaped like input."""
-    shape, dt = _like(input, dtype)
-    return randn(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
-                 requires_grad=requires_grad)
+rand_like, randn_like = _sampler_like(rand), _sampler_like(randn)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
