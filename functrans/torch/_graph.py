@@ -16,6 +16,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from functrans.torch._dtype import kind
+
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -147,11 +149,7 @@ def op_display_name(node) -> str:
 
 def type_string(value) -> str:
     """PyTorch's legacy type name of an array (`torch.FloatTensor`) with its sizes."""
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-    kind = names.get(value.dtype.name, value.dtype.name)
-    return f"torch.{kind}Tensor [{', '.join(map(str, value.shape))}]"
+    return f"torch.{kind(value.dtype)}Tensor [{', '.join(map(str, value.shape))}]"
 
 
 def version_error(value, grad_fn, output_nr, current, saved) -> RuntimeError:

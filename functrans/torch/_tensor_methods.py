@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.torch import _activations as AC
+from functrans.torch import _creation as C
 from functrans.torch import _dtype
 from functrans.torch import _elementwise as EW
 from functrans.torch import _indexing as IX
@@ -17,6 +18,8 @@ from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
 from functrans.torch import _random as R
 from functrans.torch._devices import NO_ACCELERATOR, NO_CUDA, is_device_like, require_cpu
+from functrans.torch._grad_mode import MODE
+from functrans.torch._legacy import as_dtype, new
 from functrans.torch._record import apply_primitive
 from functrans.torch._tensor import TapeTrace, Tensor, is_inference
 from functrans.torch.autograd import backward as _autograd_backward
@@ -75,27 +78,16 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
 
 def _type(self, dtype=None):
     if dtype is None:
-        names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                 "bool": "Bool", "float16": "Half", "uint8": "Byte", "int8": "Char",
-                 "int16": "Short"}
-        return f"torch.{names.get(self._value.dtype.name, self._value.dtype.name)}Tensor"
-    from functrans.torch._legacy import as_dtype
+        return f"torch.{_dtype.kind(self._value.dtype)}Tensor"
     return _to(self, as_dtype(dtype))
 
 
-def _legacy_new(self, *args, device=None):
-    from functrans.torch._legacy import new
-    return new(self, *args, device=device)
-
-
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from functrans.torch._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return C.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full_factory(kind):
     def method(self, *size, dtype=None, requires_grad=False, device=None, fill_value=None):
-        from functrans.torch import _creation as C
         if kind == "full":
             size, fill_value = size[0], size[1]
             return C.full(size, fill_value, dtype=dtype or self.dtype,
@@ -113,15 +105,11 @@ def _mean(self, dim=None, keepdim=False, dtype=None):
     return RD.mean(self, dim, keepdim, dtype=dtype)
 
 
-def _pow_(self, exponent):
-    return I.inplace(self, EW.pow, exponent)
-
-
 def _write_random(self, draw):
     """Fill self with `draw(n)` in PyTorch's order: a TensorIterator visits the elements in
     memory order (a transposed view is filled along its storage). The in-place checks come
     first, so a refused call draws nothing."""
-    I._check(self, _grad_on())
+    I._check(self, MODE.enabled)
     v = self._value
     order = sorted(range(v.ndim), key=lambda i: -abs(v.strides[i]))
     flat = np.asarray(draw(v.size))
@@ -137,7 +125,7 @@ def _float_only(self, kernel):
 
 
 def _type_word(self):
-    return _type(self).removeprefix("torch.").removesuffix("Tensor")
+    return _dtype.kind(self._value.dtype)
 
 
 def _number(x):
@@ -189,7 +177,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     g = R.resolve(generator)
     if isinstance(p, Tensor):
         pv = np.broadcast_to(p._value, self._value.shape)
-        I._check(self, _grad_on())
+        I._check(self, MODE.enabled)
         I.write(self, R.bernoulli_tensor(g, np.ascontiguousarray(pv)).astype(
             self._value.dtype))
         return self
@@ -197,11 +185,6 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     return _write_random(self, lambda n: R.bernoulli_scalar(g, n, p))
-
-
-def _bernoulli(self, p=None, *, generator=None):
-    from functrans.torch._creation import bernoulli
-    return bernoulli(self, p, generator=generator)
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
@@ -241,19 +224,6 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _write_random(self, lambda n: R.cauchy(g, n, median, sigma))
 
 
-def _grad_on():
-    from functrans.torch._grad_mode import MODE
-    return MODE.enabled
-
-
-def _clamp_(self, min=None, max=None):
-    return I.inplace(self, EW.clamp, min, max)
-
-
-def _masked_fill_(self, mask, value):
-    return I.inplace(self, IX.masked_fill, mask, value)
-
-
 def _apply_(self, fn):
     if self._requires_grad:
         raise RuntimeError("apply_ is only implemented on CPU tensors that do not require grad")
@@ -282,7 +252,7 @@ _METHODS = {
     "__getitem__": IX.getitem, "__setitem__": I.setitem,
     "__iadd__": _inplace_of(EW.add), "__isub__": _inplace_of(EW.sub),
     "__imul__": _inplace_of(EW.mul), "__itruediv__": _inplace_of(EW.div),
-    "__ipow__": _pow_,
+    "__ipow__": _inplace_of(EW.pow),
     # elementwise
     "add": EW.add, "sub": EW.sub, "subtract": EW.sub, "mul": EW.mul, "multiply": EW.mul,
     "div": EW.div, "divide": EW.div, "true_divide": EW.div, "floor_divide": EW.floor_divide,
@@ -349,20 +319,20 @@ _METHODS = {
     "bool": lambda self, memory_format=None: _to(self, _dtype.bool_),
     "cpu": lambda self, memory_format=None: self,
     "type_as": lambda self, other: _to(self, other.dtype),
-    "new_tensor": _new_tensor, "new": _legacy_new, "new_zeros": _new_full_factory("zeros"),
+    "new_tensor": _new_tensor, "new": new, "new_zeros": _new_full_factory("zeros"),
     "new_ones": _new_full_factory("ones"), "new_empty": _new_full_factory("empty"),
     "new_full": _new_full_factory("full"),
     # in place
     "add_": _inplace_of(EW.add), "sub_": _inplace_of(EW.sub), "mul_": _inplace_of(EW.mul),
-    "div_": _inplace_of(EW.div), "pow_": _pow_, "neg_": _inplace_of(EW.neg),
+    "div_": _inplace_of(EW.div), "pow_": _inplace_of(EW.pow), "neg_": _inplace_of(EW.neg),
     "exp_": _inplace_of(EW.exp), "log_": _inplace_of(EW.log), "sin_": _inplace_of(EW.sin),
     "cos_": _inplace_of(EW.cos), "tanh_": _inplace_of(EW.tanh), "sqrt_": _inplace_of(EW.sqrt),
     "abs_": _inplace_of(EW.abs), "relu_": _inplace_of(EW.relu),
-    "sigmoid_": _inplace_of(EW.sigmoid), "clamp_": _clamp_, "clip_": _clamp_,
+    "sigmoid_": _inplace_of(EW.sigmoid), "clamp_": _inplace_of(EW.clamp), "clip_": _inplace_of(EW.clamp),
     "clamp_min_": _inplace_of(EW.clamp_min), "clamp_max_": _inplace_of(EW.clamp_max),
     "nan_to_num_": _inplace_of(EW.nan_to_num), "addcmul_": _inplace_of(EW.addcmul),
     "addcdiv_": _inplace_of(EW.addcdiv), "addmm_": _inplace_of(LA.addmm),
-    "masked_fill_": _masked_fill_, "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
+    "masked_fill_": _inplace_of(IX.masked_fill), "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
     "scatter_": _inplace_of(SC.scatter), "scatter_add_": _inplace_of(SC.scatter_add),
     "scatter_reduce_": _inplace_of(SC.scatter_reduce),
     "index_add_": _inplace_of(SC.index_add), "index_put_": _inplace_of(SC.index_put),
@@ -371,7 +341,7 @@ _METHODS = {
     "transpose_": I.transpose_, "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
     "is_inference": is_inference,
     "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
-    "bernoulli_": _bernoulli_, "bernoulli": _bernoulli, "exponential_": _exponential_,
+    "bernoulli_": _bernoulli_, "bernoulli": C.bernoulli, "exponential_": _exponential_,
     "geometric_": _geometric_, "log_normal_": _log_normal_, "cauchy_": _cauchy_,
     "cuda": _cuda, "apply_": _apply_,
 }
