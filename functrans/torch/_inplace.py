@@ -173,60 +173,48 @@ def _any_requires_grad(args):
 
 # --- the in-place-only ops -------------------------------------------------------------------
 
-def _fill_fn(x, v):
+def _overwrite(x, v):
+    """x's values replaced by v (broadcast): the gradient flows to v, none to x."""
     return E.select(np.ones((), np.bool_), S.convert_element_type(v, x.dtype), x)
 
 
-_fill_scalar = Op("FillBackward2", _fill_fn, _fill_fn)
-_fill_tensor = Op("FillBackward3", _fill_fn, _fill_fn)
+_OVERWRITE = {name: Op(name, _overwrite, _overwrite) for name in
+              ("FillBackward2", "FillBackward3", "ZeroBackward0", "CopyBackwards")}
 
 
-@composite("ZeroBackward0")
-def _zero(x):
-    return E.select(np.ones((), np.bool_), np.zeros((), x.dtype), x)
-
-
-@composite("CopyBackwards")
-def _copy_from(x, src):
-    return E.select(np.ones((), np.bool_), S.convert_element_type(src, x.dtype), x)
+def _overwrite_(self, name, value, inputs, plain):
+    """self <- value through node `name` (`inputs`: the node's inputs after self), or, when
+    nothing records, self <- `plain` (an array)."""
+    if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor) and
+                              value._requires_grad)):
+        _check(self, MODE.enabled)
+        write(self, plain)
+        return self
+    vals = (value._value if isinstance(value, Tensor) else value,)
+    return inplace(self, lambda x, _: run(_OVERWRITE[name], (x,) + inputs, (x._value,) + vals),
+                   value)
 
 
 def fill_(self, value):
-    if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
-                              and value._requires_grad)):
-        _check(self, MODE.enabled)
-        v = value._value if isinstance(value, Tensor) else value
-        if isinstance(value, Tensor) and np.ndim(v):
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                               f"with {np.ndim(v)} dimensions.")
-        write(self, np.broadcast_to(np.asarray(v, self._value.dtype), self._value.shape))
-        return self
-
-    def fn(x, v):
-        if isinstance(v, Tensor):
-            return run(_fill_tensor, (x, v), (x._value, v._value))
-        return run(_fill_scalar, (x, v), (x._value, _operand(v, x._value.dtype)))
-    return inplace(self, fn, value)
+    if isinstance(value, Tensor) and value._value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                           f"with {value._value.ndim} dimensions.")
+    dt, tensor = self._value.dtype, isinstance(value, Tensor)
+    v = value._value if tensor else _operand(value, dt)
+    return _overwrite_(self, "FillBackward3" if tensor else "FillBackward2",
+                       value if tensor else v, (value,),
+                       np.broadcast_to(np.asarray(v, dt), self._value.shape))
 
 
 def zero_(self):
-    if not (MODE.enabled and self._requires_grad):
-        _check(self, MODE.enabled)
-        write(self, np.zeros((), self._value.dtype))
-        return self
-    return inplace(self, lambda x: run(_zero, (x,), (x._value,)))
+    zero = np.zeros((), self._value.dtype)
+    return _overwrite_(self, "ZeroBackward0", zero, (None,), zero)
 
 
 def copy_(self, src, non_blocking=False):
-    src_t = as_tensor(src)
-
-    def fn(x, s):
-        return run(_copy_from, (x, s), (x._value, s._value))
-    if not (MODE.enabled and (self._requires_grad or src_t._requires_grad)):
-        _check(self, MODE.enabled)
-        write(self, np.broadcast_to(src_t._value, self._value.shape))
-        return self
-    return inplace(self, fn, src_t)
+    src = as_tensor(src)
+    return _overwrite_(self, "CopyBackwards", src, (src,),
+                       np.broadcast_to(src._value, self._value.shape))
 
 
 def setitem(self, idx, value):
