@@ -53,27 +53,29 @@ class Node:
     def register_prehook(self, hook):
         """Call `hook(grad_outputs)` before this node runs; a tuple it returns replaces the
         gradients flowing in. Runs after the tensor hooks of this node's outputs."""
-        hooks = getattr(self, "_pre_hooks", None)
-        if hooks is None:
-            hooks = self._pre_hooks = []
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        return append_hook(self, "_pre_hooks", hook)
 
     def register_hook(self, hook):
         """Call `hook(grad_inputs, grad_outputs)` after this node runs; a tuple it returns
         replaces the gradients flowing to its inputs. On an AccumulateGrad node grad_inputs is
         empty and the hook runs after the gradient is accumulated."""
-        hooks = getattr(self, "_post_hooks", None)
-        if hooks is None:
-            hooks = self._post_hooks = []
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        return append_hook(self, "_post_hooks", hook)
 
     def _release(self):
         pass
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+def append_hook(holder, attr, item):
+    """Append `item` to the list `holder.attr` (made on first use); the handle removes it."""
+    items = getattr(holder, attr, None)
+    if items is None:
+        items = []
+        setattr(holder, attr, items)
+    items.append(item)
+    return _RemovableHandle(items, item)
 
 
 class _RemovableHandle:

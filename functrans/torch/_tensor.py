@@ -23,7 +23,7 @@ from functrans.core.trace import MainTrace, Trace, Tracer
 from functrans.torch import _dtype
 from functrans.torch._devices import CPU, device  # noqa: F401  (torch.device lives here too)
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
-from functrans.torch._graph import AccumulateGrad, _RemovableHandle
+from functrans.torch._graph import AccumulateGrad, append_hook
 from functrans.torch._printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
@@ -199,28 +199,26 @@ class Tensor(Tracer):
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        flag = bool(flag)
         if self._grad_fn is not None:
-            raise RuntimeError(_NON_LEAF_FLAG if not flag else
-                               "you can only change requires_grad flags of leaf variables.")
-        if flag and self._value.dtype.kind not in "fc":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
-        if flag:
-            _check_inference_requires_grad(self)
-        self._requires_grad = flag
+            raise RuntimeError("you can only change requires_grad flags of leaf variables."
+                               if flag else _NON_LEAF_FLAG)
+        self._set_requires_grad(flag, "floating point and complex dtype")
 
     def requires_grad_(self, requires_grad=True):
         if self._grad_fn is not None:
             if requires_grad:  # a computed tensor already requires grad: nothing to change
                 return self
             raise RuntimeError(_NON_LEAF_FLAG)
-        if requires_grad and self._value.dtype.kind not in "fc":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad:
-            _check_inference_requires_grad(self)
-        self._requires_grad = bool(requires_grad)
+        self._set_requires_grad(requires_grad, "floating point dtype")
         return self
+
+    def _set_requires_grad(self, flag, kinds):
+        if flag and self._value.dtype.kind not in "fc":
+            raise RuntimeError(f"only Tensors of {kinds} can require gradients")
+        if flag and is_inference(self) and not MODE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
+        self._requires_grad = bool(flag)
 
     @property
     def _base(self):
@@ -326,17 +324,8 @@ class Tensor(Tracer):
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:  # a leaf: kept on the tensor, run by its AccumulateGrad
-            m = self._get_meta()
-            if m.hooks is None:
-                m.hooks = []
-            m.hooks.append(hook)
-            return _RemovableHandle(m.hooks, hook)
-        node = self._grad_fn
-        if node._pre_hooks is None:
-            node._pre_hooks = []
-        entry = (self._output_nr, hook)
-        node._pre_hooks.append(entry)
-        return _RemovableHandle(node._pre_hooks, entry)
+            return append_hook(self._get_meta(), "hooks", hook)
+        return append_hook(self._grad_fn, "_pre_hooks", (self._output_nr, hook))
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call `hook(self)` after a backward pass accumulated into this leaf's `.grad`."""
@@ -345,11 +334,7 @@ class Tensor(Tracer):
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        m = self._get_meta()
-        if m.post_hooks is None:
-            m.post_hooks = []
-        m.post_hooks.append(hook)
-        return _RemovableHandle(m.post_hooks, hook)
+        return append_hook(self._get_meta(), "post_hooks", hook)
 
     def detach(self) -> "Tensor":
         """The same storage and version counter, cut from the graph."""
@@ -535,11 +520,8 @@ INFERENCE_SAVE_ERROR = (
 
 def mark_inference(t, inference=True):
     """Make `t` an inference tensor (or, with `inference=False`, a normal one)."""
-    m = t._meta
-    if inference:
-        t._get_meta().inference = True
-    elif m is not None:
-        m.inference = False
+    if inference or t._meta is not None:
+        t._get_meta().inference = inference
 
 
 def is_inference(t) -> bool:
@@ -554,26 +536,7 @@ def check_saveable(t):
         raise RuntimeError(INFERENCE_SAVE_ERROR)
 
 
-def _init(t, value, requires_grad, grad_fn, output_nr):
-    t._value = value
-    t._requires_grad = requires_grad
-    t._grad_fn = grad_fn
-    t._output_nr = output_nr
-    t._vc = None
-    t._meta = None
-    if INFERENCE_BLOCKS[0] and MODE.inference:
-        mark_inference(t)
-
-
-def _check_inference_requires_grad(t):
-    if is_inference(t) and not MODE.inference:
-        raise RuntimeError("Setting requires_grad=True on inference tensor outside "
-                           "InferenceMode is not allowed.")
-
-
-def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
-    """A Tensor around the numpy array `value` (no copy)."""
-    t = _new(Tensor)
+def _init(t, value, requires_grad, grad_fn, output_nr, vc=None):
     t._value = value
     t._requires_grad = requires_grad
     t._grad_fn = grad_fn
@@ -582,6 +545,12 @@ def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tens
     t._meta = None
     if INFERENCE_BLOCKS[0] and MODE.inference:
         mark_inference(t)
+
+
+def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
+    """A Tensor around the numpy array `value` (no copy)."""
+    t = _new(Tensor)
+    _init(t, value, requires_grad, grad_fn, output_nr, vc)
     return t
 
 
