@@ -41,65 +41,6 @@ def _finish(value, requires_grad, device=None):
     return t
 
 
-def _infer_dtype(data) -> np.dtype:
-    """PyTorch's dtype for nested Python data: the highest category present wins."""
-    cat = -1
-    found = [None]
-
-    def visit(x):
-        nonlocal cat
-        if isinstance(x, Tensor | np.ndarray | np.generic):
-            v = getattr(x, "_value", x)
-            found[0] = v.dtype if found[0] is None else _dtype.promote_types(found[0], v.dtype)
-            return
-        if isinstance(x, list | tuple):
-            for y in x:
-                visit(y)
-            return
-        if isinstance(x, bool):
-            cat = max(cat, 0)
-        elif isinstance(x, numbers.Integral):
-            cat = max(cat, 1)
-        elif isinstance(x, numbers.Real):
-            cat = max(cat, 2)
-        elif isinstance(x, numbers.Complex):
-            cat = max(cat, 3)
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-
-    visit(data)
-    scalar = {-1: None, 0: np.dtype(np.bool_), 1: np.dtype(np.int64),
-              2: _dtype.get_default_dtype().dtype,
-              3: _dtype.get_default_dtype().to_complex().dtype}[cat]
-    if found[0] is None:
-        return scalar if scalar is not None else _dtype.get_default_dtype().dtype
-    return found[0] if scalar is None else _dtype.promote_types(found[0], scalar)
-
-
-def _plain(data):
-    if isinstance(data, Tensor):
-        return data._value
-    if isinstance(data, list | tuple):
-        return [_plain(x) for x in data]
-    return data
-
-
-def tensor_value(data, dtype=None) -> np.ndarray:
-    """A fresh numpy array for `data` with PyTorch's dtype inference."""
-    if isinstance(data, Tensor):
-        v = data._value
-        return v.astype(_dtype.to_numpy(dtype)) if dtype is not None else v.copy()
-    if isinstance(data, np.ndarray):
-        dt = _dtype.to_numpy(dtype) if dtype is not None else data.dtype
-        return np.array(data, dtype=dt)
-    dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(data)
-    try:
-        return np.array(_plain(data), dtype=dt)
-    except ValueError as e:
-        raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") \
-            from None
-
-
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data`.
 
@@ -109,7 +50,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-    return _finish(tensor_value(data, dtype), requires_grad, device)
+    return _finish(_dtype.tensor_value(data, dtype), requires_grad, device)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -121,7 +62,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype ==
                                          _dtype.to_numpy(dtype)):
         return wrap(data)
-    return wrap(tensor_value(data, dtype))
+    return wrap(_dtype.tensor_value(data, dtype))
 
 
 def from_numpy(ndarray):
@@ -190,7 +131,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     """torch.full: a tensor of the given size filled with fill_value."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(fill_value)
+    dt = _dtype.to_numpy(dtype) if dtype is not None else _dtype.infer_dtype(fill_value)
     return _finish(np.full(_size((size,)) if isinstance(size, int) else _size(tuple(size)),
                            fill_value, dt), requires_grad, device)
 
