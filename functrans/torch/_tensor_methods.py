@@ -30,6 +30,11 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def _named(module, names: str) -> dict:
+    """The functions of `module` called `names` (space-separated), by name."""
+    return {name: getattr(module, name) for name in names.split()}
+
+
 def _swap(f):
     return lambda self, other: f(other, self)
 
@@ -253,61 +258,34 @@ _METHODS = {
     "__iadd__": _inplace_of(EW.add), "__isub__": _inplace_of(EW.sub),
     "__imul__": _inplace_of(EW.mul), "__itruediv__": _inplace_of(EW.div),
     "__ipow__": _inplace_of(EW.pow),
-    # elementwise
-    "add": EW.add, "sub": EW.sub, "subtract": EW.sub, "mul": EW.mul, "multiply": EW.mul,
-    "div": EW.div, "divide": EW.div, "true_divide": EW.div, "floor_divide": EW.floor_divide,
-    "remainder": EW.remainder, "fmod": EW.fmod, "pow": EW.pow, "square": EW.square,
-    "neg": EW.neg, "negative": EW.neg, "abs": EW.abs, "absolute": EW.abs,
-    "sin": EW.sin, "cos": EW.cos, "tan": EW.tan, "exp": EW.exp, "log": EW.log, "tanh": EW.tanh,
-    "sqrt": EW.sqrt, "sigmoid": EW.sigmoid, "relu": EW.relu, "reciprocal": EW.reciprocal,
-    "asin": EW.asin, "acos": EW.acos, "atan": EW.atan, "sinh": EW.sinh, "cosh": EW.cosh,
-    "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
-    "asinh": EW.asinh, "acosh": EW.acosh, "atanh": EW.atanh, "exp2": EW.exp2, "expm1": EW.expm1,
-    "log2": EW.log2, "log10": EW.log10, "log1p": EW.log1p, "rsqrt": EW.rsqrt, "erf": EW.erf,
-    "floor": EW.floor, "ceil": EW.ceil, "round": EW.round, "trunc": EW.trunc, "sign": EW.sign,
-    "atan2": EW.atan2, "arctan2": EW.atan2, "maximum": EW.maximum, "minimum": EW.minimum,
-    "clamp": EW.clamp, "clip": EW.clamp, "lerp": EW.lerp,
-    "clamp_min": EW.clamp_min, "clamp_max": EW.clamp_max, "nan_to_num": EW.nan_to_num,
-    "addcmul": EW.addcmul, "addcdiv": EW.addcdiv,
-    "eq": EW.eq, "ne": EW.ne, "lt": EW.lt, "le": EW.le, "gt": EW.gt, "ge": EW.ge,
-    "greater": EW.gt, "less": EW.lt, "equal": EW.equal, "allclose": EW.allclose,
-    "isclose": EW.isclose, "isnan": EW.isnan, "isinf": EW.isinf, "isfinite": EW.isfinite, "signbit": EW.signbit,
-    "logical_not": EW.logical_not, "logical_and": EW.logical_and, "logical_or": EW.logical_or,
-    "softmax": AC.softmax, "log_softmax": AC.log_softmax,
+    # the torch functions of the same name
+    **_named(EW, "add sub mul div floor_divide remainder fmod pow square neg abs sin cos tan exp "
+             "log tanh sqrt sigmoid relu reciprocal asin acos atan sinh cosh asinh acosh atanh "
+             "exp2 expm1 log2 log10 log1p rsqrt erf floor ceil round trunc sign atan2 maximum "
+             "minimum clamp lerp clamp_min clamp_max nan_to_num addcmul addcdiv eq ne lt le gt "
+             "ge equal allclose isclose isnan isinf isfinite signbit logical_not logical_and "
+             "logical_or"),
+    **_named(AC, "softmax log_softmax"),
+    **_named(RD, "prod max min amax amin argmax argmin std var var_mean std_mean norm logsumexp "
+             "cumsum cumprod all any count_nonzero"),
+    **_named(LA, "matmul mm mv dot bmm outer inner addmm"),
+    **_named(S, "reshape view flatten unflatten squeeze unsqueeze permute transpose t movedim "
+             "expand expand_as broadcast_to repeat tile diag split chunk split_with_sizes "
+             "unsafe_split unsafe_split_with_sizes unsafe_chunk unbind narrow flip roll tril "
+             "triu diagonal trace contiguous"),
+    **_named(IX, "repeat_interleave select gather index_select masked_fill masked_select take "
+             "median nanmedian isin as_strided sort argsort topk nonzero"),
+    **_named(SC, "scatter scatter_add scatter_reduce index_add index_put index_fill"),
+    # PyTorch's aliases and what differs from the function
+    "subtract": EW.sub, "multiply": EW.mul, "divide": EW.div, "true_divide": EW.div,
+    "negative": EW.neg, "absolute": EW.abs, "arcsin": EW.asin, "arccos": EW.acos,
+    "arctan": EW.atan, "arctan2": EW.atan2, "clip": EW.clamp, "greater": EW.gt, "less": EW.lt,
     "where": lambda self, condition, other: EW.where(condition, self, other),
-    # reductions
-    "sum": _sum, "mean": _mean, "prod": RD.prod, "max": RD.max, "min": RD.min,
-    "amax": RD.amax, "amin": RD.amin, "argmax": RD.argmax, "argmin": RD.argmin,
-    "std": RD.std, "var": RD.var, "var_mean": RD.var_mean, "std_mean": RD.std_mean,
-    "norm": RD.norm, "logsumexp": RD.logsumexp,
-    "cumsum": RD.cumsum, "cumprod": RD.cumprod, "all": RD.all, "any": RD.any,
-    "count_nonzero": RD.count_nonzero,
-    # products
-    "matmul": LA.matmul, "mm": LA.mm, "mv": LA.mv, "dot": LA.dot, "bmm": LA.bmm,
-    "outer": LA.outer, "inner": LA.inner, "addmm": LA.addmm,
-    # shape
-    "reshape": S.reshape, "view": S.view, "ravel": S.flatten,
+    "sum": _sum, "mean": _mean, "ravel": S.flatten, "swapaxes": S.transpose,
+    "swapdims": S.transpose, "moveaxis": S.movedim,
     "view_as": lambda self, other: S.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
-    "flatten": S.flatten, "unflatten": S.unflatten,
-    "squeeze": S.squeeze, "unsqueeze": S.unsqueeze, "permute": S.permute,
-    "transpose": S.transpose, "swapaxes": S.transpose, "swapdims": S.transpose,
-    "t": S.t, "T": property(S.numpy_T), "mT": property(S.mT), "movedim": S.movedim,
-    "moveaxis": S.movedim, "expand": S.expand, "expand_as": S.expand_as,
-    "broadcast_to": S.broadcast_to, "repeat": S.repeat, "tile": S.tile,
-    "repeat_interleave": IX.repeat_interleave, "diag": S.diag, "split": S.split, "chunk": S.chunk,
-    "split_with_sizes": S.split_with_sizes, "unsafe_split": S.unsafe_split,
-    "unsafe_split_with_sizes": S.unsafe_split_with_sizes, "unsafe_chunk": S.unsafe_chunk,
-    "unbind": S.unbind, "narrow": S.narrow, "select": IX.select, "flip": S.flip,
-    "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
-    "trace": S.trace, "gather": IX.gather, "index_select": IX.index_select,
-    "masked_fill": IX.masked_fill, "masked_select": IX.masked_select, "take": IX.take,
-    "median": IX.median, "nanmedian": IX.nanmedian, "isin": IX.isin,
-    "as_strided": IX.as_strided, "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
-    "nonzero": IX.nonzero, "contiguous": S.contiguous,
-    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "scatter_reduce": SC.scatter_reduce,
-    "index_add": SC.index_add,
-    "index_put": SC.index_put, "index_fill": SC.index_fill,
+    "T": property(S.numpy_T), "mT": property(S.mT),
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,
@@ -323,21 +301,14 @@ _METHODS = {
     "new_ones": _new_full_factory("ones"), "new_empty": _new_full_factory("empty"),
     "new_full": _new_full_factory("full"),
     # in place
-    "add_": _inplace_of(EW.add), "sub_": _inplace_of(EW.sub), "mul_": _inplace_of(EW.mul),
-    "div_": _inplace_of(EW.div), "pow_": _inplace_of(EW.pow), "neg_": _inplace_of(EW.neg),
-    "exp_": _inplace_of(EW.exp), "log_": _inplace_of(EW.log), "sin_": _inplace_of(EW.sin),
-    "cos_": _inplace_of(EW.cos), "tanh_": _inplace_of(EW.tanh), "sqrt_": _inplace_of(EW.sqrt),
-    "abs_": _inplace_of(EW.abs), "relu_": _inplace_of(EW.relu),
-    "sigmoid_": _inplace_of(EW.sigmoid), "clamp_": _inplace_of(EW.clamp), "clip_": _inplace_of(EW.clamp),
-    "clamp_min_": _inplace_of(EW.clamp_min), "clamp_max_": _inplace_of(EW.clamp_max),
-    "nan_to_num_": _inplace_of(EW.nan_to_num), "addcmul_": _inplace_of(EW.addcmul),
-    "addcdiv_": _inplace_of(EW.addcdiv), "addmm_": _inplace_of(LA.addmm),
-    "masked_fill_": _inplace_of(IX.masked_fill), "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
-    "scatter_": _inplace_of(SC.scatter), "scatter_add_": _inplace_of(SC.scatter_add),
-    "scatter_reduce_": _inplace_of(SC.scatter_reduce),
-    "index_add_": _inplace_of(SC.index_add), "index_put_": _inplace_of(SC.index_put),
-    "index_fill_": _inplace_of(SC.index_fill),
-    "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,
+    **{name + "_": _inplace_of(fn) for name, fn in _named(
+        EW, "add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clamp_min "
+        "clamp_max nan_to_num addcmul addcdiv").items()},
+    **{name + "_": _inplace_of(fn) for name, fn in _named(
+        SC, "scatter scatter_add scatter_reduce index_add index_put index_fill").items()},
+    "clip_": _inplace_of(EW.clamp), "addmm_": _inplace_of(LA.addmm),
+    "masked_fill_": _inplace_of(IX.masked_fill), "fill_": I.fill_, "zero_": I.zero_,
+    "copy_": I.copy_, "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,
     "transpose_": I.transpose_, "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
     "is_inference": is_inference,
     "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
