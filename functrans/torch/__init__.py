@@ -26,270 +26,49 @@ from __future__ import annotations
 import math
 
 from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators first)
-from functrans.torch import (
-    _dtype,
-    _tensor_methods,  # noqa: F401  (installs Tensor's methods)
-    autograd,  # noqa: F401,E402
-    nn,  # noqa: F401,E402
-    optim,  # noqa: F401,E402
-    utils,  # noqa: F401,E402
-)
-from functrans.torch._activations import (  # noqa: F401
-    celu,
-    log_softmax,
-    selu,
-    softmax,
-)
+# _tensor_methods installs Tensor's methods
+from functrans.torch import _dtype, _tensor_methods, autograd, nn, optim, utils  # noqa: F401
+from functrans.torch._activations import celu, log_softmax, selu, softmax  # noqa: F401
 from functrans.torch._creation import (  # noqa
-    Generator,
-    arange,
-    bernoulli,
-    get_rng_state,
-    randint_like,
-    set_rng_state,
-    as_tensor,
-    default_generator,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    initial_seed,
-    linspace,
-    logspace,
-    manual_seed,
-    normal,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-    seed,
-    tensor,
-    zeros,
-    zeros_like,
-)
+    Generator, arange, bernoulli, get_rng_state, randint_like, set_rng_state, as_tensor,
+    default_generator, empty, empty_like, eye, from_numpy, full, full_like, initial_seed, linspace,
+    logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+    randperm, seed, tensor, zeros, zeros_like)
 from functrans.torch._differences import diff, trapezoid, trapz  # noqa: F401
 from functrans.torch._dtype import bool_ as bool  # noqa
 from functrans.torch._dtype import (  # noqa: F401
-    complex64,
-    complex128,
-    dtype,
-    float16,
-    float32,
-    float64,
-    get_default_dtype,
-    int8,
-    int16,
-    int32,
-    int64,
-    set_default_dtype,
-    uint8,
-)
+    complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
+    int64, set_default_dtype, uint8)
 from functrans.torch._elementwise import (  # noqa: F401
-    abs,
-    absolute,
-    acos,
-    acosh,
-    add,
-    addcdiv,
-    addcmul,
-    allclose,
-    arctan2,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    ceil,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clip,
-    cos,
-    cosh,
-    div,
-    divide,
-    eq,
-    equal,
-    erf,
-    exp,
-    exp2,
-    expm1,
-    floor,
-    floor_divide,
-    fmod,
-    ge,
-    greater,
-    greater_equal,
-    gt,
-    isclose,
-    isfinite,
-    isinf,
-    isnan,
-    le,
-    lerp,
-    less,
-    less_equal,
-    log,
-    log1p,
-    log2,
-    log10,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    lt,
-    maximum,
-    minimum,
-    mul,
-    multiply,
-    nan_to_num,
-    ne,
-    neg,
-    negative,
-    not_equal,
-    pow,
-    reciprocal,
-    relu,
-    remainder,
-    round,
-    rsqrt,
-    rsub,
-    sigmoid,
-    sign,
-    signbit,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    sub,
-    subtract,
-    tan,
-    tanh,
-    true_divide,
-    trunc,
-    where,
-)
+    abs, absolute, acos, acosh, add, addcdiv, addcmul, allclose, arctan2, asin, asinh, atan, atan2,
+    atanh, ceil, clamp, clamp_max, clamp_min, clip, cos, cosh, div, divide, eq, equal, erf, exp,
+    exp2, expm1, floor, floor_divide, fmod, ge, greater, greater_equal, gt, isclose, isfinite,
+    isinf, isnan, le, lerp, less, less_equal, log, log1p, log2, log10, logical_and, logical_not,
+    logical_or, logical_xor, lt, maximum, minimum, mul, multiply, nan_to_num, ne, neg, negative,
+    not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub, sigmoid, sign, signbit, sin,
+    sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where)
 from functrans.torch._grad_mode import (  # noqa
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled)
 from functrans.torch._indexing import (  # noqa: F401
-    argsort,
-    as_strided,
-    gather,
-    index_select,
-    isin,
-    masked_fill,
-    masked_select,
-    median,
-    nanmedian,
-    nonzero,
-    repeat_interleave,
-    select,
-    sort,
-    take,
-    take_along_dim,
-    topk,
-)
+    argsort, as_strided, gather, index_select, isin, masked_fill, masked_select, median, nanmedian,
+    nonzero, repeat_interleave, select, sort, take, take_along_dim, topk)
 from functrans.torch._linalg import (  # noqa: F401
-    addmm,
-    bmm,
-    cdist,
-    dot,
-    einsum,
-    ger,
-    inner,
-    matmul,
-    mm,
-    mv,
-    outer,
-)
-from functrans.torch._ops import (  # noqa: F401
-    clone,
-)
+    addmm, bmm, cdist, dot, einsum, ger, inner, matmul, mm, mv, outer)
+from functrans.torch._ops import clone  # noqa: F401
 from functrans.torch._printing import get_printoptions, set_printoptions  # noqa: F401
 from functrans.torch._reductions import (  # noqa: F401
-    all,
-    amax,
-    amin,
-    any,
-    argmax,
-    argmin,
-    count_nonzero,
-    cumprod,
-    cumsum,
-    logsumexp,
-    max,
-    mean,
-    min,
-    norm,
-    prod,
-    std,
-    std_mean,
-    sum,
-    var,
-    var_mean,
-)
+    all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, logsumexp, max, mean,
+    min, norm, prod, std, std_mean, sum, var, var_mean)
 from functrans.torch._scatter import (  # noqa: F401
-    index_add,
-    index_fill,
-    index_put,
-    scatter,
-    scatter_add,
-    scatter_reduce,
-)
+    index_add, index_fill, index_put, scatter, scatter_add, scatter_reduce)
 from functrans.torch._shape import (  # noqa: F401
-    broadcast_tensors,
-    broadcast_to,
-    cat,
-    chunk,
-    concat,
-    concatenate,
-    diag,
-    diagonal,
-    flatten,
-    flip,
-    hstack,
-    meshgrid,
-    moveaxis,
-    movedim,
-    narrow,
-    permute,
-    repeat,
-    reshape,
-    roll,
-    split,
-    split_with_sizes,
-    squeeze,
-    stack,
-    swapaxes,
-    swapdims,
-    t,
-    tile,
-    trace,
-    transpose,
-    tril,
-    triu,
-    unbind,
-    unflatten,
-    unsafe_chunk,
-    unsafe_split,
-    unsafe_split_with_sizes,
-    unsqueeze,
-    vstack,
-)
+    broadcast_tensors, broadcast_to, cat, chunk, concat, concatenate, diag, diagonal, flatten,
+    flip, hstack, meshgrid, moveaxis, movedim, narrow, permute, repeat, reshape, roll, split,
+    split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace,
+    transpose, tril, triu, unbind, unflatten, unsafe_chunk, unsafe_split, unsafe_split_with_sizes,
+    unsqueeze, vstack)
 from functrans.torch import _elementwise as _ew
-from functrans.torch._grad_mode import is_inference_mode_enabled  # noqa: F401
 from functrans.torch._out import supports_out as _supports_out
 from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES
 from functrans.torch._tensor import Size, Tensor, device  # noqa: F401
@@ -302,24 +81,14 @@ for _n in [_k for _k, _v in list(globals().items())
            and _k not in ("allclose", "equal")]:
     globals()[_n] = _supports_out(globals()[_n], _n)
 
-float = float32
-double = float64
-half = float16
-long = int64
-int = int32
-short = int16
-cfloat = complex64
-cdouble = complex128
+float, double, half, long, int, short = float32, float64, float16, int64, int32, int16
+cfloat, cdouble = complex64, complex128
 strided = "torch.strided"
 contiguous_format = preserve_format = "torch.contiguous_format"
 
 __version__ = "2.13.0+functrans"
 
-pi = math.pi
-e = math.e
-inf = math.inf
-nan = math.nan
-newaxis = None
+pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
 
 def is_tensor(obj) -> bool:
@@ -369,12 +138,7 @@ def can_cast(from_, to) -> bool:
 
 from functrans.torch import random  # noqa: E402,F401
 from functrans.torch._devices import (  # noqa: E402,F401
-    accelerator,
-    backends,
-    cuda,
-    get_default_device,
-    set_default_device,
-)
+    accelerator, backends, cuda, get_default_device, set_default_device)
 
 
 # every public name above, the subpackages autograd and nn included: what

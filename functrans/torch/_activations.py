@@ -3,14 +3,11 @@ are in _elementwise), each one node as in PyTorch."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+import functrans.nn as ft_nn
 from functrans.primitives import elementwise as E
-from functrans.primitives import reductions as R
-from functrans.primitives import shape_ops as S
-from functrans.torch._ops import _float_value, as_tensor, unary_float
+from functrans.torch._ops import _float_value, as_tensor, named, unary_float
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import _dim
 
@@ -30,25 +27,13 @@ def _floats(input, kernel):
     return x
 
 
-# --- activation functions --------------------------------------------------------------------
-
-@composite("SoftmaxBackward0")
-def _softmax(x, *, dim):
-    z = E.sub(x, S.broadcast_in_dim(R.reduce_max(x, (dim,)), x.shape, _kept(x.ndim, dim)))
-    e = E.exp(z)
-    s = R.reduce_sum(e, (dim,))
-    return E.div(e, S.broadcast_in_dim(s, x.shape, _kept(x.ndim, dim)))
+_softmax = composite("SoftmaxBackward0")(lambda x, *, dim: ft_nn.softmax(x, axis=dim))
+_log_softmax = composite("LogSoftmaxBackward0")(lambda x, *, dim: ft_nn.log_softmax(x, axis=dim))
 
 
-@composite("LogSoftmaxBackward0")
-def _log_softmax(x, *, dim):
-    z = E.sub(x, S.broadcast_in_dim(R.reduce_max(x, (dim,)), x.shape, _kept(x.ndim, dim)))
-    lse = E.log(R.reduce_sum(E.exp(z), (dim,)))
-    return E.sub(z, S.broadcast_in_dim(lse, x.shape, _kept(x.ndim, dim)))
-
-
-def _kept(ndim, dim):
-    return tuple(i for i in range(ndim) if i != dim)
+def _axis(dim, x):
+    d = _dim(dim, x._value.ndim)  # checks the range; a 0-d tensor takes dim 0 or -1
+    return d if x._value.ndim else ()
 
 
 def _require_dim(name, dim):
@@ -60,25 +45,14 @@ def softmax(input, dim=None, dtype=None):
     """torch.softmax: exp(input) normalised to sum to one along dim."""
     _require_dim("softmax", dim)
     x = as_tensor(input, dtype)
-    if x._value.ndim == 0:
-        return unary_float(_softmax_scalar, x)
-    d = _dim(dim, x._value.ndim)
-    return run(_softmax, (x,), (_float_value(x),), {"dim": d})
+    return run(_softmax, (x,), (_float_value(x),), {"dim": _axis(dim, x)})
 
 
 def log_softmax(input, dim=None, dtype=None):
     """torch.log_softmax: log(softmax(input, dim)), computed stably."""
     _require_dim("log_softmax", dim)
     x = as_tensor(input, dtype)
-    d = _dim(dim, x._value.ndim)
-    return run(_log_softmax, (x,), (_float_value(x),), {"dim": d})
-
-
-@composite("SoftmaxBackward0")
-def _softmax_scalar(x):
-    return E.exp(E.sub(x, x))
-
-
+    return run(_log_softmax, (x,), (_float_value(x),), {"dim": _axis(dim, x)})
 
 
 @composite("SoftplusBackward0")
@@ -98,28 +72,11 @@ def softplus(input, beta=1.0, threshold=20.0):
                                                       "threshold": float(threshold)})
 
 
-@composite("SiluBackward0")
-def _silu(x):
-    return E.mul(x, E.logistic(x))
+_silu = composite("SiluBackward0")(ft_nn.silu)
 
 
-def silu(input, inplace=False):
-    """torch.nn.functional.silu: x * sigmoid(x)."""
-    return unary_float(_silu, _floats(input, "silu_cpu"))
-
-
-@composite("GeluBackward0")
-def _gelu(x):
-    half = np.asarray(0.5, x.dtype)
-    return E.mul(E.mul(half, x),
-                 E.add(np.ones((), x.dtype), E.erf(E.mul(x, np.asarray(0.5 ** 0.5, x.dtype)))))
-
-
-@composite("GeluBackward0")
-def _gelu_tanh(x):
-    c = np.asarray(math.sqrt(2 / math.pi), x.dtype)
-    inner = E.mul(c, E.add(x, E.mul(np.asarray(0.044715, x.dtype), E.integer_pow(x, 3))))
-    return E.mul(E.mul(np.asarray(0.5, x.dtype), x), E.add(np.ones((), x.dtype), E.tanh(inner)))
+_gelu = composite("GeluBackward0")(lambda x: ft_nn.gelu(x, approximate=False))
+_gelu_tanh = composite("GeluBackward0")(lambda x: ft_nn.gelu(x, approximate=True))
 
 
 def gelu(input, approximate="none"):
@@ -168,20 +125,10 @@ def _mish(x):
     return E.mul(x, E.tanh(_softplus.traced(x, beta=1.0, threshold=20.0)))
 
 
-def mish(input, inplace=False):
-    """torch.nn.functional.mish: x * tanh(softplus(x))."""
-    return unary_float(_mish, _floats(input, "mish_cpu"))
-
-
 @composite("LogSigmoidBackward0")
 def _logsigmoid(x):
     # log(sigmoid(x)) = -softplus(-x)
     return E.neg(_softplus.traced(E.neg(x), beta=1.0, threshold=20.0))
-
-
-def logsigmoid(input):
-    """torch.nn.functional.logsigmoid: log(sigmoid(x)), computed stably."""
-    return unary_float(_logsigmoid, _floats(input, "log_sigmoid_cpu"))
 
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -191,11 +138,6 @@ SELU_SCALE = 1.0507009873554804934193349852946
 @composite("EluBackward0")
 def _selu(x):
     return _elu_family(x, SELU_ALPHA, SELU_SCALE, 1.0)
-
-
-def selu(input, inplace=False):
-    """torch.selu: scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), PyTorch's constants."""
-    return unary_float(_selu, _floats(input, "elu_cpu"))
 
 
 @composite("CeluBackward0")
@@ -239,11 +181,6 @@ def _hardswish(x):
     return E.select(E.le(x, _c(-3, x)), _c(0, x), E.select(E.lt(x, _c(3, x)), inner, x))
 
 
-def hardswish(input, inplace=False):
-    """torch.nn.functional.hardswish: x * relu6(x + 3) / 6."""
-    return unary_float(_hardswish, _floats(input, "hardswish_cpu"))
-
-
 @composite("HardsigmoidBackward0")
 def _hardsigmoid(x):
     # x / 6 + 1/2 strictly between -3 and 3; a NaN stays NaN with no gradient (x * 0)
@@ -251,11 +188,6 @@ def _hardsigmoid(x):
     outside = E.select(E.le(x, _c(-3, x)), _c(0, x),
                        E.select(E.ge(x, _c(3, x)), _c(1, x), E.mul(x, _c(0, x))))
     return E.select(E.and_(E.gt(x, _c(-3, x)), E.lt(x, _c(3, x))), inner, outside)
-
-
-def hardsigmoid(input, inplace=False):
-    """torch.nn.functional.hardsigmoid: relu6(x + 3) / 6."""
-    return unary_float(_hardsigmoid, _floats(input, "hardsigmoid_cpu"))
 
 
 def softsign(input):
@@ -268,3 +200,20 @@ def tanhshrink(input):
     """torch.nn.functional.tanhshrink: x - tanh(x)."""
     x = as_tensor(input)
     return x - x.tanh()
+
+
+def _unary_activation(name, op, kernel, what):
+    def fn(input, inplace=False):
+        return unary_float(op, _floats(input, kernel))
+    return named(fn, name, f"torch.nn.functional.{name}: {what}.")
+
+
+silu = _unary_activation("silu", _silu, "silu_cpu", "x * sigmoid(x)")
+mish = _unary_activation("mish", _mish, "mish_cpu", "x * tanh(softplus(x))")
+logsigmoid = _unary_activation("logsigmoid", _logsigmoid, "log_sigmoid_cpu",
+                               "log(sigmoid(x)), computed stably")
+selu = _unary_activation("selu", _selu, "elu_cpu", "scale * (max(0, x) + min(0, alpha * "
+                         "(exp(x) - 1))), PyTorch's constants")
+hardswish = _unary_activation("hardswish", _hardswish, "hardswish_cpu", "x * relu6(x + 3) / 6")
+hardsigmoid = _unary_activation("hardsigmoid", _hardsigmoid, "hardsigmoid_cpu",
+                                "relu6(x + 3) / 6")

@@ -7,68 +7,31 @@ import builtins
 
 import numpy as np
 
+import functrans.numpy as fnp
+
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
-from functrans.torch._ops import (
-    _default_float,
-    _operand,
-    _prim,
-    as_tensor,
-    binary,
-    fast_unary_float,
-    nary,
-    unary,
-    unary_float,
-)
+from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
+                                 fast_unary_float, named, nary, unary, unary_float)
 from functrans.torch._record import Op, composite, loud, quiet, run
 from functrans.torch._tensor import Tensor, wrap
 
-# --- elementwise -----------------------------------------------------------------------------
-
-SIN, COS, TAN = _prim("sin"), _prim("cos"), _prim("tan", "TanBackward0")
-EXP, LOG, TANH, SQRT = _prim("exp"), _prim("log"), _prim("tanh"), _prim("sqrt")
-SIGMOID = _prim("logistic", "SigmoidBackward0")
-NEG = _prim("neg")
-ADD, SUB, MUL, DIV = _prim("add"), _prim("sub"), _prim("mul"), _prim("div")
+# the float functions, one primitive row each (its torch_name names the node): integer and
+# bool tensors go to the default float dtype
+_FLOAT_UNARY = ("sin", "cos", "tan", "exp", "log", "tanh", "sqrt", "sigmoid", "asin", "acos",
+                "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2", "expm1", "log2",
+                "log10", "log1p", "rsqrt", "erf", "floor", "ceil", "trunc")
+UNARY_OPS = {name: _prim("logistic" if name == "sigmoid" else name) for name in _FLOAT_UNARY}
+UNARY_OPS["round"] = _prim("round")
+for _name in _FLOAT_UNARY:
+    globals()[_name] = fast_unary_float(UNARY_OPS[_name], _name)
+NEG, ADD, SUB, MUL, DIV = (_prim(n) for n in ("neg", "add", "sub", "mul", "div"))
 RSUB = _prim("sub", "RsubBackward1")
-_UNARY_NAMES = {
-    "asin": "AsinBackward0", "acos": "AcosBackward0", "atan": "AtanBackward0",
-    "sinh": "SinhBackward0", "cosh": "CoshBackward0", "asinh": "AsinhBackward0",
-    "acosh": "AcoshBackward0", "atanh": "AtanhBackward0", "exp2": "Exp2Backward0",
-    "expm1": "Expm1Backward0", "log2": "Log2Backward0", "log10": "Log10Backward0",
-    "log1p": "Log1PBackward0", "rsqrt": "RsqrtBackward0", "erf": "ErfBackward0",
-    "floor": "FloorBackward0", "ceil": "CeilBackward0", "round": "RoundBackward0",
-    "trunc": "TruncBackward0", "sign": "SignBackward0",
-}
-UNARY_OPS = {name: _prim(name, tn) for name, tn in _UNARY_NAMES.items() if name in REGISTRY}
-
-
-sin = fast_unary_float(SIN, "sin")
-
-
-cos = fast_unary_float(COS, "cos")
-
-
-tan = fast_unary_float(TAN, "tan")
-
-
-exp = fast_unary_float(EXP, "exp")
-
-
-log = fast_unary_float(LOG, "log")
-
-
-tanh = fast_unary_float(TANH, "tanh")
-
-
-sqrt = fast_unary_float(SQRT, "sqrt")
-
-
-sigmoid = fast_unary_float(SIGMOID, "sigmoid")
+_sign_of_any = fast_unary_float(_prim("sign"), "sign")
 
 
 def neg(x):
@@ -77,21 +40,6 @@ def neg(x):
 
 
 negative = neg
-
-
-def _make_unary(name):
-    return fast_unary_float(UNARY_OPS[name], name)
-
-
-for _name in UNARY_OPS:
-    globals()[_name] = _make_unary(_name)
-asin, acos, atan = globals()["asin"], globals()["acos"], globals()["atan"]
-sinh, cosh, asinh = globals()["sinh"], globals()["cosh"], globals()["asinh"]
-acosh, atanh, exp2 = globals()["acosh"], globals()["atanh"], globals()["exp2"]
-expm1, log2, log10 = globals()["expm1"], globals()["log2"], globals()["log10"]
-log1p, rsqrt, erf = globals()["log1p"], globals()["rsqrt"], globals()["erf"]
-floor, ceil, trunc = globals()["floor"], globals()["ceil"], globals()["trunc"]
-_sign_of_any = globals()["sign"]
 
 
 def _sign_value(x):
@@ -139,9 +87,7 @@ def relu(x):
     return unary(RELU, as_tensor(x))
 
 
-@composite("ReciprocalBackward0")
-def _reciprocal(x):
-    return E.div(np.ones((), x.dtype), x)
+_reciprocal = composite("ReciprocalBackward0")(fnp.reciprocal)
 
 
 def reciprocal(x):
@@ -178,21 +124,16 @@ def square(x):
     return pow(x, 2)
 
 
-def add(input, other, *, alpha=1):
-    """torch.add: input + alpha * other, with PyTorch's type promotion."""
-    if alpha != 1:
-        other = mul(other, alpha)
-    return binary(ADD, input, other)
+def _scaled_binary(name, op, what):
+    fast = fast_binary(op)
+
+    def fn(input, other, *, alpha=1):
+        return fast(input, other if alpha == 1 else mul(other, alpha))
+    return named(fn, name, f"torch.{name}: {what}, with PyTorch's type promotion.")
 
 
-def sub(input, other, *, alpha=1):
-    """torch.sub (also subtract): input - alpha * other."""
-    if alpha != 1:
-        other = mul(other, alpha)
-    return binary(SUB, input, other)
-
-
-subtract = sub
+add = _scaled_binary("add", ADD, "input + alpha * other")
+sub = subtract = _scaled_binary("sub", SUB, "input - alpha * other")
 
 
 def rsub(input, other, *, alpha=1):
@@ -202,17 +143,16 @@ def rsub(input, other, *, alpha=1):
     return nary(RSUB, (other, input), scalar_overload=True)
 
 
-def mul(input, other):
-    """torch.mul (also multiply): input * other, with PyTorch's type promotion."""
-    return binary(MUL, input, other)
-
-
-multiply = mul
+mul = multiply = named(fast_binary(MUL), "mul", "torch.mul (also multiply): input * other, "
+                       "with PyTorch's type promotion.")
 
 
 def _true_div_dtype(a, b):
     dt = _dtype.result_type(a, b)
     return dt if dt.kind in "fc" else _default_float()
+
+
+_fast_div = fast_binary(DIV)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -221,7 +161,7 @@ def div(input, other, *, rounding_mode=None):
         if type(input) is Tensor and type(other) in (float, Tensor) and \
                 input._value.dtype.kind == "f" and \
                 (type(other) is float or other._value.dtype == input._value.dtype):
-            return binary(DIV, input, other)
+            return _fast_div(input, other)
         return nary(DIV, (input, other), _true_div_dtype(input, other))
     if rounding_mode == "trunc":
         return trunc(div(input, other)) if _dtype.result_type(input, other).kind in "fc" \
@@ -240,14 +180,6 @@ def rdiv(x, other):
     return mul(reciprocal(x), other)
 
 
-FLOOR_DIVIDE = _prim("floor_divide", "FloorDivideBackward0")
-
-
-def floor_divide(input, other):
-    """torch.floor_divide: input / other rounded down, elementwise."""
-    return nary(FLOOR_DIVIDE, (input, other))
-
-
 @composite("RemainderBackward0")
 def _remainder(x, y):
     # Python's x % y (the sign of y): x - floor(x / y) * y
@@ -256,17 +188,17 @@ def _remainder(x, y):
     return E.sub(x, E.mul(E.floor(E.div(x, y)), y))
 
 
-def remainder(input, other):
-    """torch.remainder: the remainder of input / other with the sign of other (Python's %)."""
-    return nary(_remainder, (input, other))
+def _promoting(name, op, what):
+    return named(lambda input, other: nary(op, (input, other)), name,
+                 f"torch.{name}: {what}, elementwise, with PyTorch's type promotion.")
 
 
-FMOD = _prim("fmod", "FmodBackward0")
-
-
-def fmod(input, other):
-    """torch.fmod: the remainder of input / other with the sign of input (C's fmod)."""
-    return nary(FMOD, (input, other))
+floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
+                          "input / other rounded down")
+remainder = _promoting("remainder", _remainder, "the remainder of input / other with the sign "
+                       "of other (Python's %)")
+fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
+                  "with the sign of input (C's fmod)")
 
 
 MAXIMUM, MINIMUM = _prim("max", "MaximumBackward0"), _prim("min", "MinimumBackward0")
@@ -306,10 +238,8 @@ def _compare(prim_name):
             return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
         finally:
             loud(token)
-    fn.__name__ = fn.__qualname__ = prim_name
-    fn.__doc__ = (f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} other, elementwise "
-                  "after PyTorch's type promotion, as a bool tensor (no gradient).")
-    return fn
+    return named(fn, prim_name, f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} "
+                 "other, elementwise after PyTorch's type promotion, as a bool tensor.")
 
 
 eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
@@ -334,44 +264,17 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
                            atol=atol, equal_nan=equal_nan))
 
 
-def logical_not(x):
-    """torch.logical_not: not x, elementwise, as a bool tensor."""
-    return wrap(np.logical_not(as_tensor(x)._value))
+def _bool_function(name, np_fn, what):
+    return named(lambda *args: wrap(np_fn(*[as_tensor(a)._value for a in args])), name,
+                 f"torch.{name}: {what}, elementwise, as a bool tensor (no gradient).")
 
 
-def logical_and(a, b):
-    """torch.logical_and: a and b, elementwise, as a bool tensor."""
-    return wrap(np.logical_and(as_tensor(a)._value, as_tensor(b)._value))
-
-
-def logical_or(a, b):
-    """torch.logical_or: a or b, elementwise, as a bool tensor."""
-    return wrap(np.logical_or(as_tensor(a)._value, as_tensor(b)._value))
-
-
-def logical_xor(a, b):
-    """torch.logical_xor: a xor b, elementwise, as a bool tensor."""
-    return wrap(np.logical_xor(as_tensor(a)._value, as_tensor(b)._value))
-
-
-def isnan(x):
-    """torch.isnan: whether each element is NaN, as a bool tensor."""
-    return wrap(np.isnan(as_tensor(x)._value))
-
-
-def isinf(x):
-    """torch.isinf: whether each element is +inf or -inf, as a bool tensor."""
-    return wrap(np.isinf(as_tensor(x)._value))
-
-
-def signbit(x):
-    """torch.signbit: whether each element's sign bit is set (-0.0 included), as a bool tensor."""
-    return wrap(np.signbit(as_tensor(x)._value))
-
-
-def isfinite(x):
-    """torch.isfinite: whether each element is finite, as a bool tensor."""
-    return wrap(np.isfinite(as_tensor(x)._value))
+for _name, _what in (("logical_not", "not x"), ("logical_and", "a and b"),
+                     ("logical_or", "a or b"), ("logical_xor", "a xor b"),
+                     ("isnan", "whether x is NaN"), ("isinf", "whether x is +inf or -inf"),
+                     ("isfinite", "whether x is finite"),
+                     ("signbit", "whether x's sign bit is set (-0.0 included)")):
+    globals()[_name] = _bool_function(_name, getattr(np, _name), _what)
 
 
 WHERE = _prim("select", "WhereBackward0")
@@ -491,28 +394,15 @@ def clamp_max(input, max):
     return run(_CLAMP_MAX, (x, None), (x._value, x._value.dtype.type(max)))
 
 
-@composite("NanToNumBackward0")
-def _nan_to_num(x, nan, posinf, neginf):
-    # the gradient reaches finite entries only; replaced ones are constants
-    fill = E.select(E.ne(x, x), nan, E.select(E.gt(x, np.zeros((), x.dtype)), posinf, neginf))
-    return E.select(REGISTRY["is_finite"].bind(x), x, fill)
+_NAN_TO_NUM = composite("NanToNumBackward0")(fnp.nan_to_num)  # gradient 1 where finite, else 0
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """torch.nan_to_num: NaN, +inf and -inf replaced by nan, posinf and neginf."""
     x = as_tensor(input)
-    v = x._value
-    if v.dtype.kind not in "fc":
-        return clone_of(x)
-    info = np.finfo(v.dtype)
-    consts = [v.dtype.type(c) for c in (nan, info.max if posinf is None else posinf,
-                                         info.min if neginf is None else neginf)]
-    return run(_nan_to_num, (x, None, None, None), (v, *consts))
-
-
-def clone_of(x):
-    from functrans.torch._ops import clone
-    return clone(x)
+    if x._value.dtype.kind not in "fc":
+        return clone(x)
+    return run(_NAN_TO_NUM, (x,), (x._value,), {"nan": nan, "posinf": posinf, "neginf": neginf})
 
 
 @composite("AddcmulBackward0")

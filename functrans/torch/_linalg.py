@@ -14,34 +14,19 @@ from functrans.torch._elementwise import mul
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import composite, run
 
-# --- products --------------------------------------------------------------------------------
-
-@composite("MmBackward0")
-def _mm(a, b):
-    return REGISTRY["dot_general"].bind(a, b, dimension_numbers=(((1,), (0,)), ((), ())))
+def _contraction(name, contract, batch=((), ())):
+    dn = (contract, batch)
+    return composite(name)(lambda a, b: REGISTRY["dot_general"].bind(a, b, dimension_numbers=dn))
 
 
-@composite("MvBackward0")
-def _mv(a, b):
-    return REGISTRY["dot_general"].bind(a, b, dimension_numbers=(((1,), (0,)), ((), ())))
+_mm = _contraction("MmBackward0", ((1,), (0,)))
+_mv = _contraction("MvBackward0", ((1,), (0,)))
+_dot = _contraction("DotBackward0", ((0,), (0,)))
+_bmm = _contraction("BmmBackward0", ((2,), (1,)), ((0,), (0,)))
+_matmul_nd = composite("UnsafeViewBackward0")(fnp.matmul)
 
 
-@composite("DotBackward0")
-def _dot(a, b):
-    return REGISTRY["dot_general"].bind(a, b, dimension_numbers=(((0,), (0,)), ((), ())))
-
-
-@composite("BmmBackward0")
-def _bmm(a, b):
-    return REGISTRY["dot_general"].bind(a, b, dimension_numbers=(((2,), (1,)), ((0,), (0,))))
-
-
-@composite("UnsafeViewBackward0")
-def _matmul_nd(a, b):
-    return fnp.matmul(a, b)
-
-
-def _check_same_dtype(name, a, b):
+def _check_same_dtype(a, b):
     if a._value.dtype != b._value.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_long(a)} != {_long(b)}")
@@ -65,7 +50,7 @@ def mm(input, mat2):
         raise RuntimeError("self must be a matrix")
     if b._value.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    _check_same_dtype("mm", a, b)
+    _check_same_dtype(a, b)
     if a._value.shape[1] != b._value.shape[0]:
         raise _mat_shape_error(a, b)
     return run(_mm, (a, b), (a._value, b._value))
@@ -74,7 +59,7 @@ def mm(input, mat2):
 def mv(input, vec):
     """torch.mv: the product of a matrix and a vector."""
     a, b = as_tensor(input), as_tensor(vec)
-    _check_same_dtype("mv", a, b)
+    _check_same_dtype(a, b)
     if a._value.ndim != 2 or b._value.ndim != 1 or a._value.shape[1] != b._value.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._value.shape[0]}), mat "
                            f"({'x'.join(map(str, a._value.shape))}), vec ({b._value.shape[0]})")
@@ -92,7 +77,7 @@ def dot(input, other):
                            "the same number of elements, but got {} and {} elements "
                            "respectively".format(a._value.shape[0], b._value.shape[0],
                                                  a._value.shape[0], b._value.shape[0]))
-    _check_same_dtype("dot", a, b)
+    _check_same_dtype(a, b)
     return run(_dot, (a, b), (a._value, b._value))
 
 
@@ -102,7 +87,7 @@ inner = dot
 def bmm(input, mat2):
     """torch.bmm: a batch of matrix products, (b, n, m) @ (b, m, p)."""
     a, b = as_tensor(input), as_tensor(mat2)
-    _check_same_dtype("bmm", a, b)
+    _check_same_dtype(a, b)
     return run(_bmm, (a, b), (a._value, b._value))
 
 
@@ -120,9 +105,9 @@ def matmul(input, other):
     if na == 2 and nb == 2:
         return mm(a, b)
     if na == 1 and nb == 2:  # PyTorch squeezes the product in place: SqueezeBackward4
-        from functrans.torch._shape import SQUEEZE4, view_op
+        from functrans.torch._shape import SQUEEZE4, unsqueeze, view_op
         return view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)})
-    _check_same_dtype("matmul", a, b)
+    _check_same_dtype(a, b)
     return run(_matmul_nd, (a, b), (a._value, b._value))
 
 
@@ -136,9 +121,7 @@ def outer(input, vec2):
 ger = outer
 
 
-@composite("ViewBackward0")
-def _einsum(*xs, spec):
-    return fnp.einsum(spec, *xs)
+_einsum = composite("ViewBackward0")(lambda *xs, spec: fnp.einsum(spec, *xs))
 
 
 def einsum(equation, *operands):
@@ -171,7 +154,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 must be a matrix, got {a._value.ndim}-D tensor")
     if b._value.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {b._value.ndim}-D tensor")
-    _check_same_dtype("addmm", a, b)
+    _check_same_dtype(a, b)
     if a._value.shape[1] != b._value.shape[0]:
         raise _mat_shape_error(a, b)
     out_shape = (a._value.shape[0], b._value.shape[1])
@@ -226,17 +209,3 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     p = float(p)
     dt = _dtype.result_type(a, b)
     return run(_cdist, (a, b), (_operand(a, dt), _operand(b, dt)), {"p": p})
-
-
-# --- shape ops used here (full set in _shape) ------------------------------------------------
-
-def squeeze(x, dim=None):
-    from functrans.torch._shape import squeeze as sq
-    return sq(x, dim)
-
-
-def unsqueeze(x, dim):
-    from functrans.torch._shape import unsqueeze as unsq
-    return unsq(x, dim)
-
-

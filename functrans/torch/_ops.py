@@ -87,32 +87,9 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
     return run(op, inputs, vals)
 
 
-def binary(op: Op, a, b):
-    """Fast path of `nary` for two operands."""
-    if type(a) is Tensor:
-        va = a._value
-        tb = type(b)
-        if tb is float:
-            dt = va.dtype
-            if dt.kind == "f":
-                return run2(op, a, b, va, dt.type(b))
-        elif tb is Tensor:
-            vb = b._value
-            if vb.dtype == va.dtype:
-                return run2(op, a, b, va, vb)
-        elif tb is int:
-            dt = va.dtype
-            if dt.kind == "f":
-                return run2(op, a, b, va, dt.type(b))
-    elif type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
-        vb = b._value
-        return run2(op, a, b, vb.dtype.type(a), vb)
-    return nary(op, (a, b))
-
-
 def fast_binary(op: Op, fallback=None, float_only=False):
-    """`fallback(a, b)` (default: `binary(op, a, b)`) with the common cases (same-dtype
-    tensors, a float tensor and a Python number) decided in one frame: Tensor's operators."""
+    """`op` on two operands, the common cases (same-dtype tensors, a float tensor and a Python
+    number) decided in one frame; the others go to `fallback(a, b)` (default: `nary`)."""
     def fn(a, b):
         if type(a) is Tensor:
             va = a._value
@@ -125,7 +102,17 @@ def fast_binary(op: Op, fallback=None, float_only=False):
                 vb = b._value
                 if vb.dtype == va.dtype and (not float_only or va.dtype.kind == "f"):
                     return run2(op, a, b, va, vb)
-        return binary(op, a, b) if fallback is None else fallback(a, b)
+        elif type(b) is Tensor and type(a) is float and b._value.dtype.kind == "f":
+            vb = b._value
+            return run2(op, a, b, vb.dtype.type(a), vb)
+        return nary(op, (a, b)) if fallback is None else fallback(a, b)
+    return fn
+
+
+def named(fn, name: str, doc: str):
+    """`fn` named `name` (a function a factory made), with docstring `doc`."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
     return fn
 
 
@@ -137,10 +124,8 @@ def fast_unary_float(op: Op, name: str):
             if v.dtype.kind in "fc":
                 return run1(op, input, v)
         return unary_float(op, input)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"torch.{name}: PyTorch's elementwise {name}; integer and bool tensors go to "
-                  "the default float dtype.")
-    return fn
+    return named(fn, name, f"torch.{name}: PyTorch's elementwise {name}; integer and bool "
+                 "tensors go to the default float dtype.")
 
 
 def unary_float(op: Op, x):

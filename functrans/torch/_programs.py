@@ -114,7 +114,7 @@ def _value_key(v):
 def program_key(op, params, vals, needs) -> tuple | None:
     """The key of the backward program of `op(*vals, **params)` (by the arrays' shapes and
     dtypes), or None when the params cannot be a key."""
-    pkey = params_key(params)
+    pkey = params_key(params) if params else ()
     if pkey is None:
         return None
     if len(vals) == 1:

@@ -15,11 +15,9 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._elementwise import maximum, minimum
-from functrans.torch._ops import _float_value, _prim, as_tensor, clone
+from functrans.torch._ops import _float_value, _prim, as_tensor, clone, named
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
-
-# --- reductions ------------------------------------------------------------------------------
 
 def _dims(dim, ndim):
     if dim is None:
@@ -46,14 +44,27 @@ def _reduce_sum(x, dims):
     return s
 
 
-@composite("SumBackward0")
-def _sum_all(x):
-    return _reduce_sum(x, tuple(range(x.ndim)))
+def _reduction(all_name, dims_name, body):
+    """(op over every element, op over `dims` with keepdim) of `body(x, dims)`, recorded under
+    PyTorch's node names for the two overloads."""
+    return (composite(all_name)(lambda x: body(x, tuple(range(x.ndim)))),
+            composite(dims_name)(lambda x, *, dims, keepdim:
+                                 _keep(body(x, dims), x.shape, dims, keepdim)))
 
 
-@composite("SumBackward1")
-def _sum_dims(x, *, dims, keepdim):
-    return _keep(_reduce_sum(x, dims), x.shape, dims, keepdim)
+def _reduce(ops, x, v, dim, keepdim):
+    if dim is None:
+        return run(ops[0], (x,), (v,))
+    return run(ops[1], (x,), (v,), {"dims": _dims(dim, v.ndim), "keepdim": bool(keepdim)})
+
+
+def _mean_of(x, dims):
+    n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+    return E.div(_reduce_sum(x, dims), np.asarray(n, x.dtype))
+
+
+_SUM = _reduction("SumBackward0", "SumBackward1", _reduce_sum)
+_MEAN = _reduction("MeanBackward0", "MeanBackward1", _mean_of)
 
 
 def _sum_dtype(v, dtype):
@@ -62,30 +73,16 @@ def _sum_dtype(v, dtype):
     return np.dtype(np.int64) if v.dtype.kind in "biu" else v.dtype
 
 
+def _accumulated(input, dtype):
+    """(tensor, array in the dtype PyTorch accumulates in: int64 for integers and bools)."""
+    x = as_tensor(input)
+    dt = _sum_dtype(x._value, dtype)
+    return x, x._value if x._value.dtype == dt else x._value.astype(dt)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """torch.sum: the sum of the elements (over dim); integers accumulate in int64."""
-    x = as_tensor(input)
-    v = x._value
-    dt = _sum_dtype(v, dtype)
-    if v.dtype != dt:
-        v = v.astype(dt)
-    if dim is None:
-        return run(_sum_all, (x,), (v,))
-    dims = _dims(dim, v.ndim)
-    return run(_sum_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)})
-
-
-@composite("MeanBackward0")
-def _mean_all(x):
-    n = x.size if x.ndim else 1
-    return E.div(_reduce_sum(x, tuple(range(x.ndim))), np.asarray(n, x.dtype))
-
-
-@composite("MeanBackward1")
-def _mean_dims(x, *, dims, keepdim):
-    n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
-    s = _keep(_reduce_sum(x, dims), x.shape, dims, keepdim)
-    return E.div(s, np.asarray(n, x.dtype))
+    return _reduce(_SUM, *_accumulated(input, dtype), dim, keepdim)
 
 
 # PyTorch's ScalarType names, as its messages print them
@@ -106,11 +103,7 @@ def _mean_check(v, dtype, name):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """torch.mean: the mean (over dim); integer tensors are refused, as in PyTorch."""
     x = as_tensor(input)
-    v = _mean_check(x._value, dtype, "mean")
-    if dim is None:
-        return run(_mean_all, (x,), (v,))
-    dims = _dims(dim, v.ndim)
-    return run(_mean_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)})
+    return _reduce(_MEAN, x, _mean_check(x._value, dtype, "mean"), dim, keepdim)
 
 
 @composite("ProdBackward0")
@@ -131,14 +124,7 @@ def _prod_dims(x, *, dims, keepdim):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """torch.prod: the product of the elements (over dim)."""
-    x = as_tensor(input)
-    v = x._value
-    dt = _sum_dtype(v, dtype)
-    v = v.astype(dt) if v.dtype != dt else v
-    if dim is None:
-        return run(_prod_all, (x,), (v,))
-    dims = _dims(dim, v.ndim)
-    return run(_prod_dims, (x,), (v,), {"dims": dims, "keepdim": bool(keepdim)})
+    return _reduce((_prod_all, _prod_dims), *_accumulated(input, dtype), dim, keepdim)
 
 
 @composite("MaxBackward1")
@@ -151,14 +137,8 @@ def _min_all(x):
     return R.reduce_min(x, tuple(range(x.ndim)))
 
 
-@composite("AmaxBackward0")
-def _amax(x, *, dims, keepdim):
-    return _keep(R.reduce_max(x, dims), x.shape, dims, keepdim)
-
-
-@composite("AminBackward0")
-def _amin(x, *, dims, keepdim):
-    return _keep(R.reduce_min(x, dims), x.shape, dims, keepdim)
+_AMAX = _reduction("AmaxBackward0", "AmaxBackward0", R.reduce_max)[1]
+_AMIN = _reduction("AminBackward0", "AminBackward0", R.reduce_min)[1]
 
 
 class _ValuesIndices(tuple):
@@ -243,33 +223,27 @@ def min(input, dim=None, keepdim=False, *, other=None):
 def amax(input, dim=(), keepdim=False):
     """torch.amax: the maximum over dim."""
     x = as_tensor(input)
-    dims = _dims(dim, x._value.ndim)
-    return run(_amax, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)})
+    return _reduce((None, _AMAX), x, x._value, () if dim is None else dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
     """torch.amin: the minimum over dim."""
     x = as_tensor(input)
-    dims = _dims(dim, x._value.ndim)
-    return run(_amin, (x,), (x._value,), {"dims": dims, "keepdim": bool(keepdim)})
+    return _reduce((None, _AMIN), x, x._value, () if dim is None else dim, keepdim)
 
 
-def argmax(input, dim=None, keepdim=False):
-    """torch.argmax: the index of the largest element (of the flattened input if dim is None)."""
-    v = as_tensor(input)._value
-    if dim is None:
-        return wrap(np.asarray(np.argmax(v), np.int64))
-    out = np.argmax(v, axis=_dim(dim, v.ndim), keepdims=keepdim)
-    return wrap(np.asarray(out, np.int64))
+def _arg_reduction(name, np_fn, what):
+    def fn(input, dim=None, keepdim=False):
+        v = as_tensor(input)._value
+        if dim is None:
+            return wrap(np.asarray(np_fn(v), np.int64))
+        return wrap(np.asarray(np_fn(v, axis=_dim(dim, v.ndim), keepdims=keepdim), np.int64))
+    return named(fn, name, f"torch.{name}: the index of the {what} element (of the flattened "
+                 "input if dim is None).")
 
 
-def argmin(input, dim=None, keepdim=False):
-    """torch.argmin: the index of the smallest element (of the flattened input if dim is None)."""
-    v = as_tensor(input)._value
-    if dim is None:
-        return wrap(np.asarray(np.argmin(v), np.int64))
-    out = np.argmin(v, axis=_dim(dim, v.ndim), keepdims=keepdim)
-    return wrap(np.asarray(out, np.int64))
+argmax = _arg_reduction("argmax", np.argmax, "largest")
+argmin = _arg_reduction("argmin", np.argmin, "smallest")
 
 
 @composite("VarBackward0")
@@ -316,20 +290,6 @@ def _warn_dof(name, v, params):
                       UserWarning, stacklevel=3)
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """torch.var: the variance over dim, with Bessel's correction by default."""
-    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
-    _warn_dof("var", v, params)
-    return run(_var, (x,), (v,), params)
-
-
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """torch.std: the standard deviation over dim, with Bessel's correction by default."""
-    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
-    _warn_dof("std", v, params)
-    return run(_std, (x,), (v,), params)
-
-
 @composite("VarMeanBackward0", multiple=True)
 def _var_mean(x, *, dims, correction, keepdim):
     n = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
@@ -344,18 +304,20 @@ def _std_mean(x, *, dims, correction, keepdim):
     return [_sqrt_zero_grad_at_zero(v), mu]
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """torch.var_mean: (var, mean) over dim, from one node (VarMeanBackward0) as in PyTorch."""
-    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
-    _warn_dof("var_mean", v, params)
-    return tuple(run(_var_mean, (x,), (v,), params))
+def _moments(name, op, what):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
+        _warn_dof(name, v, params)
+        out = run(op, (x,), (v,), params)
+        return tuple(out) if op.multiple else out
+    return named(fn, name, f"torch.{name}: {what} over dim, with Bessel's correction by default "
+                 "(one node).")
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """torch.std_mean: (std, mean) over dim, from one node (StdMeanBackward0) as in PyTorch."""
-    x, v, params = _var_args(input, dim, unbiased, keepdim, correction)
-    _warn_dof("std_mean", v, params)
-    return tuple(run(_std_mean, (x,), (v,), params))
+var = _moments("var", _var, "the variance")
+std = _moments("std", _std, "the standard deviation")
+var_mean = _moments("var_mean", _var_mean, "(var, mean)")
+std_mean = _moments("std_mean", _std_mean, "(std, mean)")
 
 
 @composite("LinalgVectorNormBackward0")
@@ -400,51 +362,34 @@ def _logsumexp(x, *, dims, keepdim):
 def logsumexp(input, dim, keepdim=False):
     """torch.logsumexp: log(sum(exp(input))) over dim, computed stably."""
     x = as_tensor(input)
-    dims = _dims(dim, x._value.ndim)
-    return run(_logsumexp, (x,), (_float_value(x),), {"dims": dims, "keepdim": bool(keepdim)})
+    return _reduce((None, _logsumexp), x, _float_value(x), () if dim is None else dim, keepdim)
 
 
-CUMSUM = _prim("cumsum", "CumsumBackward0")
-CUMPROD = _prim("cumprod", "CumprodBackward0")
+def _scan(name, prim, what):
+    op = _prim(prim, f"{name.title()}Backward0")
+
+    def fn(input, dim, *, dtype=None):
+        x, v = _accumulated(input, dtype)
+        return run(op, (x,), (v,), {"axis": _dim(dim, v.ndim), "reverse": False})
+    return named(fn, name, f"torch.{name}: the cumulative {what} along dim.")
 
 
-def cumsum(input, dim, *, dtype=None):
-    """torch.cumsum: the cumulative sum along dim."""
-    x = as_tensor(input)
-    v = x._value
-    dt = _sum_dtype(v, dtype)
-    v = v.astype(dt) if v.dtype != dt else v
-    d = _dim(dim, v.ndim)
-    return run(CUMSUM, (x,), (v,), {"axis": d, "reverse": False})
+cumsum, cumprod = _scan("cumsum", "cumsum", "sum"), _scan("cumprod", "cumprod", "product")
 
 
-def cumprod(input, dim, *, dtype=None):
-    """torch.cumprod: the cumulative product along dim."""
-    x = as_tensor(input)
-    v = x._value
-    dt = _sum_dtype(v, dtype)
-    v = v.astype(dt) if v.dtype != dt else v
-    d = _dim(dim, v.ndim)
-    return run(CUMPROD, (x,), (v,), {"axis": d, "reverse": False})
+def _bool_reduction(name, np_fn, what):
+    def fn(input, dim=None, keepdim=False):
+        v = as_tensor(input)._value
+        axis = None if dim is None else _dim(dim, v.ndim)
+        return wrap(np.asarray(np_fn(v, axis=axis, keepdims=keepdim)))
+    return named(fn, name, f"torch.{name}: whether {what} element (along dim) is nonzero, as a "
+                 "bool tensor.")
 
 
-def all(input, dim=None, keepdim=False):
-    """torch.all: whether every element (along dim) is nonzero, as a bool tensor."""
-    v = as_tensor(input)._value
-    return wrap(np.asarray(np.all(v, axis=None if dim is None else _dim(dim, v.ndim),
-                                  keepdims=keepdim)))
-
-
-def any(input, dim=None, keepdim=False):
-    """torch.any: whether any element (along dim) is nonzero, as a bool tensor."""
-    v = as_tensor(input)._value
-    return wrap(np.asarray(np.any(v, axis=None if dim is None else _dim(dim, v.ndim),
-                                  keepdims=keepdim)))
+all, any = _bool_reduction("all", np.all, "every"), _bool_reduction("any", np.any, "any")
 
 
 def count_nonzero(input, dim=None):
     """torch.count_nonzero: the number of nonzero elements (along dim)."""
     v = as_tensor(input)._value
     return wrap(np.asarray(np.count_nonzero(v, axis=dim), np.int64))
-
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from functrans.torch._engine import run_backward
@@ -106,14 +108,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _tensors(inputs, "inputs")
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
+    allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
+                                             create_graph)
     grads = _grads(grad_outputs, len(outputs), "grad_outputs")
-    if retain_graph is None:
-        retain_graph = create_graph
     captured = run_backward(outputs, grads, retain_graph=retain_graph,
                             create_graph=create_graph, inputs=inputs, accumulate=False)
     result = []
@@ -135,6 +132,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = np.asarray(g)
             result.append(wrap(g if g.flags.writeable and g.base is None else g.copy()))
     return tuple(result)
+
+
+def _grad_flags(allow_unused, materialize_grads, retain_graph, create_graph):
+    """grad's defaults: allow_unused follows materialize_grads, retain_graph create_graph."""
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    return allow_unused, create_graph if retain_graph is None else retain_graph
 
 
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
@@ -161,13 +168,8 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if batch is None:  # nothing batched: an ordinary grad
         return grad(outs, inputs, gos, retain_graph, create_graph,
                     allow_unused=allow_unused, materialize_grads=materialize_grads)
-    if retain_graph is None:
-        retain_graph = create_graph
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
+    allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
+                                             create_graph)
     rows = [grad(outs, inputs, [None if g is None else g[b] for g in gos],
                  retain_graph=retain_graph or b < batch - 1, create_graph=create_graph,
                  allow_unused=allow_unused)
@@ -184,17 +186,12 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     return tuple(result)
 
 
-class set_detect_anomaly:
+class set_detect_anomaly(contextlib.nullcontext):
     """Accepted for compatibility; functrans.torch has no anomaly mode."""
 
     def __init__(self, mode=True, check_nan=True):
+        super().__init__()
         self.mode = mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 detect_anomaly = set_detect_anomaly

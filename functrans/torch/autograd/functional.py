@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from functrans.torch._tensor import Tensor, wrap
@@ -273,29 +275,13 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def single_output(*xs):
-        out = func(*xs)
-        is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(outs, "outputs", strict)
-        if is_out_tuple:
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should "
-                               "contain a single element")
-        return out.squeeze()
+        return _scalar_function_outputs(func, xs, strict, "hessian")[0].squeeze()
 
     def jac_func(*xs):
         if outer_jacobian_strategy == "forward-mode":
             xs = tuple(x.requires_grad_(True) for x in xs)
         jac = jacobian(single_output, xs, create_graph=True)
-        if strict:
-            for i, j in enumerate(jac):
-                if not j.requires_grad:
-                    raise RuntimeError(
-                        "While computing the hessian, found that the jacobian of the "
-                        f"user-provided function with respect to input {i} is independent of "
-                        "the input. This is not allowed in strict mode. You should ensure that "
-                        "your function is twice differentiable and that the jacobian depends on "
-                        "the inputs (this would be violated by a linear function for example).")
+        _check_requires_grad(jac, "jacobian", strict)
         return jac
 
     res, _ = _jacobian(jac_func, ins, create_graph, strict, vectorize, outer_jacobian_strategy,
@@ -333,19 +319,11 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         us = tuple(zeros_like(o, requires_grad=True) for o in outs)
         grad_inputs = _autograd_grad(outs, ins, us, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True) if create_graph else _nullcontext():
+    with set_grad_enabled(True) if create_graph else contextlib.nullcontext():
         grads = _autograd_grad(grad_inputs, us, v, create_graph=create_graph)
         res = _fill_in_zeros(grads, outs, strict, create_graph, "back_trick")
     return (_unpack_one(_grad_postprocess(outs, create_graph), is_outputs_tuple),
             _unpack_one(_grad_postprocess(res, create_graph), is_outputs_tuple))
-
-
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _scalar_function_outputs(func, ins, strict, name):
@@ -360,16 +338,23 @@ def _scalar_function_outputs(func, ins, strict, name):
     return outs
 
 
+def _gradient_of_scalar(func, inputs, v, create_graph, strict, name):
+    """(is_inputs_tuple, inputs, v, outputs, gradient) of a scalar function, with its graph."""
+    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", name)
+    ins = _grad_preprocess(ins, create_graph, need_graph=True)
+    v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name)
+    outs = _scalar_function_outputs(func, ins, strict, name)
+    jac = _autograd_grad(outs, ins, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return is_inputs_tuple, ins, v, outs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) for a scalar function."""
     from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "vhp")
-        outs = _scalar_function_outputs(func, ins, strict, "vhp")
-        jac = _autograd_grad(outs, ins, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        is_inputs_tuple, ins, v, outs, jac = _gradient_of_scalar(func, inputs, v, create_graph,
+                                                                 strict, "vhp")
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _autograd_grad(jac, ins, v, create_graph=create_graph)
         res = _fill_in_zeros(grads, ins, strict, create_graph, "double_back")
@@ -382,12 +367,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     from functrans.torch._creation import zeros_like
     from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hvp")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "hvp")
-        outs = _scalar_function_outputs(func, ins, strict, "hvp")
-        jac = _autograd_grad(outs, ins, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        is_inputs_tuple, ins, v, outs, jac = _gradient_of_scalar(func, inputs, v, create_graph,
+                                                                 strict, "hvp")
         grad_jac = tuple(zeros_like(x, requires_grad=True) for x in ins)
         double_back = _autograd_grad(jac, ins, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)

@@ -37,6 +37,13 @@ class GradcheckError(RuntimeError):
     """Raised by gradcheck when the analytical and numerical Jacobians disagree."""
 
 
+def _fail(raise_exception, msg):
+    """False, or PyTorch's GradcheckError when the check is to raise."""
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, tuple | list) else (x,)
 
@@ -148,11 +155,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         # no differentiable output: the numerical gradient must be zero
         numerical = _numerical_jacobians(func, inputs, diff_idx,
                                          [o._value.size for o in all_outputs], eps)
-        if any(np.any(j != 0) for row in numerical for j in row):
-            if not raise_exception:
-                return False
-            raise GradcheckError("Numerical gradient for function expected to be zero")
-        return True
+        zero = not any(np.any(j != 0) for row in numerical for j in row)
+        return zero or _fail(raise_exception, "Numerical gradient for function expected to be "
+                             "zero")
     numerical = _numerical_jacobians(func, inputs, diff_idx,
                                      [o._value.size for o in outputs], eps)
     analytical = _analytical_jacobians(outputs, inputs, diff_idx)
@@ -160,23 +165,19 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for jj, j in enumerate(diff_idx):
             a, n = analytical[o][jj], numerical[o][jj]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {o} with respect to input "
-                                     f"{j},\nnumerical:{_jac_str(n)}\nanalytical:{_jac_str(a)}\n")
+                return _fail(raise_exception, f"Jacobian mismatch for output {o} with respect to "
+                             f"input {j},\nnumerical:{_jac_str(n)}\nanalytical:{_jac_str(a)}\n")
     # PyTorch computes the analytical Jacobian twice: a backward giving different values for
     # the same input and grad_output is "not reentrant" (nondeterministic)
     again = _analytical_jacobians(outputs, inputs, diff_idx)
     for first, second in zip(analytical, again):
         for a1, a2 in zip(first, second):
             if a1.size and np.max(np.abs(a1 - a2)) > nondet_tol:
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    "Backward is not reentrant, i.e., running backward with same input and "
-                    "grad_output multiple times gives different values, although analytical "
-                    "gradient matches numerical gradient.The tolerance for nondeterminism was "
-                    f"{nondet_tol}." + FAILED_NONDET_MSG)
+                return _fail(
+                    raise_exception, "Backward is not reentrant, i.e., running backward with same "
+                    "input and grad_output multiple times gives different values, although "
+                    "analytical gradient matches numerical gradient.The tolerance for "
+                    f"nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
     if check_backward_ad and not _check_mul_by_grad_output(outputs, inputs, diff_idx,
                                                            raise_exception):
         return False
@@ -194,9 +195,7 @@ def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
                allow_unused=True)
     for gi in gis:
         if gi is not None and np.any(gi._value != 0):
-            if not raise_exception:
-                return False
-            raise GradcheckError("backward not multiplied by grad_output")
+            return _fail(raise_exception, "backward not multiplied by grad_output")
     return True
 
 
@@ -246,12 +245,10 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
         for gi in gis:
             if gi is not None and np.any(gi._value != 0):
                 warn_bc_breaking()
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    "Expected all input grads to be undefined or zero when all output grads are "
-                    'undefined or zero. Please look at "Notes about undefined output gradients" '
-                    'in "tools/autograd/derivatives.yaml"')
+                return _fail(
+                    raise_exception, "Expected all input grads to be undefined or zero when all "
+                    'output grads are undefined or zero. Please look at "Notes about undefined '
+                    'output gradients" in "tools/autograd/derivatives.yaml"')
         return True
 
     outs = _differentiable(_tensor_outputs(func(*inputs)))
@@ -282,23 +279,12 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     inputs = _as_tuple(inputs)
     targets = _as_tuple(target) if target is not None else inputs
     diff = [t for t in targets if isinstance(t, Tensor) and t.requires_grad]
-    packed = (lambda *xs: fn(xs))
-    out = _tensor_outputs(packed(*inputs))[0]
-    jac = []
-    for t in diff:
-        x = t._value
-        flat = x.reshape(-1)
-        col = np.zeros((x.size, out._value.size), np.float64)
-        for k in range(x.size):
-            orig = flat[k].copy()
-            flat[k] = orig - eps
-            minus = np.array(_tensor_outputs(packed(*inputs))[0]._value, np.float64).reshape(-1)
-            flat[k] = orig + eps
-            plus = np.array(_tensor_outputs(packed(*inputs))[0]._value, np.float64).reshape(-1)
-            flat[k] = orig
-            col[k] = (plus - minus) / (2 * eps)
-        jac.append(wrap(col.astype(out._value.dtype)))
-    return tuple(jac)
+
+    def first_output(*_):  # the targets are perturbed in place; fn reads them from inputs
+        return _tensor_outputs(fn(inputs))[0]
+    out = first_output()._value
+    jac = _numerical_jacobians(first_output, diff, range(len(diff)), [out.size], eps)[0]
+    return tuple(wrap(j.astype(out.dtype)) for j in jac)
 
 
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
