@@ -23,7 +23,7 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
 from functrans.torch._indexing import copy_slices, numpy_index, setitem_out_of_place
 from functrans.torch._ops import _operand, as_tensor, to_dtype
-from functrans.torch._record import Op, composite, prim_op, run
+from functrans.torch._record import Op, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
 from functrans.torch._views import mode_view_error, move_retained_grad, view_positions
 

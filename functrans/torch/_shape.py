@@ -17,7 +17,7 @@ from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import _dim, warn_once, wrap
-from functrans.torch._views import as_view, multi_views, view_op
+from functrans.torch._views import multi_views, view_op
 
 
 def _prim_op(prim, name):

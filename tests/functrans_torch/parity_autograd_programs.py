@@ -1,4 +1,8 @@
-"""Parity programs: backward, autograd.grad, leaf flags, grad mode, hooks, graph structure, printing (see parity_programs.py)."""
+"""Parity programs by topic: backward, autograd.grad, leaf flags, grad mode, hooks, graph structure,
+printing.
+
+Registered in parity_observe.PROGRAMS; parity_programs.py gathers them and records the
+fixtures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Parity programs: tutorials, PINN-style programs and losses (see parity_programs.py)."""
+"""Parity programs by topic: tutorials, PINN-style programs and losses.
+
+Registered in parity_observe.PROGRAMS; parity_programs.py gathers them and records the
+fixtures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Parity programs: torch.autograd.Function and gradcheck (see parity_programs.py)."""
+"""Parity programs by topic: torch.autograd.Function and gradcheck.
+
+Registered in parity_observe.PROGRAMS; parity_programs.py gathers them and records the
+fixtures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Parity programs: in-place operations, views and their version counters (see parity_programs.py)."""
+"""Parity programs by topic: in-place operations, views and their version counters.
+
+Registered in parity_observe.PROGRAMS; parity_programs.py gathers them and records the
+fixtures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Parity programs: values and derivatives of ops (ties, non-smooth points, conventions at zero) (see parity_programs.py)."""
+"""Parity programs by topic: values and derivatives of ops (ties, non-smooth points, conventions
+at zero).
+
+Registered in parity_observe.PROGRAMS; parity_programs.py gathers them and records the
+fixtures."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ The programs live by topic in parity_autograd_programs.py, parity_inplace_progra
 parity_function_programs.py, parity_ops_programs.py and parity_examples_programs.py; observing
 and comparing is parity_observe.py. The parity tests compare functrans.torch's record with
 PyTorch's: live when torch is installed, and always with the records in parity_fixtures.json
-(written by running this file under torch==2.13.0: `python tests/functrans_torch/parity_programs.py`,
-or `python tests/functrans_torch/parity_programs.py NAME...` to record only the programs named).
+(written by running this file under torch==2.13.0:
+`python tests/functrans_torch/parity_programs.py`, or
+`python tests/functrans_torch/parity_programs.py NAME...` to record only the programs named).
 """
 
 from __future__ import annotations
