@@ -52,7 +52,7 @@ from functrans.torch._grad_mode import (  # noqa
     set_grad_enabled)
 from functrans.torch._indexing import (  # noqa: F401
     argsort, as_strided, gather, index_select, isin, masked_fill, masked_select, median, nanmedian,
-    nonzero, sort, take, take_along_dim, topk)
+    nonzero, repeat_interleave, select, sort, take, take_along_dim, topk)
 from functrans.torch._linalg import (  # noqa: F401
     addmm, bmm, cdist, dot, einsum, ger, inner, matmul, mm, mv, outer)
 from functrans.torch._ops import clone  # noqa: F401
@@ -64,8 +64,8 @@ from functrans.torch._scatter import (  # noqa: F401
     index_add, index_fill, index_put, scatter, scatter_add, scatter_reduce)
 from functrans.torch._shape import (  # noqa: F401
     broadcast_tensors, broadcast_to, cat, chunk, concat, concatenate, diag, diagonal, flatten,
-    flip, hstack, meshgrid, moveaxis, movedim, narrow, permute, repeat, repeat_interleave, reshape,
-    roll, select, split, split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace,
+    flip, hstack, meshgrid, moveaxis, movedim, narrow, permute, repeat, reshape, roll, split,
+    split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace,
     transpose, tril, triu, unbind, unflatten, unsafe_chunk, unsafe_split, unsafe_split_with_sizes,
     unsqueeze, vstack)
 from functrans.torch import _elementwise as _ew

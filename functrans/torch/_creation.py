@@ -16,6 +16,7 @@ import numpy as np
 from functrans.torch import _dtype
 from functrans.torch import _random as R
 from functrans.torch._devices import require_cpu
+from functrans.torch._inplace import write
 from functrans.torch._random import Generator
 from functrans.torch._tensor import Tensor, wrap
 
@@ -40,65 +41,6 @@ def _finish(value, requires_grad, device=None):
     return t
 
 
-def _infer_dtype(data) -> np.dtype:
-    """PyTorch's dtype for nested Python data: the highest category present wins."""
-    cat = -1
-    found = [None]
-
-    def visit(x):
-        nonlocal cat
-        if isinstance(x, Tensor | np.ndarray | np.generic):
-            v = getattr(x, "_value", x)
-            found[0] = v.dtype if found[0] is None else _dtype.promote_types(found[0], v.dtype)
-            return
-        if isinstance(x, list | tuple):
-            for y in x:
-                visit(y)
-            return
-        if isinstance(x, bool):
-            cat = max(cat, 0)
-        elif isinstance(x, numbers.Integral):
-            cat = max(cat, 1)
-        elif isinstance(x, numbers.Real):
-            cat = max(cat, 2)
-        elif isinstance(x, numbers.Complex):
-            cat = max(cat, 3)
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-
-    visit(data)
-    scalar = {-1: None, 0: np.dtype(np.bool_), 1: np.dtype(np.int64),
-              2: _dtype.get_default_dtype().dtype,
-              3: _dtype.get_default_dtype().to_complex().dtype}[cat]
-    if found[0] is None:
-        return scalar if scalar is not None else _dtype.get_default_dtype().dtype
-    return found[0] if scalar is None else _dtype.promote_types(found[0], scalar)
-
-
-def _plain(data):
-    if isinstance(data, Tensor):
-        return data._value
-    if isinstance(data, list | tuple):
-        return [_plain(x) for x in data]
-    return data
-
-
-def tensor_value(data, dtype=None) -> np.ndarray:
-    """A fresh numpy array for `data` with PyTorch's dtype inference."""
-    if isinstance(data, Tensor):
-        v = data._value
-        return v.astype(_dtype.to_numpy(dtype)) if dtype is not None else v.copy()
-    if isinstance(data, np.ndarray):
-        dt = _dtype.to_numpy(dtype) if dtype is not None else data.dtype
-        return np.array(data, dtype=dt)
-    dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(data)
-    try:
-        return np.array(_plain(data), dtype=dt)
-    except ValueError as e:
-        raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") \
-            from None
-
-
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data`.
 
@@ -108,7 +50,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-    return _finish(tensor_value(data, dtype), requires_grad, device)
+    return _finish(_dtype.tensor_value(data, dtype), requires_grad, device)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -120,7 +62,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype ==
                                          _dtype.to_numpy(dtype)):
         return wrap(data)
-    return wrap(tensor_value(data, dtype))
+    return wrap(_dtype.tensor_value(data, dtype))
 
 
 def from_numpy(ndarray):
@@ -155,28 +97,14 @@ def _float_dtype(dtype) -> np.dtype:
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.get_default_dtype().dtype
 
 
-def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.zeros: a tensor of the given size filled with zeros."""
-    return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
-
-
-def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.ones: a tensor of the given size filled with ones."""
-    return _finish(np.ones(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
-
-
-def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.empty: a tensor of the given size (filled with zeros here)."""
-    return _finish(np.zeros(_size(shape, size), _float_dtype(dtype)), requires_grad, device)
-
-
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.full: a tensor of the given size filled with fill_value."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    dt = _dtype.to_numpy(dtype) if dtype is not None else _infer_dtype(fill_value)
-    return _finish(np.full(_size((size,)) if isinstance(size, int) else _size(tuple(size)),
-                           fill_value, dt), requires_grad, device)
+def _filled(name, fill):
+    """torch.zeros / ones / empty (zeros here): a tensor of the given size."""
+    def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+        return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
+                       device)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"torch.{name}: a tensor of the given size filled with {fill}."
+    return factory
 
 
 def _like(input, dtype):
@@ -184,21 +112,28 @@ def _like(input, dtype):
     return v.shape, (_dtype.to_numpy(dtype) if dtype is not None else v.dtype)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """torch.zeros_like: a tensor of zeros shaped like input."""
-    shape, dt = _like(input, dtype)
-    return _finish(np.zeros(shape, dt), requires_grad, device)
+def _filled_like(name, fill):
+    """torch.zeros_like / ones_like / empty_like (zeros here): a tensor shaped like input."""
+    def factory(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+        shape, dt = _like(input, dtype)
+        return _finish(np.full(shape, fill, dt), requires_grad, device)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"torch.{name}: a tensor shaped like input filled with {fill}."
+    return factory
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """torch.ones_like: a tensor of ones shaped like input."""
-    shape, dt = _like(input, dtype)
-    return _finish(np.ones(shape, dt), requires_grad, device)
+zeros, ones, empty = _filled("zeros", 0), _filled("ones", 1), _filled("empty", 0)
+zeros_like, ones_like = _filled_like("zeros_like", 0), _filled_like("ones_like", 1)
+empty_like = _filled_like("empty_like", 0)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """torch.empty_like: a tensor shaped like input (filled with zeros here)."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    """torch.full: a tensor of the given size filled with fill_value."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _dtype.to_numpy(dtype) if dtype is not None else _dtype.infer_dtype(fill_value)
+    return _finish(np.full(_size((size,)) if isinstance(size, int) else _size(tuple(size)),
+                           fill_value, dt), requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -312,11 +247,10 @@ def _into(out, result: Tensor) -> Tensor:
     """`out=`: the samples written into `out` (drawn in out's dtype, as PyTorch draws them)."""
     if out is None:
         return result
-    from functrans.torch import _inplace
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"out= has shape {list(out.shape)} but the result has shape "
                            f"{list(result.shape)}; pass an out tensor of the result's shape")
-    _inplace.write(out, result._value)
+    write(out, result._value)
     return out
 
 
@@ -324,24 +258,22 @@ def _out_dtype(dtype, out):
     return dtype if dtype is not None or out is None else out.dtype
 
 
-def rand(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False) -> Tensor:
-    """torch.rand: uniform samples on [0, 1), PyTorch's values for the same seed."""
-    shape = _size(shape, size)
-    _check_device(device)
-    dt = _random_float(_out_dtype(dtype, out), "check_uniform_bounds")
-    values = R.uniform(R.resolve(generator), math.prod(shape), dt)
-    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+def _sampler(name, who, draw, doc):
+    """torch.rand / randn: samples of the default float dtype, PyTorch's for the same seed."""
+    def factory(*shape, size=None, generator=None, out=None, dtype=None, layout=None,
+                device=None, requires_grad=False, pin_memory=False) -> Tensor:
+        shape = _size(shape, size)
+        _check_device(device)
+        dt = _random_float(_out_dtype(dtype, out), who)
+        values = draw(R.resolve(generator), math.prod(shape), dt)
+        return _into(out, _sampled(shape, dt, values, requires_grad, device))
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"torch.{name}: {doc}, PyTorch's values for the same seed."
+    return factory
 
 
-def randn(*shape, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False) -> Tensor:
-    """torch.randn: standard normal samples, PyTorch's values for the same seed."""
-    shape = _size(shape, size)
-    _check_device(device)
-    dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
-    values = R.normal(R.resolve(generator), math.prod(shape), dt)
-    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+rand = _sampler("rand", "check_uniform_bounds", R.uniform, "uniform samples on [0, 1)")
+randn = _sampler("randn", "normal_kernel_cpu", R.normal, "standard normal samples")
 
 
 def _check_range(low, high):
@@ -416,20 +348,18 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return _into(out, wrap(((z * s.astype(dt)).astype(dt) + m.astype(dt)).astype(dt)))
 
 
-def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None) -> Tensor:
-    """torch.rand_like: uniform samples on [0, 1) shaped like input."""
-    shape, dt = _like(input, dtype)
-    return rand(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
-                requires_grad=requires_grad)
+def _sampler_like(sampler):
+    def factory(input, *, generator=None, dtype=None, layout=None, device=None,
+                requires_grad=False, memory_format=None) -> Tensor:
+        shape, dt = _like(input, dtype)
+        return sampler(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
+                       requires_grad=requires_grad)
+    factory.__name__ = factory.__qualname__ = sampler.__name__ + "_like"
+    factory.__doc__ = f"torch.{factory.__name__}: {sampler.__name__}'s samples shaped like input."
+    return factory
 
 
-def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None) -> Tensor:
-    """torch.randn_like: standard normal samples shaped like input."""
-    shape, dt = _like(input, dtype)
-    return randn(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
-                 requires_grad=requires_grad)
+rand_like, randn_like = _sampler_like(rand), _sampler_like(randn)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,

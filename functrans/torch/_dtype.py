@@ -9,6 +9,8 @@ complex). Python floats take the default dtype, float32.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 
@@ -106,6 +108,27 @@ def to_numpy(d) -> np.dtype:
     return as_dtype(d).dtype
 
 
+# PyTorch's scalar type names (`Float` in torch.FloatTensor and in its messages) and C++ names
+KINDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+         "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+         "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def kind(np_dtype) -> str:
+    """PyTorch's scalar type name of a numpy dtype: `Float`, `Long`, ..."""
+    name = np.dtype(np_dtype).name
+    return KINDS.get(name, name)
+
+
+def cpp_name(np_dtype) -> str:
+    """The C++ type name PyTorch's messages use: `float`, `long int`, ..."""
+    name = np.dtype(np_dtype).name
+    return _CPP_NAMES.get(name, name)
+
+
 # --- promotion -------------------------------------------------------------------------------
 
 def _category(np_dtype: np.dtype) -> int:
@@ -169,6 +192,51 @@ def result_type(*operands) -> np.dtype:
             d = _scalar_dtype(v)
             wrapped = d if wrapped is None else promote_types(wrapped, d)
     return _combine(dim, _combine(zero, wrapped))
+
+
+def infer_dtype(data) -> np.dtype:
+    """PyTorch's dtype for nested Python data (tensors and arrays keep theirs): the highest
+    category present wins; Python floats take the default dtype."""
+    found, cat, todo = None, -1, [data]
+    while todo:
+        x = todo.pop()
+        v = getattr(x, "_value", x)
+        if isinstance(v, np.ndarray | np.generic):
+            found = v.dtype if found is None else promote_types(found, v.dtype)
+        elif isinstance(x, list | tuple):
+            todo.extend(reversed(x))
+        else:
+            k = next((k for k, t in enumerate(_CATEGORIES) if isinstance(x, t)), None)
+            if k is None:
+                raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+            cat = max(cat, k)
+    scalar = None if cat < 0 else _scalar_dtype((False, 0, 0.0, 0j)[cat])
+    if found is None:
+        return scalar if scalar is not None else _default[0].dtype
+    return found if scalar is None else promote_types(found, scalar)
+
+
+_CATEGORIES = (bool, numbers.Integral, numbers.Real, numbers.Complex)
+
+
+def _plain(data):
+    v = getattr(data, "_value", data)
+    return [_plain(x) for x in v] if isinstance(v, list | tuple) else v
+
+
+def tensor_value(data, dtype=None) -> np.ndarray:
+    """A fresh numpy array for `data` (a tensor, an array or nested Python data) with
+    PyTorch's dtype inference."""
+    v = getattr(data, "_value", data)
+    if isinstance(v, np.ndarray):
+        dt = to_numpy(dtype) if dtype is not None else v.dtype
+        return v.copy() if dt == v.dtype else v.astype(dt)
+    try:
+        return np.array(_plain(data), dtype=to_numpy(dtype) if dtype is not None else
+                        infer_dtype(data))
+    except ValueError as e:
+        raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") \
+            from None
 
 
 def is_float(np_dtype) -> bool:

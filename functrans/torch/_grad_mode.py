@@ -102,7 +102,14 @@ def _wrap_generator(make_context, fn):
     return generator_context
 
 
-class no_grad(_GradModeContext):
+class _Switch(_GradModeContext):
+    """Grad mode switched to `_target`; also usable as a bare decorator (@torch.no_grad)."""
+
+    def __new__(cls, orig_func=None):
+        return super().__new__(cls) if orig_func is None else cls()(orig_func)
+
+
+class no_grad(_Switch):
     """Disable recording: results of operations do not require grad.
 
     >>> import functrans.torch as torch
@@ -115,21 +122,9 @@ class no_grad(_GradModeContext):
 
     _target = False
 
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)  # used as a bare decorator: @torch.no_grad
 
-
-class enable_grad(_GradModeContext):
+class enable_grad(_Switch):
     """Enable recording inside a no_grad region."""
-
-    _target = True
-
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
 
 
 class set_grad_enabled(_GradModeContext):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from functrans.torch._dtype import kind
+
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -51,27 +53,29 @@ class Node:
     def register_prehook(self, hook):
         """Call `hook(grad_outputs)` before this node runs; a tuple it returns replaces the
         gradients flowing in. Runs after the tensor hooks of this node's outputs."""
-        hooks = getattr(self, "_pre_hooks", None)
-        if hooks is None:
-            hooks = self._pre_hooks = []
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        return append_hook(self, "_pre_hooks", hook)
 
     def register_hook(self, hook):
         """Call `hook(grad_inputs, grad_outputs)` after this node runs; a tuple it returns
         replaces the gradients flowing to its inputs. On an AccumulateGrad node grad_inputs is
         empty and the hook runs after the gradient is accumulated."""
-        hooks = getattr(self, "_post_hooks", None)
-        if hooks is None:
-            hooks = self._post_hooks = []
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        return append_hook(self, "_post_hooks", hook)
 
     def _release(self):
         pass
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+def append_hook(holder, attr, item):
+    """Append `item` to the list `holder.attr` (made on first use); the handle removes it."""
+    items = getattr(holder, attr, None)
+    if items is None:
+        items = []
+        setattr(holder, attr, items)
+    items.append(item)
+    return _RemovableHandle(items, item)
 
 
 class _RemovableHandle:
@@ -147,11 +151,7 @@ def op_display_name(node) -> str:
 
 def type_string(value) -> str:
     """PyTorch's legacy type name of an array (`torch.FloatTensor`) with its sizes."""
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-    kind = names.get(value.dtype.name, value.dtype.name)
-    return f"torch.{kind}Tensor [{', '.join(map(str, value.shape))}]"
+    return f"torch.{kind(value.dtype)}Tensor [{', '.join(map(str, value.shape))}]"
 
 
 def version_error(value, grad_fn, output_nr, current, saved) -> RuntimeError:

@@ -18,81 +18,41 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._reductions import return_type
-from functrans.torch._shape import as_view, expand, reshape
+from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
+from functrans.torch._views import as_view, gather_flat
 
 # --- indexing --------------------------------------------------------------------------------
 
-def _index_spec(x, idx):
-    """A hashable description of an index and the integer arrays it uses (which become inputs
-    of the recorded op). Boolean masks become their nonzero() arrays here (eagerly)."""
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    spec, arrays = [], []
-    for i in idx:
+def numpy_index(idx) -> tuple:
+    """x[idx]'s index as numpy takes it: tensors as arrays, boolean masks as their nonzero()
+    arrays (decided eagerly), and a trailing Ellipsis when there is none, so that numpy returns
+    a 0-d view, not a scalar copy, for x[i] of a 1-d x (PyTorch's x[i] is a view)."""
+    out = []
+    for i in idx if isinstance(idx, tuple) else (idx,):
         if isinstance(i, Tensor):
             i = i._value
-        if i is None:
-            spec.append(("n",))
-        elif i is Ellipsis:
-            spec.append(("e",))
+        if i is None or i is Ellipsis:
+            out.append(i)
         elif isinstance(i, slice):
-            spec.append(("s", _int_or_none(i.start), _int_or_none(i.stop),
-                         _int_or_none(i.step)))
-        elif isinstance(i, bool | np.bool_):
-            spec.append(("b", bool(i)))
-        elif isinstance(i, int | np.integer):
-            spec.append(("i", int(i)))
+            out.append(slice(*(None if v is None else int(getattr(v, "_value", v))
+                               for v in (i.start, i.stop, i.step))))
+            if out[-1].step is not None and out[-1].step <= 0:
+                raise ValueError("step must be greater than zero")
+        elif isinstance(i, bool | np.bool_ | int | np.integer):
+            out.append(bool(i) if isinstance(i, bool | np.bool_) else int(i))
         else:
             arr = np.asarray(i)
-            if arr.dtype == np.bool_ and arr.ndim:
-                for nz in np.nonzero(arr):
-                    spec.append(("a", len(arrays)))
-                    arrays.append(nz.astype(np.int64))
-                continue
             if arr.dtype == np.bool_:
-                spec.append(("b", bool(arr)))
+                out.extend(np.nonzero(arr) if arr.ndim else (bool(arr),))
                 continue
             if arr.size == 0 and arr.dtype.kind == "f":
                 arr = arr.astype(np.int64)
             if arr.dtype.kind not in "iu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
-            spec.append(("a", len(arrays)))
-            arrays.append(arr)
-    for k, v in enumerate(spec):
-        if v[0] == "s" and v[3] is not None and v[3] <= 0:
-            raise ValueError("step must be greater than zero")
-    return tuple(spec), arrays
-
-
-def _int_or_none(v):
-    if v is None:
-        return None
-    if isinstance(v, Tensor):
-        v = v.item()
-    return int(v)
-
-
-def _rebuild_index(spec, arrays):
-    """The numpy index of a spec. A trailing Ellipsis (when there is none) makes numpy return a
-    0-d view, not a scalar copy, for x[i] of a 1-d x: PyTorch's x[i] is a view."""
-    out = []
-    for s in spec:
-        k = s[0]
-        if k == "n":
-            out.append(None)
-        elif k == "e":
-            out.append(Ellipsis)
-        elif k == "s":
-            out.append(slice(s[1], s[2], s[3]))
-        elif k == "b":
-            out.append(s[1])
-        elif k == "i":
-            out.append(s[1])
-        else:
-            out.append(arrays[s[1]])
-    if not any(s[0] == "e" for s in spec):
+            out.append(arr)
+    if not any(i is Ellipsis for i in out):
         out.append(Ellipsis)
     return tuple(out)
 
@@ -118,73 +78,34 @@ def _take_impl(x, pos, *, idx):
     return x[idx]
 
 
-def _take_traced(x, pos, idx=None):
-    # one gather at flat positions: the program depends on shapes only, not on which
-    # elements, so x[0], x[1], ... share one backward program
-    return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
-                                   axis=0)
-
-
-def _gather_flat_impl(x, pos):
-    return np.take(x, pos)
-
-
-def _gather_flat(x, pos):
-    return _take_traced(x, pos, idx=None)
-
-
-# a view regenerated from its base after an in-place operation (PyTorch uses as_strided)
-AS_STRIDED = Op("AsStridedBackward0", _gather_flat_impl, _gather_flat)
-
-
-def view_positions(view) -> np.ndarray:
-    """The flat positions of a view's elements in its base: its ops replayed on an index grid."""
-    m = view._meta
-    b = m.base._value
-    grid = wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape))
-    prev = MODE.enabled
-    MODE.enabled = False
-    try:
-        for again in m.replay:
-            grid = again(grid)
-    finally:
-        MODE.enabled = prev
-    return grid._value
-
-
-_GETITEM_OPS = {name: Op(name, _take_impl, _take_traced, forward_params=("idx",)) for name in
+_GETITEM_OPS = {name: Op(name, _take_impl, gather_flat, forward_params=("idx",)) for name in
                 ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
                  "AliasBackward0", "MaskedSelectBackward0")}
 
 
-def _getitem_name(spec):
-    kinds = [s[0] for s in spec]
-    if "a" in kinds or "b" in kinds:
+def _getitem_name(np_idx):
+    if any(isinstance(i, bool | np.ndarray) for i in np_idx):
         return "IndexBackward0"
-    for s in reversed(spec):
-        if s[0] == "i":
+    for i in reversed(np_idx):
+        if isinstance(i, int):
             return "SelectBackward0"
-        if s[0] == "s" and s[1:] != (None, None, None):
+        if isinstance(i, slice) and i != slice(None):
             return "SliceBackward0"
-        if s[0] == "n":
+        if i is None:
             return "UnsqueezeBackward0"
     return "AliasBackward0"
 
 
 def getitem(input, idx, name=None):
     x = as_tensor(input)
-    spec, arrays = _index_spec(x, idx)
-    np_idx = _rebuild_index(spec, arrays)
-    op = _GETITEM_OPS[name or _getitem_name(spec)]
-    if x._requires_grad and MODE.enabled:
-        pos = positions(x._value.shape, np_idx)
-        out = run(op, (x, None), (x._value, pos), {"idx": np_idx})
-    else:
-        out = run(op, (x, None), (x._value, None), {"idx": np_idx})
+    np_idx = numpy_index(idx)
+    pos = positions(x._value.shape, np_idx) if x._requires_grad and MODE.enabled else None
+    out = run(_GETITEM_OPS[name or _getitem_name(np_idx)], (x, None), (x._value, pos),
+              {"idx": np_idx})
     return as_view(x, out, lambda t: getitem(t, np_idx))
 
 
-def _set_at_positions(x, v, pos, keep, *, shape):
+def set_at_positions(x, v, pos, keep, *, shape):
     """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
     to `shape`) at flat indices `keep`."""
     n = int(np.prod(x.shape, dtype=np.int64))
@@ -202,11 +123,11 @@ def _set_at_positions(x, v, pos, keep, *, shape):
     return S.reshape(E.select(hit, placed, flat), x.shape)
 
 
-_COPY_SLICES = Op("CopySlices", _set_at_positions, _set_at_positions)
-INDEX_PUT = Op("IndexPutBackward0", _set_at_positions, _set_at_positions)
+_COPY_SLICES = Op("CopySlices", set_at_positions, set_at_positions)
+INDEX_PUT = Op("IndexPutBackward0", set_at_positions, set_at_positions)
 
 
-def _unique_last(pos):
+def unique_last(pos):
     """Unique flat positions and, for each, the last update aimed at it (numpy's rule)."""
     flat = pos.reshape(-1)
     uniq, first_from_end = np.unique(flat[::-1], return_index=True)
@@ -224,19 +145,25 @@ def copy_slices(base, value, pos, op=_COPY_SLICES):
         vv = np.asarray(_operand(value, dt))
         v_in = None
     target = np.shape(pos)
-    from functrans.torch._scatter import _broadcasts
-    if not _broadcasts(np.shape(vv), target):
+    if not broadcasts(np.shape(vv), target):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vv))} cannot "
                            f"be broadcast to indexing result of shape {list(target)}")
-    uniq, keep = _unique_last(np.asarray(pos))
+    uniq, keep = unique_last(np.asarray(pos))
     return run(op, (base, v_in, None, None), (base._value, vv, uniq, keep),
                {"shape": tuple(target)})
 
 
+def broadcasts(shape, target) -> bool:
+    """Whether values of `shape` broadcast to `target` (leading unit axes may be dropped)."""
+    try:
+        return np.broadcast_shapes(shape[max(len(shape) - len(target), 0):], target) == target
+    except ValueError:
+        return False
+
+
 def setitem_out_of_place(x, idx, value):
     """x with x[idx] replaced by value, as a new tensor (one CopySlices node)."""
-    spec, arrays = _index_spec(x, idx)
-    return copy_slices(x, value, positions(x._value.shape, _rebuild_index(spec, arrays)))
+    return copy_slices(x, value, positions(x._value.shape, numpy_index(idx)))
 
 
 @composite("GatherBackward0")
@@ -360,6 +287,42 @@ def masked_select(input, mask):
     if m.shape != x._value.shape:
         x = expand(x, m.shape)
     return getitem(x, wrap(m), "MaskedSelectBackward0")
+
+
+def select(input, dim, index):
+    """torch.select: a view of input at index along dim, that dimension removed."""
+    x = as_tensor(input)
+    idx = [slice(None)] * x._value.ndim
+    idx[_dim(dim, x._value.ndim)] = index
+    return getitem(x, tuple(idx))
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element repeated: an int count as PyTorch records it (unsqueeze, expand, a
+    contiguous copy, a view), a tensor of counts as an index_select."""
+    if repeats is None:  # torch.repeat_interleave(counts): arange(n) repeated by counts
+        counts = as_tensor(input)._value
+        return wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts.reshape(-1)))
+    x = as_tensor(input)
+    x, d = (flatten(x), 0) if dim is None else (x, _dim(dim, max(x._value.ndim, 1)))
+    if x._value.ndim == 0:
+        x = reshape(x, (1,))
+    n = x._value.shape[d]
+    if isinstance(repeats, Tensor):
+        counts = repeats._value.reshape(-1)
+        if counts.size == 1:
+            counts = np.broadcast_to(counts, (n,))
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        if counts.size != n:
+            raise RuntimeError("repeats must have the same size as input along dim")
+        return index_select(x, d, wrap(np.repeat(np.arange(n, dtype=np.int64), counts)))
+    r = int(repeats)
+    if r < 0:
+        raise RuntimeError("repeats can not be negative")
+    shp = x._value.shape
+    e = expand(unsqueeze(x, d + 1), shp[:d + 1] + (r,) + shp[d + 1:])
+    return view(contiguous(e), shp[:d] + (shp[d] * r,) + shp[d + 1:])
 
 
 def take(input, index):

@@ -16,19 +16,16 @@ import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
-from functrans.torch._dtype import _category, from_numpy
+from functrans.primitives.registry import REGISTRY
+from functrans.torch import _shape as SH
+from functrans.torch._dtype import _category, kind
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
+from functrans.torch._indexing import copy_slices, numpy_index, setitem_out_of_place
 from functrans.torch._ops import _operand, as_tensor, to_dtype
-from functrans.torch._record import Op, composite, run
-from functrans.torch._tensor import (
-    Tensor,
-    _shared_vc,
-    is_inference,
-    mode_view_error,
-    move_retained_grad,
-    wrap,
-)
+from functrans.torch._record import Op, prim_op, run
+from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
+from functrans.torch._views import mode_view_error, move_retained_grad, view_positions
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -69,11 +66,6 @@ def _check(self, recording):
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
 
-def _type_name(dt) -> str:
-    return from_numpy(dt).name.capitalize().replace("Float32", "Float").replace(
-        "Float64", "Double").replace("Int64", "Long").replace("Int32", "Int")
-
-
 def write(self, value):
     """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
     version counter."""
@@ -91,8 +83,8 @@ def write(self, value):
                                f"match the broadcast shape "
                                f"[{', '.join(map(str, b or src.shape))}]")
     if _category(src.dtype) > _category(dst.dtype):
-        raise RuntimeError(f"result type {_type_name(src.dtype)} can't be cast to the desired "
-                           f"output type {_type_name(dst.dtype)}")
+        raise RuntimeError(f"result type {kind(src.dtype)} can't be cast to the desired "
+                           f"output type {kind(dst.dtype)}")
     if not dst.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
@@ -149,7 +141,6 @@ def rebase_view(view, base, res, written=True):
     """The history of `view` (of `base`) after it was overwritten in place with `res` (already
     `written` into its storage, or written here): the base becomes CopySlices(base, res), and
     the view is taken again from it."""
-    from functrans.torch._indexing import copy_slices, view_positions
     new_base = copy_slices(base, res, view_positions(view))
     if not written:
         write(view, res)  # the storage is shared: this writes the base too
@@ -182,72 +173,57 @@ def _any_requires_grad(args):
 
 # --- the in-place-only ops -------------------------------------------------------------------
 
-def _fill_fn(x, v):
+def _overwrite(x, v):
+    """x's values replaced by v (broadcast): the gradient flows to v, none to x."""
     return E.select(np.ones((), np.bool_), S.convert_element_type(v, x.dtype), x)
 
 
-_fill_scalar = Op("FillBackward2", _fill_fn, _fill_fn)
-_fill_tensor = Op("FillBackward3", _fill_fn, _fill_fn)
+_OVERWRITE = {name: Op(name, _overwrite, _overwrite) for name in
+              ("FillBackward2", "FillBackward3", "ZeroBackward0", "CopyBackwards")}
 
 
-@composite("ZeroBackward0")
-def _zero(x):
-    return E.select(np.ones((), np.bool_), np.zeros((), x.dtype), x)
-
-
-@composite("CopyBackwards")
-def _copy_from(x, src):
-    return E.select(np.ones((), np.bool_), S.convert_element_type(src, x.dtype), x)
+def _overwrite_(self, name, value, inputs, plain):
+    """self <- value through node `name` (`inputs`: the node's inputs after self), or, when
+    nothing records, self <- `plain` (an array)."""
+    if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor) and
+                              value._requires_grad)):
+        _check(self, MODE.enabled)
+        write(self, plain)
+        return self
+    vals = (value._value if isinstance(value, Tensor) else value,)
+    return inplace(self, lambda x, _: run(_OVERWRITE[name], (x,) + inputs, (x._value,) + vals),
+                   value)
 
 
 def fill_(self, value):
-    if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
-                              and value._requires_grad)):
-        _check(self, MODE.enabled)
-        v = value._value if isinstance(value, Tensor) else value
-        if isinstance(value, Tensor) and np.ndim(v):
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                               f"with {np.ndim(v)} dimensions.")
-        write(self, np.broadcast_to(np.asarray(v, self._value.dtype), self._value.shape))
-        return self
-
-    def fn(x, v):
-        if isinstance(v, Tensor):
-            return run(_fill_tensor, (x, v), (x._value, v._value))
-        return run(_fill_scalar, (x, v), (x._value, _operand(v, x._value.dtype)))
-    return inplace(self, fn, value)
+    if isinstance(value, Tensor) and value._value.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                           f"with {value._value.ndim} dimensions.")
+    dt, tensor = self._value.dtype, isinstance(value, Tensor)
+    v = value._value if tensor else _operand(value, dt)
+    return _overwrite_(self, "FillBackward3" if tensor else "FillBackward2",
+                       value if tensor else v, (value,),
+                       np.broadcast_to(np.asarray(v, dt), self._value.shape))
 
 
 def zero_(self):
-    if not (MODE.enabled and self._requires_grad):
-        _check(self, MODE.enabled)
-        write(self, np.zeros((), self._value.dtype))
-        return self
-    return inplace(self, lambda x: run(_zero, (x,), (x._value,)))
+    zero = np.zeros((), self._value.dtype)
+    return _overwrite_(self, "ZeroBackward0", zero, (None,), zero)
 
 
 def copy_(self, src, non_blocking=False):
-    src_t = as_tensor(src)
-
-    def fn(x, s):
-        return run(_copy_from, (x, s), (x._value, s._value))
-    if not (MODE.enabled and (self._requires_grad or src_t._requires_grad)):
-        _check(self, MODE.enabled)
-        write(self, np.broadcast_to(src_t._value, self._value.shape))
-        return self
-    return inplace(self, fn, src_t)
+    src = as_tensor(src)
+    return _overwrite_(self, "CopyBackwards", src, (src,),
+                       np.broadcast_to(src._value, self._value.shape))
 
 
 def setitem(self, idx, value):
     """self[idx] = value."""
-    from functrans.torch._indexing import _index_spec, setitem_out_of_place
     recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
                                   and value._requires_grad)
     if not recording:
         _check(self, MODE.enabled)
-        spec, arrays = _index_spec(self, idx)
-        from functrans.torch._indexing import _rebuild_index
-        np_idx = _rebuild_index(spec, arrays)
+        np_idx = numpy_index(idx)
         v = value._value if isinstance(value, Tensor) else value
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
@@ -287,7 +263,6 @@ def _takes_view(x, idx) -> bool:
 def _view_inplace(self, op, params, out_of_place):
     """self <- its view by `op` (same storage, new shape), recorded as PyTorch's in-place view
     node; a view's replay learns the new step."""
-    from functrans.torch._record import run
     if is_inference(self) and not MODE.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = MODE.enabled
@@ -312,57 +287,34 @@ def _view_inplace(self, op, params, out_of_place):
 
 
 def squeeze_(self, dim=None):
-    from functrans.torch import _shape as S
-    shp = self._value.shape
-    if dim is None:
-        dims, name = tuple(i for i, s in enumerate(shp) if s == 1), "SqueezeBackward3"
-    else:
-        ds = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(sorted({S._dim(d, len(shp)) for d in ds if shp and
-                             shp[S._dim(d, len(shp))] == 1}))
-        name = "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5"
-    return _view_inplace(self, _VIEW_INPLACE[name], {"dimensions": dims},
-                         lambda t: S.squeeze(t, dim))
+    name = "SqueezeBackward" + ("3" if dim is None else "4" if isinstance(dim, int) else "5")
+    return _view_inplace(self, _VIEW_INPLACE[name],
+                         {"dimensions": SH.squeeze_dims(self._value.shape, dim)},
+                         lambda t: SH.squeeze(t, dim))
 
 
 def unsqueeze_(self, dim):
-    from functrans.torch import _shape as S
-    d = S._dim(dim, self._value.ndim + 1)
+    d = _dim(dim, self._value.ndim + 1)
     return _view_inplace(self, _VIEW_INPLACE["UnsqueezeBackward1"], {"dimensions": (d,)},
-                         lambda t: S.unsqueeze(t, dim))
+                         lambda t: SH.unsqueeze(t, dim))
 
 
 def transpose_(self, dim0, dim1):
-    from functrans.torch import _shape as S
-    nd = self._value.ndim
-    perm = list(range(nd))
-    if nd:
-        d0, d1 = S._dim(dim0, nd), S._dim(dim1, nd)
-        perm[d0], perm[d1] = perm[d1], perm[d0]
     return _view_inplace(self, _VIEW_INPLACE["TransposeBackward1"],
-                         {"permutation": tuple(perm)}, lambda t: S.transpose(t, dim0, dim1))
+                         {"permutation": SH.swapped(self._value.ndim, dim0, dim1)},
+                         lambda t: SH.transpose(t, dim0, dim1))
 
 
 def t_(self):
-    from functrans.torch import _shape as S
     nd = self._value.ndim
     if nd > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {nd}D")
     perm = (1, 0) if nd == 2 else tuple(range(nd))
     return _view_inplace(self, _VIEW_INPLACE["TBackward1"], {"permutation": perm},
-                         lambda t: S.t(t))
+                         SH.t)
 
 
-def _view_inplace_ops():
-    from functrans.primitives.registry import REGISTRY
-    from functrans.torch._record import prim_op
-    squeeze, transpose = REGISTRY["squeeze"], REGISTRY["transpose"]
-    return {"SqueezeBackward3": prim_op(squeeze, "SqueezeBackward3"),
-            "SqueezeBackward4": prim_op(squeeze, "SqueezeBackward4"),
-            "SqueezeBackward5": prim_op(squeeze, "SqueezeBackward5"),
-            "UnsqueezeBackward1": prim_op(REGISTRY["expand_dims"], "UnsqueezeBackward1"),
-            "TransposeBackward1": prim_op(transpose, "TransposeBackward1"),
-            "TBackward1": prim_op(transpose, "TBackward1")}
-
-
-_VIEW_INPLACE = _view_inplace_ops()
+_VIEW_INPLACE = {name: prim_op(REGISTRY[prim], name) for name, prim in (
+    ("SqueezeBackward3", "squeeze"), ("SqueezeBackward4", "squeeze"),
+    ("SqueezeBackward5", "squeeze"), ("UnsqueezeBackward1", "expand_dims"),
+    ("TransposeBackward1", "transpose"), ("TBackward1", "transpose"))}

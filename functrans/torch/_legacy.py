@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.torch import _dtype
+from functrans.torch._creation import tensor
 from functrans.torch._tensor import Size, Tensor, wrap
 
 
@@ -39,12 +40,11 @@ def construct(dtype, args, device=None):
         if data.dtype != dtype:
             raise TypeError(f"expected {type_name(dtype)} (got {type_name(data.dtype)})")
         return data.detach()  # PyTorch's legacy constructor aliases a tensor of its type
-    from functrans.torch._creation import tensor
     return tensor(data, dtype=dtype)
 
 
 def type_name(dtype) -> str:
-    return f"torch.{_KINDS[dtype.name]}Tensor"
+    return f"torch.{_dtype.kind(dtype.dtype)}Tensor"
 
 
 class _LegacyTensorType(type):
@@ -60,14 +60,10 @@ class _LegacyTensorType(type):
         return f"<class '{type_name(cls.dtype)}'>"
 
 
-_KINDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool"}
-
 LEGACY_TYPES = {}
-for _name, _kind in _KINDS.items():
+for _name, _kind in _dtype.KINDS.items():
     _dt = getattr(_dtype, "bool_" if _name == "bool" else _name, None)
-    if _dt is not None:
+    if _dt is not None and not _dt.is_complex:  # PyTorch has no legacy complex types
         LEGACY_TYPES[f"{_kind}Tensor"] = _LegacyTensorType(
             f"{_kind}Tensor", (), {"dtype": _dt, "__module__": "torch",
                                    "__doc__": f"torch.{_kind}Tensor: the legacy {_name} type."})

@@ -105,8 +105,8 @@ def matmul(input, other):
     if na == 2 and nb == 2:
         return mm(a, b)
     if na == 1 and nb == 2:  # PyTorch squeezes the product in place: SqueezeBackward4
-        from functrans.torch._shape import SQUEEZE4, _view_op, unsqueeze
-        return _view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)})
+        from functrans.torch._shape import SQUEEZE4, unsqueeze, view_op
+        return view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)})
     _check_same_dtype(a, b)
     return run(_matmul_nd, (a, b), (a._value, b._value))
 

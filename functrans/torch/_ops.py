@@ -27,8 +27,7 @@ def as_tensor(x, dtype=None) -> Tensor:
         if dtype is not None and x._value.dtype != _dtype.to_numpy(dtype):
             return to_dtype(x, _dtype.to_numpy(dtype))
         return x
-    from functrans.torch._creation import tensor_value
-    return wrap(tensor_value(x, dtype))
+    return wrap(_dtype.tensor_value(x, dtype))
 
 
 def _default_float() -> np.dtype:

@@ -24,28 +24,19 @@ class _PrintOptions:
 
 
 PRINT_OPTS = _PrintOptions()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      profile=None, sci_mode=None):
     """As torch.set_printoptions."""
-    if profile == "default":
-        PRINT_OPTS.precision, PRINT_OPTS.threshold = 4, 1000
-        PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 3, 80
-    elif profile == "short":
-        PRINT_OPTS.precision, PRINT_OPTS.threshold = 2, 1000
-        PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 2, 80
-    elif profile == "full":
-        PRINT_OPTS.precision, PRINT_OPTS.threshold = 4, math.inf
-        PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 3, 80
-    if precision is not None:
-        PRINT_OPTS.precision = precision
-    if threshold is not None:
-        PRINT_OPTS.threshold = threshold
-    if edgeitems is not None:
-        PRINT_OPTS.edgeitems = edgeitems
-    if linewidth is not None:
-        PRINT_OPTS.linewidth = linewidth
+    if profile in _PROFILES:  # precision, threshold, edgeitems, linewidth
+        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems,
+         PRINT_OPTS.linewidth) = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(PRINT_OPTS, name, value)
     PRINT_OPTS.sci_mode = sci_mode
 
 
@@ -63,7 +54,7 @@ class _Formatter:
         flat = values.reshape(-1)
         if not self.floating:
             for v in flat.tolist():
-                self.max_width = max(self.max_width, len(_plain_str(v)))
+                self.max_width = max(self.max_width, len(str(v)))
             return
         finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
         if finite.size == 0:
@@ -95,12 +86,8 @@ class _Formatter:
             else:
                 ret = f"{value:.{p}f}"
         else:
-            ret = _plain_str(value)
+            ret = str(value)
         return (self.max_width - len(ret)) * " " + ret
-
-
-def _plain_str(v) -> str:
-    return str(v)
 
 
 def _vector_str(values, indent, summarize, fmt) -> str:
@@ -124,15 +111,10 @@ def _tensor_str_with_formatter(values, indent, summarize, fmt) -> str:
         return fmt.format(values.item())
     if dim == 1:
         return _vector_str(values, indent, summarize, fmt)
-    e = PRINT_OPTS.edgeitems
-    if summarize and values.shape[0] > 2 * e:
-        slices = [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
-                  for i in range(e)] + ["..."] + \
-                 [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
-                  for i in range(values.shape[0] - e, values.shape[0])]
-    else:
-        slices = [_tensor_str_with_formatter(values[i], indent + 1, summarize, fmt)
-                  for i in range(values.shape[0])]
+    e, n = PRINT_OPTS.edgeitems, values.shape[0]
+    rows = [*range(e), None, *range(n - e, n)] if summarize and n > 2 * e else range(n)
+    slices = ["..." if i is None else _tensor_str_with_formatter(values[i], indent + 1,
+                                                                 summarize, fmt) for i in rows]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 

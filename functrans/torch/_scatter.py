@@ -1,4 +1,4 @@
-"""Writing at indices: scatter, scatter_add, index_add, index_put, index_fill.
+"""Writing at indices: scatter, scatter_add, scatter_reduce, index_add, index_put, index_fill.
 
 Where each element goes is decided eagerly, as flat positions in the input (like indexing in
 _indexing), and the recorded node is a scatter (or select) at those positions: the positions
@@ -13,22 +13,27 @@ from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.registry import REGISTRY
-from functrans.torch._dtype import from_numpy
+from functrans.torch._dtype import from_numpy, kind
+from functrans.torch._indexing import (
+    INDEX_PUT,
+    broadcasts,
+    copy_slices,
+    numpy_index,
+    positions,
+    set_at_positions,
+    unique_last,
+)
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
-from functrans.torch._tensor import Tensor, _dim
-
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-               "bool": "Bool", "float16": "Half", "uint8": "Byte", "int8": "Char",
-               "int16": "Short"}
-
-
-def _type_name(dt) -> str:
-    return _TYPE_NAMES.get(np.dtype(dt).name, from_numpy(dt).name)
+from functrans.torch._tensor import Tensor, _dim, wrap
 
 
 def _size(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
+
+
+def _flat(x):
+    return S.reshape(x, (_size(x.shape),))
 
 
 def _dim_positions(shape, dim, index) -> np.ndarray:
@@ -37,11 +42,8 @@ def _dim_positions(shape, dim, index) -> np.ndarray:
     values."""
     total, stride = np.zeros(index.shape, np.int64), 1
     for k in range(len(shape) - 1, -1, -1):
-        if k == dim:
-            coord = index
-        else:
-            coord = np.arange(index.shape[k], dtype=np.int64).reshape(
-                (-1,) + (1,) * (index.ndim - 1 - k))
+        coord = index if k == dim else np.arange(index.shape[k], dtype=np.int64).reshape(
+            (-1,) + (1,) * (index.ndim - 1 - k))
         total = total + coord * stride
         stride *= shape[k]
     return total
@@ -53,13 +55,6 @@ def _hit(n, pos) -> np.ndarray:
     return hit
 
 
-def _last_of_each(pos):
-    """For each flat position, the last element of `pos` aimed at it (the value that wins)."""
-    flat = pos.reshape(-1)
-    uniq, first_from_end = np.unique(flat[::-1], return_index=True)
-    return uniq.astype(np.int64), (flat.size - 1 - first_from_end).astype(np.int64)
-
-
 def _leading(src, shape):
     """src[:shape[0], :shape[1], ...]: the part of src an index of `shape` reads."""
     if tuple(src.shape) == tuple(shape):
@@ -68,161 +63,134 @@ def _leading(src, shape):
                                   limit_indices=tuple(shape), strides=(1,) * len(shape))
 
 
-def _flat(x):
-    return S.reshape(x, (_size(x.shape),))
-
-
-# --- scatter ---------------------------------------------------------------------------------
-
-def _scatter_fn(x, src, uniq, keep, hit, *, ishape):
-    vals = REGISTRY["gather"].bind(_flat(_leading(src, ishape)), keep, axis=0)
-    placed = REGISTRY["scatter_add"].bind(np.zeros(_size(x.shape), x.dtype), uniq, vals, axis=0)
-    return S.reshape(E.select(hit, placed, _flat(x)), x.shape)
-
-
-_SCATTER = Op("ScatterBackward0", _scatter_fn, _scatter_fn)
-
-
-@composite("ScatterBackward1")
-def _scatter_value(x, value, hit):
+def _fill_at(x, value, hit):
+    """x with value where the flat mask hit is set."""
     return E.select(S.reshape(hit, x.shape), S.convert_element_type(value, x.dtype), x)
 
 
-@composite("ScatterAddBackward0")
-def _scatter_add(x, src, pos, *, ishape):
-    src = _flat(_leading(src, ishape))
-    return S.reshape(REGISTRY["scatter_add"].bind(_flat(x), _flat(pos), src, axis=0), x.shape)
+def _add_at(x, src, pos):
+    """x with src added at the flat positions pos (both shaped alike)."""
+    return S.reshape(REGISTRY["scatter_add"].bind(_flat(x), _flat(pos), _flat(src), axis=0),
+                     x.shape)
+
+
+# --- scatter, scatter_add --------------------------------------------------------------------
+
+def _scatter_fn(x, src, pos, keep, *, shape):
+    return set_at_positions(x, _leading(src, shape), pos, keep, shape=shape)
+
+
+_SCATTER = Op("ScatterBackward0", _scatter_fn, _scatter_fn)
+_SCATTER_VALUE = composite("ScatterBackward1")(_fill_at)
+_SCATTER_ADD = composite("ScatterAddBackward0")(
+    lambda x, src, pos, *, ishape: _add_at(x, _leading(src, ishape), pos))
 
 
 def _check_index(name, x, dim, index, src=None):
     v = x._value
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-    nd = max(v.ndim, 1)
     if index.ndim != v.ndim and not (index.ndim <= 1 and v.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self "
                            "tensor")
     if src is not None and src.ndim != index.ndim and not (index.ndim <= 1 and src.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    shape = v.shape or (1,)
-    ishape = index.shape or (1,)
-    for k in range(nd):
+    shape, ishape = v.shape or (1,), index.shape or (1,)
+    for k in range(max(v.ndim, 1)):
         if (k != dim and ishape[k] > shape[k]) or \
                 (src is not None and ishape[k] > (src.shape or (1,))[k]):
             srcs = f" and to be no larger size than src {list(src.shape)}" if src is not None \
                 else ""
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(v.shape)} apart from dimension {dim}{srcs}")
-    if index.size:
-        n = shape[dim]
-        bad = index[(index < 0) | (index >= n)]
-        if bad.size:
-            raise RuntimeError(f"index {bad.reshape(-1)[0]} is out of bounds for dimension "
-                               f"{dim} with size {n}")
+    bad = index[(index < 0) | (index >= shape[dim])]
+    if bad.size:
+        raise RuntimeError(f"index {bad.reshape(-1)[0]} is out of bounds for dimension {dim} "
+                           f"with size {shape[dim]}")
 
 
-def _scatter_positions(x, dim, index):
-    shape = x._value.shape or (1,)
-    idx = index.reshape(index.shape or (1,)).astype(np.int64)
-    return _dim_positions(shape, dim, idx)
+def _scatter_args(name, input, dim, index, src):
+    """The input tensor, dim, index array, src (checked) and flat positions of a scatter."""
+    x = as_tensor(input)
+    idx = as_tensor(index)._value
+    v = x._value
+    d = _dim(dim, max(v.ndim, 1))
+    _check_index(name, x, d, idx, src._value if isinstance(src, Tensor) else None)
+    if isinstance(src, Tensor) and src._value.dtype != v.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    pos = _dim_positions(v.shape or (1,), d, idx.reshape(idx.shape or (1,)).astype(np.int64))
+    return x, idx, pos
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """torch.scatter: input with src (or value) written at index along dim."""
-    x = as_tensor(input)
-    if src is None:
-        src = value
     if reduce is not None:
         raise NotImplementedError("functrans.torch: scatter(reduce=...) is not provided; use "
                                   "scatter_add, or scatter_reduce's formula composed from "
                                   "gather and masked ops")
-    idx = as_tensor(index)._value
+    src = value if src is None else src
+    x, idx, pos = _scatter_args("scatter", input, dim, index, src)
     v = x._value
-    d = _dim(dim, max(v.ndim, 1))
-    if isinstance(src, Tensor):
-        _check_index("scatter", x, d, idx, src._value)
-        if src._value.dtype != v.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    else:
-        _check_index("scatter", x, d, idx)
-    pos = _scatter_positions(x, d, idx)
-    hit = _hit(v.size, pos)
     if not isinstance(src, Tensor):
-        return run(_scatter_value, (x, None, None), (v, _operand(src, v.dtype), hit))
-    uniq, keep = _last_of_each(pos)
-    ishape = idx.shape
-    return run(_SCATTER, (x, src, None, None, None), (v, src._value, uniq, keep, hit),
-               {"ishape": ishape})
+        return run(_SCATTER_VALUE, (x, None, None), (v, _operand(src, v.dtype), _hit(v.size, pos)))
+    uniq, keep = unique_last(pos)
+    return run(_SCATTER, (x, src, None, None), (v, src._value, uniq, keep), {"shape": idx.shape})
 
 
 def scatter_add(input, dim, index, src):
     """torch.scatter_add: input with src added at index along dim."""
-    x, s = as_tensor(input), as_tensor(src)
-    idx = as_tensor(index)._value
-    v = x._value
-    d = _dim(dim, max(v.ndim, 1))
-    _check_index("scatter_add", x, d, idx, s._value)
-    if s._value.dtype != v.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    pos = _scatter_positions(x, d, idx)
-    return run(_scatter_add, (x, s, None), (v, s._value, pos), {"ishape": idx.shape})
+    s = as_tensor(src)
+    x, idx, pos = _scatter_args("scatter_add", input, dim, index, s)
+    return run(_SCATTER_ADD, (x, s, None), (x._value, s._value, pos), {"ishape": idx.shape})
 
 
 # --- index_add, index_fill -------------------------------------------------------------------
 
 @composite("IndexAddBackward0")
 def _index_add(x, source, pos, *, alpha):
-    if alpha != 1:
-        source = E.mul(source, np.asarray(alpha, source.dtype))
-    return S.reshape(REGISTRY["scatter_add"].bind(_flat(x), _flat(pos), _flat(source), axis=0),
-                     x.shape)
+    return _add_at(x, source if alpha == 1 else E.mul(source, np.asarray(alpha, source.dtype)),
+                   pos)
 
 
 def _along_dim_positions(shape, dim, index):
     """Flat positions of x.index_select(dim, index)'s elements in x (of `shape`)."""
-    nd = len(shape)
     grid = np.arange(_size(shape), dtype=np.int64).reshape(shape)
-    return np.take(grid, index, axis=dim) if nd else grid.reshape(1)[index]
+    return np.take(grid, index, axis=dim) if shape else grid.reshape(1)[index]
 
 
 def index_add(input, dim, index, source, *, alpha=1):
     """torch.index_add: input with alpha * source added at index along dim."""
     x, s = as_tensor(input), as_tensor(source)
     idx = as_tensor(index)._value
-    v = x._value
+    v, sv = x._value, s._value
     d = _dim(dim, max(v.ndim, 1))
     if idx.ndim > 1:
         raise IndexError("index_add_(): Index is supposed to be a vector")
     if idx.dtype.kind not in "iu":
         raise IndexError(f"index_add_(): Expected dtype int32/int64 for index but got: "
                          f"{from_numpy(idx.dtype)}")
-    if s._value.dtype != v.dtype:
-        raise RuntimeError(f"index_add_(): self ({_type_name(v.dtype)}) and source "
-                           f"({_type_name(s._value.dtype)}) must have the same scalar type")
-    sv = s._value
+    if sv.dtype != v.dtype:
+        raise RuntimeError(f"index_add_(): self ({kind(v.dtype)}) and source "
+                           f"({kind(sv.dtype)}) must have the same scalar type")
     if sv.ndim and (sv.shape[d] if d < sv.ndim else 1) != idx.size:
         raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
-                         f"source.size(dim): ({sv.shape[d] if d < sv.ndim else 1}), for dim: {d}")
+                           f"source.size(dim): ({sv.shape[d] if d < sv.ndim else 1}), for dim: {d}")
     want = v.shape[:d] + (idx.size,) + v.shape[d + 1:] if v.ndim else (idx.size,)
-    if s._value.shape != want and not (v.ndim == 0 and s._value.size == idx.size):
+    if sv.shape != want and not (v.ndim == 0 and sv.size == idx.size):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(v.shape)} "
-                           f"source.shape = {list(s._value.shape)}")
+                           f"source.shape = {list(sv.shape)}")
     n = (v.shape or (1,))[d]
     bad = idx[(idx < 0) | (idx >= n)]
     if bad.size:
         raise RuntimeError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
                            f"{d} with size {n}")
     pos = _along_dim_positions(v.shape, d, idx.reshape(-1))
-    return run(_index_add, (x, s, None), (v, s._value, pos), {"alpha": alpha})
+    return run(_index_add, (x, s, None), (v, sv, pos), {"alpha": alpha})
 
 
-@composite("IndexFillBackward0")
-def _index_fill(x, value, hit):
-    return E.select(S.reshape(hit, x.shape), S.convert_element_type(value, x.dtype), x)
-
-
-_INDEX_FILL_TENSOR = Op("IndexFillBackward1", _index_fill.impl, _index_fill.traced)
+_INDEX_FILL = {False: composite("IndexFillBackward0")(_fill_at),
+               True: composite("IndexFillBackward1")(_fill_at)}
 
 
 def index_fill(input, dim, index, value):
@@ -236,67 +204,42 @@ def index_fill(input, dim, index, value):
     if bad.size:
         raise IndexError(f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {d} "
                          f"with size {n}")
-    pos = _along_dim_positions(v.shape, d, np.where(idx < 0, idx + n, idx).reshape(-1))
-    hit = _hit(v.size, pos)
-    if isinstance(value, Tensor):
-        if value._value.ndim:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but "
-                               f"got tensor with {value._value.ndim} dimension(s).")
-        return run(_INDEX_FILL_TENSOR, (x, value, None), (v, value._value, hit))
-    return run(_index_fill, (x, None, None), (v, _operand(value, v.dtype), hit))
+    hit = _hit(v.size, _along_dim_positions(v.shape, d, np.where(idx < 0, idx + n, idx)
+                                            .reshape(-1)))
+    is_tensor = isinstance(value, Tensor)
+    if is_tensor and value._value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._value.ndim} dimension(s).")
+    return run(_INDEX_FILL[is_tensor], (x, value if is_tensor else None, None),
+               (v, value._value if is_tensor else _operand(value, v.dtype), hit))
 
 
 # --- index_put -------------------------------------------------------------------------------
 
 @composite("IndexPutBackward0")
 def _index_put_accumulate(x, values, pos, *, shape):
-    vb = S.broadcast_to(_trailing(values, shape), shape)
-    return S.reshape(REGISTRY["scatter_add"].bind(_flat(x), _flat(pos), _flat(vb), axis=0),
-                     x.shape)
-
-
-def _broadcasts(shape, target) -> bool:
-    """Whether values of `shape` broadcast to `target` (leading unit axes may be dropped)."""
-    try:
-        return np.broadcast_shapes(shape[max(len(shape) - len(target), 0):], target) == target
-    except ValueError:
-        return False
-
-
-def _trailing(v, shape):
-    lead = len(v.shape) - len(shape)  # leading unit axes of the values are dropped
-    return S.reshape(v, v.shape[lead:]) if lead > 0 else v
+    lead = len(values.shape) - len(shape)  # leading unit axes of the values are dropped
+    values = S.reshape(values, values.shape[lead:]) if lead > 0 else values
+    return _add_at(x, S.broadcast_to(values, shape), pos)
 
 
 def index_put(input, indices, values, accumulate=False):
     """torch.index_put: input with values at indices (added if accumulate)."""
-    from functrans.torch._indexing import (
-        INDEX_PUT,
-        _index_spec,
-        _rebuild_index,
-        copy_slices,
-        positions,
-    )
-    x = as_tensor(input)
-    vals = as_tensor(values)
-    v = x._value
+    x, vals = as_tensor(input), as_tensor(values)
+    v, vv = x._value, vals._value
     if not isinstance(indices, tuple | list):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
-    spec, arrays = _index_spec(x, tuple(as_tensor(i) for i in indices))
-    pos = positions(v.shape, _rebuild_index(spec, arrays))
-    target = pos.shape
-    vv = vals._value
-    if not _broadcasts(vv.shape, target):
+    pos = positions(v.shape, numpy_index(tuple(as_tensor(i) for i in indices)))
+    if not broadcasts(vv.shape, pos.shape):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(vv.shape)} cannot be "
-                           f"broadcast to indexing result of shape {list(target)}")
-    if vals._value.dtype != v.dtype:
+                           f"broadcast to indexing result of shape {list(pos.shape)}")
+    if vv.dtype != v.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_type_name(v.dtype)} for the destination and "
-                           f"{_type_name(vals._value.dtype)} for the source.")
+                           f"{kind(v.dtype)} for the destination and {kind(vv.dtype)} for the "
+                           f"source.")
     if not accumulate:
         return copy_slices(x, vals, pos, INDEX_PUT)
-    return run(_index_put_accumulate, (x, vals, None), (v, vv, pos), {"shape": target})
-
+    return run(_index_put_accumulate, (x, vals, None), (v, vv, pos), {"shape": pos.shape})
 
 
 # --- scatter_reduce --------------------------------------------------------------------------
@@ -350,14 +293,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    x, s = as_tensor(input), as_tensor(src)
-    idx = as_tensor(index)._value
-    v, sv = x._value, s._value
-    d = _dim(dim, max(v.ndim, 1))
-    _check_index("scatter_reduce", x, d, idx, sv)
-    if sv.dtype != v.dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    pos = _scatter_positions(x, d, idx).reshape(-1)
+    s = as_tensor(src)
+    x, idx, pos = _scatter_args("scatter_reduce", input, dim, index, s)
+    v, sv, pos = x._value, s._value, pos.reshape(-1)
     n = v.size
     hit = _hit(n, pos)
     keep_self = ~hit if not include_self else np.ones(n, np.bool_)

@@ -6,7 +6,8 @@ and the transforms accept it. Its state: the numpy array (`_value`, the storage:
 it, in-place operations write into it), `requires_grad`, `grad_fn` with `output_nr` (None for
 leaves), a version counter shared with its views (`_vc`, created lazily; None means version 0),
 and rarely used metadata (`.grad`, retain_grad, hooks, the leaf's AccumulateGrad) in `_meta`.
-Math methods and operators are installed by `_tensor_methods`.
+What needs the layers above is installed onto the class from there: views' bookkeeping by
+`_views`, math methods, operators, `backward` and the tape's primitive rule by `_tensor_methods`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from functrans.core.trace import MainTrace, Trace, Tracer
 from functrans.torch import _dtype
 from functrans.torch._devices import CPU, device  # noqa: F401  (torch.device lives here too)
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
-from functrans.torch._graph import AccumulateGrad
+from functrans.torch._graph import AccumulateGrad, append_hook
+from functrans.torch._printing import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -84,8 +86,9 @@ class _Meta:
 
 
 class TapeTrace(Trace):
-    """The trace every Tensor belongs to. `process_primitive` runs the primitive eagerly on the
-    arrays and records a node when grad mode is on and an input requires grad."""
+    """The trace every Tensor belongs to. `process_primitive` (installed by _tensor_methods:
+    _record.apply_primitive) runs the primitive eagerly on the arrays and records a node when
+    grad mode is on and an input requires grad."""
 
     __slots__ = ()
 
@@ -95,10 +98,6 @@ class TapeTrace(Trace):
         return wrap(np.asarray(val))
 
     lift = pure
-
-    def process_primitive(self, prim, tracers, params):
-        from functrans.torch._record import apply_primitive
-        return apply_primitive(prim, tracers, params)
 
 
 TAPE_MAIN = MainTrace(level=0.5, trace_type=TapeTrace, global_data=None, name="functrans.torch")
@@ -119,6 +118,7 @@ class Tensor(Tracer):
     __slots__ = ("_value", "_requires_grad", "_grad_fn", "_output_nr", "_vc", "_meta",
                  "__weakref__")
     _trace = TAPE  # every Tensor belongs to the tape (a class attribute: nothing to set)
+    _retake_view = None  # installed by _views: a view's grad_fn taken again from its base
 
     def __init__(self, *args):
         # the legacy constructor torch.Tensor(data) / torch.Tensor(*sizes): float32
@@ -199,28 +199,26 @@ class Tensor(Tracer):
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        flag = bool(flag)
         if self._grad_fn is not None:
-            raise RuntimeError(_NON_LEAF_FLAG if not flag else
-                               "you can only change requires_grad flags of leaf variables.")
-        if flag and self._value.dtype.kind not in "fc":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
-        if flag:
-            _check_inference_requires_grad(self)
-        self._requires_grad = flag
+            raise RuntimeError("you can only change requires_grad flags of leaf variables."
+                               if flag else _NON_LEAF_FLAG)
+        self._set_requires_grad(flag, "floating point and complex dtype")
 
     def requires_grad_(self, requires_grad=True):
         if self._grad_fn is not None:
             if requires_grad:  # a computed tensor already requires grad: nothing to change
                 return self
             raise RuntimeError(_NON_LEAF_FLAG)
-        if requires_grad and self._value.dtype.kind not in "fc":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad:
-            _check_inference_requires_grad(self)
-        self._requires_grad = bool(requires_grad)
+        self._set_requires_grad(requires_grad, "floating point dtype")
         return self
+
+    def _set_requires_grad(self, flag, kinds):
+        if flag and self._value.dtype.kind not in "fc":
+            raise RuntimeError(f"only Tensors of {kinds} can require gradients")
+        if flag and is_inference(self) and not MODE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
+        self._requires_grad = bool(flag)
 
     @property
     def _base(self):
@@ -247,7 +245,7 @@ class Tensor(Tracer):
     def grad_fn(self):
         m = self._meta
         if m is not None and m.base is not None and self._vc[1] != m.view_rebases:
-            regenerate_view(self)
+            self._retake_view()
         return self._grad_fn
 
     @property
@@ -290,8 +288,9 @@ class Tensor(Tracer):
                     "the tensor are the same size")
             if value._value.dtype != self._value.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_legacy_name(value)}' to a "
-                    f"tensor with grad_dtype '{_legacy_type(self)}'. The gradient must match the "
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_dtype.cpp_name(value._value.dtype)}' to a tensor with grad_dtype "
+                    f"'{_dtype.kind(self._value.dtype)}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
@@ -322,40 +321,20 @@ class Tensor(Tracer):
     def register_hook(self, hook):
         """Call `hook(grad)` when the gradient of this tensor is computed; a non-None return
         value replaces the gradient."""
-        from functrans.torch._graph import _RemovableHandle
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:  # a leaf: kept on the tensor, run by its AccumulateGrad
-            m = self._get_meta()
-            if m.hooks is None:
-                m.hooks = []
-            m.hooks.append(hook)
-            return _RemovableHandle(m.hooks, hook)
-        node = self._grad_fn
-        if node._pre_hooks is None:
-            node._pre_hooks = []
-        entry = (self._output_nr, hook)
-        node._pre_hooks.append(entry)
-        return _RemovableHandle(node._pre_hooks, entry)
+            return append_hook(self._get_meta(), "hooks", hook)
+        return append_hook(self._grad_fn, "_pre_hooks", (self._output_nr, hook))
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call `hook(self)` after a backward pass accumulated into this leaf's `.grad`."""
-        from functrans.torch._graph import _RemovableHandle
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
-        m = self._get_meta()
-        if m.post_hooks is None:
-            m.post_hooks = []
-        m.post_hooks.append(hook)
-        return _RemovableHandle(m.post_hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into the `.grad` of every leaf that requires grad."""
-        from functrans.torch.autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        return append_hook(self._get_meta(), "post_hooks", hook)
 
     def detach(self) -> "Tensor":
         """The same storage and version counter, cut from the graph."""
@@ -406,13 +385,13 @@ class Tensor(Tracer):
 
     def numpy(self, *, force=False) -> np.ndarray:
         # PyTorch refuses only while grad mode is on (under no_grad nothing could record)
-        if self._requires_grad and not force and _grad_enabled():
+        if self._requires_grad and not force and MODE.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and _grad_enabled():
+        if self._requires_grad and MODE.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value if dtype is None else self._value.astype(dtype)
@@ -484,7 +463,6 @@ class Tensor(Tracer):
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents=None):
-        from functrans.torch._printing import tensor_repr
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -522,17 +500,6 @@ _NON_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If
                   "use var_no_grad = var.detach().")
 
 
-def _legacy_type(t) -> str:
-    return {"float32": "Float", "float64": "Double"}.get(t._value.dtype.name, t._value.dtype.name)
-
-
-def _legacy_name(t) -> str:
-    """The dtype as PyTorch's C++ type name (its messages say 'double', 'long int')."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}.get(t._value.dtype.name, t._value.dtype.name)
-
-
 def _dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
@@ -553,11 +520,8 @@ INFERENCE_SAVE_ERROR = (
 
 def mark_inference(t, inference=True):
     """Make `t` an inference tensor (or, with `inference=False`, a normal one)."""
-    m = t._meta
-    if inference:
-        t._get_meta().inference = True
-    elif m is not None:
-        m.inference = False
+    if inference or t._meta is not None:
+        t._get_meta().inference = inference
 
 
 def is_inference(t) -> bool:
@@ -572,26 +536,7 @@ def check_saveable(t):
         raise RuntimeError(INFERENCE_SAVE_ERROR)
 
 
-def _init(t, value, requires_grad, grad_fn, output_nr):
-    t._value = value
-    t._requires_grad = requires_grad
-    t._grad_fn = grad_fn
-    t._output_nr = output_nr
-    t._vc = None
-    t._meta = None
-    if INFERENCE_BLOCKS[0] and MODE.inference:
-        mark_inference(t)
-
-
-def _check_inference_requires_grad(t):
-    if is_inference(t) and not MODE.inference:
-        raise RuntimeError("Setting requires_grad=True on inference tensor outside "
-                           "InferenceMode is not allowed.")
-
-
-def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
-    """A Tensor around the numpy array `value` (no copy)."""
-    t = _new(Tensor)
+def _init(t, value, requires_grad, grad_fn, output_nr, vc=None):
     t._value = value
     t._requires_grad = requires_grad
     t._grad_fn = grad_fn
@@ -600,20 +545,18 @@ def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tens
     t._meta = None
     if INFERENCE_BLOCKS[0] and MODE.inference:
         mark_inference(t)
+
+
+def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
+    """A Tensor around the numpy array `value` (no copy)."""
+    t = _new(Tensor)
+    _init(t, value, requires_grad, grad_fn, output_nr, vc)
     return t
 
 
-def new_vc() -> list:
-    """A version counter: [version, how many times an in-place op rewrote the history]."""
-    return [0, 0]
-
-
-def _grad_enabled() -> bool:
-    from functrans.torch._grad_mode import MODE
-    return MODE.enabled
-
-
 def _shared_vc(t):
+    """t's version counter, shared with its views: [version, how many times an in-place op
+    rewrote the history] (created on first use)."""
     vc = t._vc
     if vc is None:
         vc = t._vc = [0, 0]
@@ -638,72 +581,10 @@ def edge(t):
         return None
     m = t._meta
     if m is not None and m.base is not None and t._vc[1] != m.view_rebases:
-        regenerate_view(t)
+        t._retake_view()
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
     if m is not None and m.base is not None and m.no_grad_view and m.base._requires_grad:
         return None  # a view taken in no_grad mode: PyTorch gives it no grad accumulator
     return (accumulator(t), 0)
-
-
-def move_retained_grad(t, old_fn, old_nr):
-    """After t's grad_fn changed (an in-place op, a regenerated view), retain_grad follows it
-    to the new node, as PyTorch moves its retains_grad hook: the old node no longer fills
-    t.grad."""
-    m = t._meta
-    if m is None or not m.retains_grad:
-        return
-    kept = getattr(old_fn, "_retains", None)
-    if kept is not None:
-        ref = kept.get(old_nr)
-        if ref is not None and ref() is t:
-            del kept[old_nr]
-    m.retains_grad = False
-    if t._grad_fn is not None:
-        t.retain_grad()
-
-
-def mode_view_error(kind: str, rebased: bool) -> str:
-    """PyTorch's message for a view made under no_grad (`kind` "no_grad") or inference mode
-    ("inference") that is modified in place (`rebased` False) or whose base is (True) while
-    grad mode records."""
-    mode = "no_grad mode" if kind == "no_grad" else "inference mode"
-    normal = "with grad mode enabled" if kind == "no_grad" else "in normal mode"
-    what = ("its base or another view of its base has been modified inplace" if rebased
-            else "is being modified inplace")
-    block = "no_grad" if kind == "no_grad" else "inference_mode"
-    return (f"A view was created in {mode} and {what} {normal}. Given that this use case is "
-            "ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
-            f"both the view and the inplace either both inside the {block} block (if you don't "
-            "want the inplace to be tracked) or both outside (if you want the inplace to be "
-            "tracked).")
-
-
-def regenerate_view(t):
-    """A view whose base's history an in-place operation rewrote after the view was taken
-    gets a new grad_fn: the view taken again from the base, as one AsStridedBackward0 node
-    (what PyTorch does, lazily, too). A view taken under no_grad or inference mode has no
-    history to take again from: PyTorch refuses, and so does this."""
-    from functrans.torch._indexing import AS_STRIDED, view_positions
-    from functrans.torch._record import run
-    m = t._meta
-    if m.no_grad_view:
-        raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))
-    base = m.base
-    pos = view_positions(t)
-    prev = MODE.enabled
-    MODE.enabled = True
-    try:
-        fresh = run(AS_STRIDED, (base, None), (base._value, pos))
-    finally:
-        MODE.enabled = prev
-    old_fn, old_nr = t._grad_fn, t._output_nr
-    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
-    t._requires_grad = fresh._requires_grad
-    m.view_rebases = t._vc[1]
-    move_retained_grad(t, old_fn, old_nr)
-
-
-def grad_mode_on() -> bool:
-    return MODE.enabled

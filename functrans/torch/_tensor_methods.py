@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.torch import _activations as AC
+from functrans.torch import _creation as C
 from functrans.torch import _dtype
 from functrans.torch import _elementwise as EW
 from functrans.torch import _indexing as IX
@@ -17,7 +18,21 @@ from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
 from functrans.torch import _random as R
 from functrans.torch._devices import NO_ACCELERATOR, NO_CUDA, is_device_like, require_cpu
-from functrans.torch._tensor import Tensor, is_inference
+from functrans.torch._grad_mode import MODE
+from functrans.torch._legacy import as_dtype, new
+from functrans.torch._record import apply_primitive
+from functrans.torch._tensor import TapeTrace, Tensor, is_inference
+from functrans.torch.autograd import backward as _autograd_backward
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into the `.grad` of every leaf that requires grad."""
+    _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _named(module, names: str) -> dict:
+    """The functions of `module` called `names` (space-separated), by name."""
+    return {name: getattr(module, name) for name in names.split()}
 
 
 def _swap(f):
@@ -68,27 +83,16 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
 
 def _type(self, dtype=None):
     if dtype is None:
-        names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                 "bool": "Bool", "float16": "Half", "uint8": "Byte", "int8": "Char",
-                 "int16": "Short"}
-        return f"torch.{names.get(self._value.dtype.name, self._value.dtype.name)}Tensor"
-    from functrans.torch._legacy import as_dtype
+        return f"torch.{_dtype.kind(self._value.dtype)}Tensor"
     return _to(self, as_dtype(dtype))
 
 
-def _legacy_new(self, *args, device=None):
-    from functrans.torch._legacy import new
-    return new(self, *args, device=device)
-
-
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from functrans.torch._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return C.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full_factory(kind):
     def method(self, *size, dtype=None, requires_grad=False, device=None, fill_value=None):
-        from functrans.torch import _creation as C
         if kind == "full":
             size, fill_value = size[0], size[1]
             return C.full(size, fill_value, dtype=dtype or self.dtype,
@@ -106,15 +110,11 @@ def _mean(self, dim=None, keepdim=False, dtype=None):
     return RD.mean(self, dim, keepdim, dtype=dtype)
 
 
-def _pow_(self, exponent):
-    return I.inplace(self, EW.pow, exponent)
-
-
 def _write_random(self, draw):
     """Fill self with `draw(n)` in PyTorch's order: a TensorIterator visits the elements in
     memory order (a transposed view is filled along its storage). The in-place checks come
     first, so a refused call draws nothing."""
-    I._check(self, _grad_on())
+    I._check(self, MODE.enabled)
     v = self._value
     order = sorted(range(v.ndim), key=lambda i: -abs(v.strides[i]))
     flat = np.asarray(draw(v.size))
@@ -130,7 +130,7 @@ def _float_only(self, kernel):
 
 
 def _type_word(self):
-    return _type(self).removeprefix("torch.").removesuffix("Tensor")
+    return _dtype.kind(self._value.dtype)
 
 
 def _number(x):
@@ -182,7 +182,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     g = R.resolve(generator)
     if isinstance(p, Tensor):
         pv = np.broadcast_to(p._value, self._value.shape)
-        I._check(self, _grad_on())
+        I._check(self, MODE.enabled)
         I.write(self, R.bernoulli_tensor(g, np.ascontiguousarray(pv)).astype(
             self._value.dtype))
         return self
@@ -190,11 +190,6 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     return _write_random(self, lambda n: R.bernoulli_scalar(g, n, p))
-
-
-def _bernoulli(self, p=None, *, generator=None):
-    from functrans.torch._creation import bernoulli
-    return bernoulli(self, p, generator=generator)
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
@@ -234,19 +229,6 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _write_random(self, lambda n: R.cauchy(g, n, median, sigma))
 
 
-def _grad_on():
-    from functrans.torch._grad_mode import MODE
-    return MODE.enabled
-
-
-def _clamp_(self, min=None, max=None):
-    return I.inplace(self, EW.clamp, min, max)
-
-
-def _masked_fill_(self, mask, value):
-    return I.inplace(self, IX.masked_fill, mask, value)
-
-
 def _apply_(self, fn):
     if self._requires_grad:
         raise RuntimeError("apply_ is only implemented on CPU tensors that do not require grad")
@@ -257,6 +239,7 @@ def _apply_(self, fn):
 
 
 _METHODS = {
+    "backward": _backward,
     # operators
     "__neg__": EW.neg, "__pos__": lambda self: self, "__abs__": EW.abs,
     "__add__": O.fast_binary(EW.ADD), "__radd__": O.fast_binary(EW.ADD),
@@ -274,60 +257,35 @@ _METHODS = {
     "__getitem__": IX.getitem, "__setitem__": I.setitem,
     "__iadd__": _inplace_of(EW.add), "__isub__": _inplace_of(EW.sub),
     "__imul__": _inplace_of(EW.mul), "__itruediv__": _inplace_of(EW.div),
-    "__ipow__": _pow_,
-    # elementwise
-    "add": EW.add, "sub": EW.sub, "subtract": EW.sub, "mul": EW.mul, "multiply": EW.mul,
-    "div": EW.div, "divide": EW.div, "true_divide": EW.div, "floor_divide": EW.floor_divide,
-    "remainder": EW.remainder, "fmod": EW.fmod, "pow": EW.pow, "square": EW.square,
-    "neg": EW.neg, "negative": EW.neg, "abs": EW.abs, "absolute": EW.abs,
-    "sin": EW.sin, "cos": EW.cos, "tan": EW.tan, "exp": EW.exp, "log": EW.log, "tanh": EW.tanh,
-    "sqrt": EW.sqrt, "sigmoid": EW.sigmoid, "relu": EW.relu, "reciprocal": EW.reciprocal,
-    "asin": EW.asin, "acos": EW.acos, "atan": EW.atan, "sinh": EW.sinh, "cosh": EW.cosh,
-    "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
-    "asinh": EW.asinh, "acosh": EW.acosh, "atanh": EW.atanh, "exp2": EW.exp2, "expm1": EW.expm1,
-    "log2": EW.log2, "log10": EW.log10, "log1p": EW.log1p, "rsqrt": EW.rsqrt, "erf": EW.erf,
-    "floor": EW.floor, "ceil": EW.ceil, "round": EW.round, "trunc": EW.trunc, "sign": EW.sign,
-    "atan2": EW.atan2, "arctan2": EW.atan2, "maximum": EW.maximum, "minimum": EW.minimum,
-    "clamp": EW.clamp, "clip": EW.clamp, "lerp": EW.lerp,
-    "clamp_min": EW.clamp_min, "clamp_max": EW.clamp_max, "nan_to_num": EW.nan_to_num,
-    "addcmul": EW.addcmul, "addcdiv": EW.addcdiv,
-    "eq": EW.eq, "ne": EW.ne, "lt": EW.lt, "le": EW.le, "gt": EW.gt, "ge": EW.ge,
-    "greater": EW.gt, "less": EW.lt, "equal": EW.equal, "allclose": EW.allclose,
-    "isclose": EW.isclose, "isnan": EW.isnan, "isinf": EW.isinf, "isfinite": EW.isfinite, "signbit": EW.signbit,
-    "logical_not": EW.logical_not, "logical_and": EW.logical_and, "logical_or": EW.logical_or,
-    "softmax": AC.softmax, "log_softmax": AC.log_softmax,
+    "__ipow__": _inplace_of(EW.pow),
+    # the torch functions of the same name
+    **_named(EW, "add sub mul div floor_divide remainder fmod pow square neg abs sin cos tan exp "
+             "log tanh sqrt sigmoid relu reciprocal asin acos atan sinh cosh asinh acosh atanh "
+             "exp2 expm1 log2 log10 log1p rsqrt erf floor ceil round trunc sign atan2 maximum "
+             "minimum clamp lerp clamp_min clamp_max nan_to_num addcmul addcdiv eq ne lt le gt "
+             "ge equal allclose isclose isnan isinf isfinite signbit logical_not logical_and "
+             "logical_or"),
+    **_named(AC, "softmax log_softmax"),
+    **_named(RD, "prod max min amax amin argmax argmin std var var_mean std_mean norm logsumexp "
+             "cumsum cumprod all any count_nonzero"),
+    **_named(LA, "matmul mm mv dot bmm outer inner addmm"),
+    **_named(S, "reshape view flatten unflatten squeeze unsqueeze permute transpose t movedim "
+             "expand expand_as broadcast_to repeat tile diag split chunk split_with_sizes "
+             "unsafe_split unsafe_split_with_sizes unsafe_chunk unbind narrow flip roll tril "
+             "triu diagonal trace contiguous"),
+    **_named(IX, "repeat_interleave select gather index_select masked_fill masked_select take "
+             "median nanmedian isin as_strided sort argsort topk nonzero"),
+    **_named(SC, "scatter scatter_add scatter_reduce index_add index_put index_fill"),
+    # PyTorch's aliases and what differs from the function
+    "subtract": EW.sub, "multiply": EW.mul, "divide": EW.div, "true_divide": EW.div,
+    "negative": EW.neg, "absolute": EW.abs, "arcsin": EW.asin, "arccos": EW.acos,
+    "arctan": EW.atan, "arctan2": EW.atan2, "clip": EW.clamp, "greater": EW.gt, "less": EW.lt,
     "where": lambda self, condition, other: EW.where(condition, self, other),
-    # reductions
-    "sum": _sum, "mean": _mean, "prod": RD.prod, "max": RD.max, "min": RD.min,
-    "amax": RD.amax, "amin": RD.amin, "argmax": RD.argmax, "argmin": RD.argmin,
-    "std": RD.std, "var": RD.var, "var_mean": RD.var_mean, "std_mean": RD.std_mean,
-    "norm": RD.norm, "logsumexp": RD.logsumexp,
-    "cumsum": RD.cumsum, "cumprod": RD.cumprod, "all": RD.all, "any": RD.any,
-    "count_nonzero": RD.count_nonzero,
-    # products
-    "matmul": LA.matmul, "mm": LA.mm, "mv": LA.mv, "dot": LA.dot, "bmm": LA.bmm,
-    "outer": LA.outer, "inner": LA.inner, "addmm": LA.addmm,
-    # shape
-    "reshape": S.reshape, "view": S.view, "view_as": S.view_as, "reshape_as": S.reshape_as,
-    "flatten": S.flatten, "unflatten": S.unflatten, "ravel": S.ravel,
-    "squeeze": S.squeeze, "unsqueeze": S.unsqueeze, "permute": S.permute,
-    "transpose": S.transpose, "swapaxes": S.transpose, "swapdims": S.transpose,
-    "t": S.t, "T": property(S.numpy_T), "mT": property(S.mT), "movedim": S.movedim,
-    "moveaxis": S.movedim, "expand": S.expand, "expand_as": S.expand_as,
-    "broadcast_to": S.broadcast_to, "repeat": S.repeat, "tile": S.tile,
-    "repeat_interleave": S.repeat_interleave, "diag": S.diag, "split": S.split, "chunk": S.chunk,
-    "split_with_sizes": S.split_with_sizes, "unsafe_split": S.unsafe_split,
-    "unsafe_split_with_sizes": S.unsafe_split_with_sizes, "unsafe_chunk": S.unsafe_chunk,
-    "unbind": S.unbind, "narrow": S.narrow, "select": S.select, "flip": S.flip,
-    "roll": S.roll, "tril": S.tril, "triu": S.triu, "diagonal": S.diagonal,
-    "trace": S.trace, "gather": IX.gather, "index_select": IX.index_select,
-    "masked_fill": IX.masked_fill, "masked_select": IX.masked_select, "take": IX.take,
-    "median": IX.median, "nanmedian": IX.nanmedian, "isin": IX.isin,
-    "as_strided": IX.as_strided, "sort": IX.sort, "argsort": IX.argsort, "topk": IX.topk,
-    "nonzero": IX.nonzero, "contiguous": S.contiguous,
-    "scatter": SC.scatter, "scatter_add": SC.scatter_add, "scatter_reduce": SC.scatter_reduce,
-    "index_add": SC.index_add,
-    "index_put": SC.index_put, "index_fill": SC.index_fill,
+    "sum": _sum, "mean": _mean, "ravel": S.flatten, "swapaxes": S.transpose,
+    "swapdims": S.transpose, "moveaxis": S.movedim,
+    "view_as": lambda self, other: S.view(self, tuple(other.shape)),
+    "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
+    "T": property(S.numpy_T), "mT": property(S.mT),
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,
@@ -339,34 +297,29 @@ _METHODS = {
     "bool": lambda self, memory_format=None: _to(self, _dtype.bool_),
     "cpu": lambda self, memory_format=None: self,
     "type_as": lambda self, other: _to(self, other.dtype),
-    "new_tensor": _new_tensor, "new": _legacy_new, "new_zeros": _new_full_factory("zeros"),
+    "new_tensor": _new_tensor, "new": new, "new_zeros": _new_full_factory("zeros"),
     "new_ones": _new_full_factory("ones"), "new_empty": _new_full_factory("empty"),
     "new_full": _new_full_factory("full"),
     # in place
-    "add_": _inplace_of(EW.add), "sub_": _inplace_of(EW.sub), "mul_": _inplace_of(EW.mul),
-    "div_": _inplace_of(EW.div), "pow_": _pow_, "neg_": _inplace_of(EW.neg),
-    "exp_": _inplace_of(EW.exp), "log_": _inplace_of(EW.log), "sin_": _inplace_of(EW.sin),
-    "cos_": _inplace_of(EW.cos), "tanh_": _inplace_of(EW.tanh), "sqrt_": _inplace_of(EW.sqrt),
-    "abs_": _inplace_of(EW.abs), "relu_": _inplace_of(EW.relu),
-    "sigmoid_": _inplace_of(EW.sigmoid), "clamp_": _clamp_, "clip_": _clamp_,
-    "clamp_min_": _inplace_of(EW.clamp_min), "clamp_max_": _inplace_of(EW.clamp_max),
-    "nan_to_num_": _inplace_of(EW.nan_to_num), "addcmul_": _inplace_of(EW.addcmul),
-    "addcdiv_": _inplace_of(EW.addcdiv), "addmm_": _inplace_of(LA.addmm),
-    "masked_fill_": _masked_fill_, "fill_": I.fill_, "zero_": I.zero_, "copy_": I.copy_,
-    "scatter_": _inplace_of(SC.scatter), "scatter_add_": _inplace_of(SC.scatter_add),
-    "scatter_reduce_": _inplace_of(SC.scatter_reduce),
-    "index_add_": _inplace_of(SC.index_add), "index_put_": _inplace_of(SC.index_put),
-    "index_fill_": _inplace_of(SC.index_fill),
-    "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,
+    **{name + "_": _inplace_of(fn) for name, fn in _named(
+        EW, "add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clamp_min "
+        "clamp_max nan_to_num addcmul addcdiv").items()},
+    **{name + "_": _inplace_of(fn) for name, fn in _named(
+        SC, "scatter scatter_add scatter_reduce index_add index_put index_fill").items()},
+    "clip_": _inplace_of(EW.clamp), "addmm_": _inplace_of(LA.addmm),
+    "masked_fill_": _inplace_of(IX.masked_fill), "fill_": I.fill_, "zero_": I.zero_,
+    "copy_": I.copy_, "squeeze_": I.squeeze_, "unsqueeze_": I.unsqueeze_, "t_": I.t_,
     "transpose_": I.transpose_, "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
     "is_inference": is_inference,
     "uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
-    "bernoulli_": _bernoulli_, "bernoulli": _bernoulli, "exponential_": _exponential_,
+    "bernoulli_": _bernoulli_, "bernoulli": C.bernoulli, "exponential_": _exponential_,
     "geometric_": _geometric_, "log_normal_": _log_normal_, "cauchy_": _cauchy_,
     "cuda": _cuda, "apply_": _apply_,
 }
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
+TapeTrace.process_primitive = lambda self, prim, tracers, params: apply_primitive(prim, tracers,
+                                                                                    params)
 
 Tensor.__array_priority__ = 1000

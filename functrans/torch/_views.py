@@ -1,0 +1,157 @@
+"""Views: tensors sharing their base's storage and version counter, as in PyTorch.
+
+A view (view/reshape of contiguous data, t, transpose, permute, expand, basic indexing, narrow,
+split, ...) remembers its base and how to take it again from the base (`replay`). An in-place
+operation on a view rewrites its base's history (CopySlices, see _inplace), and a view whose
+base's history was rewritten after the view was taken gets its grad_fn taken again from the
+base, lazily, as one AsStridedBackward0 node (what PyTorch does too).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from functrans.primitives import shape_ops as S
+from functrans.primitives.registry import REGISTRY
+from functrans.torch._grad_mode import MODE
+from functrans.torch._graph import op_display_name
+from functrans.torch._record import Op, run
+from functrans.torch._tensor import Tensor, _shared_vc, is_inference, wrap
+
+
+def _view_mode():
+    """The mode a view is made in, when it is not grad mode: "inference" or "no_grad"."""
+    if MODE.enabled:
+        return False
+    return "inference" if MODE.inference else "no_grad"
+
+
+def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
+    """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
+    `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
+    if not np.may_share_memory(out._value, x._value):
+        return out
+    if is_inference(x):
+        # a view of an inference tensor is an inference tensor that autograd does not track
+        # (no base, no history, no requires_grad), as in PyTorch
+        out._get_meta().inference = True
+        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
+        return out
+    vc = out._vc = _shared_vc(x)
+    m = out._get_meta()
+    xm = x._meta
+    if xm is not None and xm.base is not None:
+        m.base, m.replay = xm.base, xm.replay + (replay,)
+        m.no_grad_view = xm.no_grad_view or _view_mode()
+        if xm.multi_view is not None:
+            # a view of one of several views stays guarded; PyTorch's message then names this
+            # view's own op and output
+            fn = out._grad_fn
+            m.multi_view = (op_display_name(fn) if fn else "View", out._output_nr)
+    else:
+        m.base, m.replay = x, (replay,)
+        m.no_grad_view = _view_mode()
+    m.view_rebases = vc[1]
+    m.inference = xm is not None and xm.inference  # a view is what its source is
+    if not MODE.enabled and x._requires_grad:
+        out._requires_grad = True  # as PyTorch's: a view with no history that requires grad
+    return out
+
+
+def view_op(op, x, params=None):
+    """`op` (a view op) applied to x, its result marked as a view of x."""
+    return as_view(x, run(op, (x,), (x._value,), params), lambda t: view_op(op, t, params))
+
+
+def multi_views(x, outs, again, name):
+    """The views of a function returning several (unbind, split): PyTorch refuses in-place
+    changes to them (`name` names the function in its message)."""
+    views = tuple(as_view(x, o, lambda t, k=k: again(t)[k]) for k, o in enumerate(outs))
+    for k, v in enumerate(views):
+        if v._meta is not None and v._meta.base is not None:
+            v._meta.multi_view = (name, k)
+    return views
+
+
+def gather_flat(x, pos, idx=None):
+    """x's elements at flat positions pos. As the traced form of indexing, the program depends
+    on shapes only, not on which elements, so x[0], x[1], ... share one backward program."""
+    return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
+                                   axis=0)
+
+
+# a view taken again from its base after an in-place operation (PyTorch uses as_strided)
+AS_STRIDED = Op("AsStridedBackward0", lambda x, pos: np.take(x, pos), gather_flat)
+
+
+def view_positions(view) -> np.ndarray:
+    """The flat positions of a view's elements in its base: its ops replayed on an index grid."""
+    m = view._meta
+    b = m.base._value
+    grid = wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape))
+    prev = MODE.enabled
+    MODE.enabled = False
+    try:
+        for again in m.replay:
+            grid = again(grid)
+    finally:
+        MODE.enabled = prev
+    return grid._value
+
+
+def move_retained_grad(t, old_fn, old_nr):
+    """After t's grad_fn changed (an in-place op, a view taken again), retain_grad follows it
+    to the new node, as PyTorch moves its retains_grad hook: the old node no longer fills
+    t.grad."""
+    m = t._meta
+    if m is None or not m.retains_grad:
+        return
+    kept = getattr(old_fn, "_retains", None)
+    if kept is not None:
+        ref = kept.get(old_nr)
+        if ref is not None and ref() is t:
+            del kept[old_nr]
+    m.retains_grad = False
+    if t._grad_fn is not None:
+        t.retain_grad()
+
+
+def mode_view_error(kind: str, rebased: bool) -> str:
+    """PyTorch's message for a view made under no_grad (`kind` "no_grad") or inference mode
+    ("inference") that is modified in place (`rebased` False) or whose base is (True) while
+    grad mode records."""
+    no_grad = kind == "no_grad"
+    what = ("its base or another view of its base has been modified inplace" if rebased
+            else "is being modified inplace")
+    return (f"A view was created in {'no_grad mode' if no_grad else 'inference mode'} and "
+            f"{what} {'with grad mode enabled' if no_grad else 'in normal mode'}. Given that "
+            "this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+            "code by moving both the view and the inplace either both inside the "
+            f"{'no_grad' if no_grad else 'inference_mode'} block (if you don't want the inplace "
+            "to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def retake_view(t):
+    """A view whose base's history an in-place operation rewrote after the view was taken
+    gets a new grad_fn: the view taken again from the base, as one AsStridedBackward0 node. A
+    view taken under no_grad or inference mode has no history to take again from: PyTorch
+    refuses, and so does this."""
+    m = t._meta
+    if m.no_grad_view:
+        raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))
+    base = m.base
+    pos = view_positions(t)
+    prev = MODE.enabled
+    MODE.enabled = True
+    try:
+        fresh = run(AS_STRIDED, (base, None), (base._value, pos))
+    finally:
+        MODE.enabled = prev
+    old_fn, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
+    t._requires_grad = fresh._requires_grad
+    m.view_rebases = t._vc[1]
+    move_retained_grad(t, old_fn, old_nr)
+
+
+Tensor._retake_view = retake_view

@@ -1,0 +1,124 @@
+"""Observing a program under PyTorch or functrans.torch, and comparing two observations.
+
+A parity program takes the torch module and a recorder `rec(name, value)`; `observe` runs it and
+returns a JSON-able record of everything recorded (tensor values, dtypes, shapes, flags,
+grad_fn names), the warnings raised and the error the program ended with, if any.
+`differences` lists what differs between two such records. `@program` registers a program in
+PROGRAMS (the parity_*_programs.py modules hold them, by topic).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+PROGRAMS = {}
+
+
+def program(fn):
+    PROGRAMS[fn.__name__] = fn
+    return fn
+
+
+# --- observing -------------------------------------------------------------------------------
+
+def _is_tensor(torch, x):
+    return isinstance(x, torch.Tensor)
+
+
+def describe(torch, x):
+    """A JSON-able description of a recorded value."""
+    if _is_tensor(torch, x):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn = x.grad_fn
+        return {"tensor": x.detach().tolist(), "dtype": str(x.dtype), "shape": list(x.shape),
+                "requires_grad": x.requires_grad, "is_leaf": x.is_leaf,
+                "grad_fn": None if fn is None else type(fn).__name__}
+    if isinstance(x, tuple | list):
+        return [describe(torch, y) for y in x]
+    if x is None or isinstance(x, bool | int | str):
+        return x
+    if isinstance(x, float):
+        return {"float": x}
+    if hasattr(x, "name") and callable(getattr(x, "name")):  # a grad_fn node
+        return {"node": type(x).__name__}
+    return {"repr": repr(x)}
+
+
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$", re.S)
+
+
+def _message(text):
+    return _TRIGGERED.sub("", str(text)).strip()
+
+
+def observe(torch, fn) -> dict:
+    record = {}
+
+    def rec(name, value):
+        record[name] = describe(torch, value)
+
+    error = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fn(torch, rec)
+        except Exception as e:  # the program's final error is part of what it does
+            error = [type(e).__name__, _message(e)]
+    warns = [[w.category.__name__, _message(w.message)] for w in caught
+             if w.category in (UserWarning, RuntimeWarning)]
+    return {"values": record, "warnings": warns, "error": error}
+
+
+def _close(a, b, path, problems, rtol):
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            problems.append(f"{path}: keys {sorted(a)} != {sorted(b)}")
+            return
+        for k in a:
+            _close(a[k], b[k], f"{path}.{k}", problems, rtol)
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            problems.append(f"{path}: length {len(a)} != {len(b)}: {a} vs {b}")
+            return
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{path}[{i}]", problems, rtol)
+        return
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+            problems.append(f"{path}: {a!r} != {b!r}")
+            return
+        if math.isnan(a) and math.isnan(b):
+            return
+        if not math.isclose(a, b, rel_tol=rtol, abs_tol=rtol * 1e-3):
+            problems.append(f"{path}: {a!r} != {b!r}")
+        return
+    if a != b:
+        problems.append(f"{path}: {a!r} != {b!r}")
+
+
+# PyTorch gives these once per process (TORCH_WARN_ONCE): whether a live run shows them depends
+# on what ran before in the process
+ONCE_WARNINGS = ("Using backward() with create_graph=True",
+                 "Converting a tensor with requires_grad=True to a scalar",
+                 "The use of `x.T` on tensors of dimension other than 2",
+                 "Tensor.T is deprecated on 0-D tensors",
+                 "torch.meshgrid: in an upcoming release")
+
+
+def _without_once(obs):
+    return {**obs, "warnings": [w for w in obs["warnings"]
+                                if not w[1].startswith(ONCE_WARNINGS)]}
+
+
+def differences(got: dict, want: dict, rtol=2e-6, once_warnings=True) -> list[str]:
+    """What differs between two observations (floats compared to `rtol`); with
+    `once_warnings=False`, PyTorch's once-per-process warnings are left out."""
+    if not once_warnings:
+        got, want = _without_once(got), _without_once(want)
+    problems = []
+    _close(got, want, "", problems, rtol)
+    return problems
