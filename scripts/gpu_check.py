@@ -108,7 +108,7 @@ def run_benchmark(seconds: float, sizes=SIZES, dims=DIMS) -> list[tuple]:
     rows = []
 
     def device_sync(out):
-        cupy.cuda.get_current_device().synchronize()
+        cupy.cuda.Device().synchronize()
         return out
 
     def on_host(out):
