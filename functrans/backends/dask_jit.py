@@ -74,12 +74,25 @@ def compute(tree, **kwargs):
     """
     leaves, treedef = tree_flatten(tree)
     pos = [i for i, x in enumerate(leaves) if _is_dask_array(x)]
-    if pos:
-        import dask
-        values = dask.compute(*[leaves[i] for i in pos], **kwargs)
-        leaves = list(leaves)
-        for i, v in zip(pos, values):
-            leaves[i] = v
+    if not pos:
+        return tree
+    import dask
+    # a jitted program's parameter-sized results are one task's outputs: compute that task
+    # (one result travels back) rather than a task per result
+    wanted, tasks = [], {}
+    for i in pos:
+        found = _RESULTS.peek(leaves[i].name)
+        if found is None:
+            wanted.append(leaves[i])
+        else:
+            tasks.setdefault(found[0].key, found[0])
+    values = dask.compute(*wanted, *tasks.values(), **kwargs)
+    by_task = dict(zip(tasks, values[len(wanted):]))
+    it = iter(values[:len(wanted)])
+    leaves = list(leaves)
+    for i in pos:
+        found = _RESULTS.peek(leaves[i].name)
+        leaves[i] = next(it) if found is None else np.asarray(by_task[found[0].key][found[1]])
     return tree_unflatten(treedef, leaves)
 
 
@@ -258,8 +271,8 @@ def _promoted_broadcast(eqn, sizes):
 
 @dataclass
 class _Pass:
-    """One chunked pass: the per-point program of a group at one level of reductions."""
-    size: int                      # the group's number of points
+    """One chunked pass: the per-point program at one level of reductions (chunk c of every
+    array of points is one task)."""
     level: int
     invars: list                   # program inputs (global inputs, group inputs, reduced vars)
     partials: list                 # reduction results computed per chunk
@@ -352,23 +365,16 @@ def _needed(jaxpr, outs, cut):
 def _make_passes(plan):
     jaxpr = plan.closed.jaxpr
     red_eqn = {jaxpr.eqns[i].outvars[0]: i for i in plan.reduce}
-    keys = set()
-    for i in plan.reduce:
-        operand = next(a for a in jaxpr.eqns[i].invars if type(a) is Var and a in plan.points)
-        keys.add((plan.points[operand][0], plan.level[jaxpr.eqns[i].outvars[0]] - 1))
     point_outs = [v for v in jaxpr.outvars if type(v) is Var and v in plan.points]
-    keys.update((plan.points[v][0], plan.level[v]) for v in point_outs)
-    for size, level in sorted(keys, key=lambda k: (k[1], k[0])):
-        partials = [v for v, i in red_eqn.items() if plan.level[v] == level + 1
-                    and any(type(a) is Var and plan.points.get(a, (None,))[0] == size
-                            for a in jaxpr.eqns[i].invars)]
-        outs = [v for v in point_outs if plan.points[v][0] == size and plan.level[v] == level]
-        outs = list(dict.fromkeys(outs))
+    levels = {plan.level[v] - 1 for v in red_eqn} | {plan.level[v] for v in point_outs}
+    for level in sorted(levels):
+        partials = [v for v in red_eqn if plan.level[v] == level + 1]
+        outs = list(dict.fromkeys(v for v in point_outs if plan.level[v] == level))
         cut = {v for v in plan.reduced if plan.level[v] <= level}
         eqns, need = _needed(jaxpr, partials + outs, cut - set(partials))
         invars = [v for v in jaxpr.invars if v in need]
         invars += [v for v in plan.reduced if v in need and v in cut and v not in partials]
-        plan.passes.append(_Pass(size, level, invars, partials, outs, eqns))
+        plan.passes.append(_Pass(level, invars, partials, outs, eqns))
     glob_outs = [v for v in jaxpr.outvars if type(v) is Var and v not in plan.points]
     plan.post_eqns, _ = _needed(jaxpr, glob_outs, set(plan.reduced))
 
@@ -376,11 +382,12 @@ def _make_passes(plan):
 # --- staging a part of the program at the chunk's shape --------------------------------------
 
 def _chunk_aval(plan, v, rows):
+    """`v`'s aval in a chunk: `rows` maps each number of points to the chunk's rows."""
     if rows is None or v not in plan.points:
         return v.aval
-    _, axis = plan.points[v]
+    size, axis = plan.points[v]
     shape = list(v.aval.shape)
-    shape[axis] = rows
+    shape[axis] = rows[size]
     return ShapedArray(tuple(shape), v.aval.dtype, getattr(v.aval, "weak_type", False))
 
 
@@ -389,7 +396,7 @@ def _params_at(plan, i, eqn, rows):
     rewrite = plan.rewrite.get(i)
     if rows is None or rewrite is None:
         return eqn.params
-    return rewrite(eqn.params, rows)
+    return rewrite(eqn.params, rows[plan.points[eqn.outvars[0]][0]])
 
 
 def _stage(plan, invars, outvars, eqn_ids, rows, name) -> ClosedJaxpr:
@@ -457,12 +464,15 @@ class _Task:
         self.unpack = unpack    # per reduced input: (packed vector index, offset, shape)
         self.pack = pack        # per packed output: indices of the program outputs it holds
         self.token = uuid.uuid4().hex  # names the program in the worker's cache
+        self._program = None
 
     def __dask_tokenize__(self):
         return self.token
 
     def __getstate__(self):
-        return {"program": _portable(self.closed), "unpack": self.unpack, "pack": self.pack,
+        if self._program is None:  # built once, on the first trip out
+            self._program = _portable(self.closed)
+        return {"program": self._program, "unpack": self.unpack, "pack": self.pack,
                 "token": self.token}
 
     def __setstate__(self, state):
@@ -492,7 +502,7 @@ class _Task:
 
 @dataclass
 class _Layout:
-    """Where each reduced var sits: packed vectors keyed by (size, level, combine, dtype)."""
+    """Where each reduced var sits: packed vectors keyed by (level, combine, dtype)."""
     keys: list = field(default_factory=list)
     where: dict = field(default_factory=dict)     # var -> (key index, offset, shape)
     sizes: list = field(default_factory=list)
@@ -511,9 +521,7 @@ def _layout(plan) -> _Layout:
     jaxpr = plan.closed.jaxpr
     for i, rule in plan.reduce.items():
         v = jaxpr.eqns[i].outvars[0]
-        operand = next(a for a in jaxpr.eqns[i].invars if type(a) is Var and a in plan.points)
-        layout.add((plan.points[operand][0], plan.level[v] - 1, rule.combine,
-                    np.dtype(v.aval.dtype).str), v)
+        layout.add((plan.level[v] - 1, rule.combine, np.dtype(v.aval.dtype).str), v)
     return layout
 
 
@@ -555,7 +563,7 @@ class _Lowering:
             pack_keys = sorted(groups)
             return (_Task(closed, unpack, [groups[g] for g in pack_keys]), plain, keys,
                     pack_keys)
-        return self.tasks.get_or_build((k, rows), build)
+        return self.tasks.get_or_build((k, tuple(sorted(rows.items()))), build)
 
     def post_task(self):
         def build():
@@ -612,25 +620,41 @@ def call(entry_for, args, kwargs):
     in_sizes = tuple(None if p is None else int(p.shape[0]) for p in points)
     low = _lowering(entry.jaxpr, in_sizes)
     if low.plan.reason is not None:
-        outs = _run_unsplit(entry.jaxpr, flat, points, low.plan.reason, entry.name)
+        outs = _run_unsplit(low, entry.jaxpr, flat, points, entry.name)
     else:
         outs = _run_split(low, flat, points)
     return tree_unflatten(entry.out_tree, outs)
 
 
 def _common_chunks(points):
-    """Every points input of one length chunked alike (the first one's row chunks), and
-    whole along its other axes."""
+    """Every array of points chunked whole along its other axes, the arrays of one length
+    alike (the first one's row chunks), and every length in as many chunks as the first array
+    (chunk c of each is one task). Chunked that way already, nothing moves."""
+    first = next(x for x in points if x is not None)
+    n = first.numblocks[0]
     chunks = {}
     out = []
     for x in points:
         if x is None:
             out.append(None)
             continue
-        rows = chunks.setdefault(x.shape[0], x.chunks[0])
-        want = (rows, *[(s,) for s in x.shape[1:]])
+        size = x.shape[0]
+        if size not in chunks:
+            own = x.chunks[0]
+            chunks[size] = own if len(own) == n else _even(size, n)
+        want = (chunks[size], *[(s,) for s in x.shape[1:]])
         out.append(x if x.chunks == want else x.rechunk(want))
     return out, chunks
+
+
+def _even(size, n):
+    base, extra = divmod(size, n)
+    return tuple(base + (c < extra) for c in range(n))
+
+
+# the dask arrays a program's parameter-sized results come back as -> (the task computing
+# them all, position): `compute` runs that one task instead of a task per result
+_RESULTS = LRUCache(256, name="dask program results", register=False)
 
 
 def _run_split(low, flat, points):
@@ -640,68 +664,72 @@ def _run_split(low, flat, points):
     plan, layout = low.plan, low.layout
     jaxpr = plan.closed.jaxpr
     points, chunks = _common_chunks(points)
+    n_chunks = len(next(iter(chunks.values())))
     blocks = {v: x.to_delayed().ravel() for v, x in zip(jaxpr.invars, points)
               if x is not None}
     value = {v: x for v, x in zip(jaxpr.invars, flat) if _is_plain(x)}
     totals = {}        # packed key index -> dask array of the combined partials
-    point_out = {}     # var -> chunked dask array
+    outs_by_var = {}   # var -> dask array
     for k, p in enumerate(plan.passes):
-        rows_list = chunks[p.size]
         parts = {}
-        for c, rows in enumerate(rows_list):
+        for c in range(n_chunks):
+            rows = {size: rs[c] for size, rs in chunks.items()}
             task, plain, keys, pack_keys = low.pass_task(k, rows)
             args = [blocks[v][c] if v in blocks else value[v] for v in plain]
             packed = [totals[j] for j in keys]
-            call_ = dask.delayed(task, pure=True, nout=len(pack_keys) + len(p.outs))
-            res = call_(len(plain), *args, *packed)
+            call_ = dask.delayed(task, pure=False, nout=len(pack_keys) + len(p.outs))
+            res = call_(len(plain), *args, *packed, dask_key_name=f"functrans-chunk-{c}-"
+                        f"{uuid.uuid4().hex}")
             for m, key in enumerate(pack_keys):
                 parts.setdefault(key, []).append(
                     da.from_delayed(res[m], (1, layout.sizes[key]),
-                                    dtype=np.dtype(layout.keys[key][3])))
+                                    dtype=np.dtype(layout.keys[key][2])))
             for m, v in enumerate(p.outs):
                 shape = _chunk_aval(plan, v, rows).shape
                 parts.setdefault(v, []).append(
                     da.from_delayed(res[len(pack_keys) + m], shape, dtype=v.aval.dtype))
         for key, pieces in parts.items():
             if isinstance(key, Var):
-                point_out[key] = da.concatenate(pieces, axis=plan.points[key][1])
-            else:
-                combine = layout.keys[key][2]
+                outs_by_var[key] = da.concatenate(pieces, axis=plan.points[key][1])
+            else:  # dask's tree reduction of the stacked partials
+                combine = layout.keys[key][1]
                 totals[key] = getattr(da.concatenate(pieces, axis=0), combine)(axis=0)
-    outs_by_var = dict(point_out)
     task, plain, keys, gouts = low.post_task()
     if gouts:
         args = [value[v] for v in plain]
         packed = [totals[j] for j in keys]
-        res = dask.delayed(task, pure=True, nout=len(gouts))(len(plain), *args, *packed)
+        res = dask.delayed(task, pure=False, nout=len(gouts))(
+            len(plain), *args, *packed, dask_key_name=f"functrans-post-{uuid.uuid4().hex}")
         for m, v in enumerate(gouts):
-            outs_by_var[v] = da.from_delayed(res[m], v.aval.shape, dtype=v.aval.dtype)
-    outs = []
-    for v in jaxpr.outvars:
-        if type(v) is Literal:
-            outs.append(np.array(v.val, dtype=v.aval.dtype))
-        else:
-            outs.append(outs_by_var[v])
-    return outs
+            outs_by_var[v] = _result(res, m, v.aval)
+    return [np.array(v.val, dtype=v.aval.dtype) if type(v) is Literal else outs_by_var[v]
+            for v in jaxpr.outvars]
+
+
+def _result(res, m, aval):
+    import dask.array as da
+    x = da.from_delayed(res[m], aval.shape, dtype=aval.dtype)
+    _RESULTS.put(x.name, (res, m))
+    return x
 
 
 def _is_plain(x):
     return x is not None and not _is_dask_array(x)
 
 
-def _run_unsplit(closed, flat, points, reason, name):
+def _run_unsplit(low, closed, flat, points, name):
     """The whole program as one task on the points rechunked to one chunk."""
     import dask
     import dask.array as da
     warnings.warn(
-        f"jit({name}) on dask arrays: the program cannot run chunk by chunk ({reason}); it "
-        "runs as one task on the points rechunked to one chunk. Pass collocation points as "
-        "arguments (not closed over) and keep operations that mix points (sort, cumsum, "
-        "slices along the points axis) out of the jitted function to run one task per chunk.",
-        da.PerformanceWarning, stacklevel=3)
+        f"jit({name}) on dask arrays: the program cannot run chunk by chunk "
+        f"({low.plan.reason}); it runs as one task on the points rechunked to one chunk. Pass "
+        "collocation points as arguments (not closed over) and keep operations that mix "
+        "points (sort, cumsum, slices along the points axis) out of the jitted function to "
+        "run one task per chunk.", da.PerformanceWarning, stacklevel=4)
     args = [x.rechunk(x.shape) if p is not None else x for x, p in zip(flat, points)]
-    task = _Task(closed, [], [])
+    task = low.tasks.get_or_build("whole", lambda: _Task(closed, [], []))
     n = len(closed.jaxpr.outvars)
-    res = dask.delayed(task, pure=True, nout=n)(len(args), *args)
-    return [da.from_delayed(res[m], v.aval.shape, dtype=v.aval.dtype)
-            for m, v in enumerate(closed.jaxpr.outvars)]
+    res = dask.delayed(task, pure=False, nout=n)(
+        len(args), *args, dask_key_name=f"functrans-program-{uuid.uuid4().hex}")
+    return [_result(res, m, v.aval) for m, v in enumerate(closed.jaxpr.outvars)]
