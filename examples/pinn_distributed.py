@@ -85,7 +85,7 @@ def persisted(client, arrays, n_chunks):
 
 def main():
     args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=3000,
-                      quick_adam=150, quick_lbfgs=100,
+                      quick_adam=150, quick_lbfgs=50,
                       extra=[(("--dim",), dict(type=int, default=10, help="dimension d")),
                              (("--n-f",), dict(type=int, default=None,
                                                help="collocation points (2000; quick 200)")),

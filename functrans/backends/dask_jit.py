@@ -26,6 +26,7 @@ This module imports dask only when called with dask arrays; `import functrans` n
 
 from __future__ import annotations
 
+import functools
 import sys
 import uuid
 import warnings
@@ -85,14 +86,15 @@ def compute(tree, **kwargs):
         if found is None:
             wanted.append(leaves[i])
         else:
-            tasks.setdefault(found[0].key, found[0])
+            tasks.update((d.key, d) for d in found[0])
     values = dask.compute(*wanted, *tasks.values(), **kwargs)
-    by_task = dict(zip(tasks, values[len(wanted):]))
+    by_key = dict(zip(tasks, values[len(wanted):]))
     it = iter(values[:len(wanted)])
     leaves = list(leaves)
     for i in pos:
         found = _RESULTS.peek(leaves[i].name)
-        leaves[i] = next(it) if found is None else np.asarray(by_task[found[0].key][found[1]])
+        leaves[i] = next(it) if found is None else \
+            found[1]([by_key[d.key] for d in found[0]])
     return tree_unflatten(treedef, leaves)
 
 
@@ -481,10 +483,12 @@ class _Task:
         self.unpack, self.pack, self.token = state["unpack"], state["pack"], state["token"]
 
     def _fn(self):
+        # with a workspace (buffers reused from call to call, as jit's own entries), safe
+        # under threads: a call finding it busy runs on fresh arrays
         if self.closed is None:
             return _COMPILED.get_or_build(
-                self.token, lambda: compile_program(_restore(self._program)).fn)
-        return compile_program(self.closed).fn
+                self.token, lambda: compile_program(_restore(self._program), workspace=True).fn)
+        return compile_program(self.closed, workspace=True).fn
 
     def __call__(self, n_plain, *args):
         plain, packed = list(args[:n_plain]), args[n_plain:]
@@ -652,8 +656,9 @@ def _even(size, n):
     return tuple(base + (c < extra) for c in range(n))
 
 
-# the dask arrays a program's parameter-sized results come back as -> (the task computing
-# them all, position): `compute` runs that one task instead of a task per result
+# the dask arrays a program's results come back as -> (the Delayed tasks computing them,
+# how their values make the result): `compute` runs those tasks (a program's results share
+# them) instead of a task per result and per piece
 _RESULTS = LRUCache(256, name="dask program results", register=False)
 
 
@@ -668,7 +673,7 @@ def _run_split(low, flat, points):
     blocks = {v: x.to_delayed().ravel() for v, x in zip(jaxpr.invars, points)
               if x is not None}
     value = {v: x for v, x in zip(jaxpr.invars, flat) if _is_plain(x)}
-    totals = {}        # packed key index -> dask array of the combined partials
+    totals = {}        # packed key index -> Delayed of the combined partials
     outs_by_var = {}   # var -> dask array
     for k, p in enumerate(plan.passes):
         parts = {}
@@ -686,14 +691,22 @@ def _run_split(low, flat, points):
                                     dtype=np.dtype(layout.keys[key][2])))
             for m, v in enumerate(p.outs):
                 shape = _chunk_aval(plan, v, rows).shape
-                parts.setdefault(v, []).append(
-                    da.from_delayed(res[len(pack_keys) + m], shape, dtype=v.aval.dtype))
+                parts.setdefault(v, []).append((res[len(pack_keys) + m], shape))
         for key, pieces in parts.items():
             if isinstance(key, Var):
-                outs_by_var[key] = da.concatenate(pieces, axis=plan.points[key][1])
+                axis = plan.points[key][1]
+                x = da.concatenate([da.from_delayed(d, shape, dtype=key.aval.dtype)
+                                    for d, shape in pieces], axis=axis)
+                _RESULTS.put(x.name, ([d for d, _ in pieces],
+                                      functools.partial(_concatenate, axis=axis)))
+                outs_by_var[key] = x
             else:  # dask's tree reduction of the stacked partials
                 combine = layout.keys[key][1]
-                totals[key] = getattr(da.concatenate(pieces, axis=0), combine)(axis=0)
+                total = getattr(da.concatenate(pieces, axis=0), combine)(axis=0)
+                # as one Delayed, its keys as they are: every consumer shares these tasks (a
+                # dask array passed to several delayed calls is optimised, renamed and so
+                # computed again for each)
+                totals[key] = total.to_delayed(optimize_graph=False).ravel()[0]
     task, plain, keys, gouts = low.post_task()
     if gouts:
         args = [value[v] for v in plain]
@@ -709,8 +722,12 @@ def _run_split(low, flat, points):
 def _result(res, m, aval):
     import dask.array as da
     x = da.from_delayed(res[m], aval.shape, dtype=aval.dtype)
-    _RESULTS.put(x.name, (res, m))
+    _RESULTS.put(x.name, ([res], lambda values: np.asarray(values[0][m])))
     return x
+
+
+def _concatenate(values, axis):
+    return np.concatenate([np.asarray(v) for v in values], axis=axis)
 
 
 def _is_plain(x):
