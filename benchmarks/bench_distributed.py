@@ -15,8 +15,8 @@ adds the numpy step run in a child process with two BLAS threads (numpy's own wa
 second core), for comparison.
 
 Reported: the median and minimum step time over --repeats steps after a warm-up step, the
-speedup (numpy median / dask median), the tasks per step (dask graph size, without the
-persisted points), and the scheduler overhead per step: the step's wall time minus the
+speedup (numpy median / dask median), the tasks per step (those the workers ran, from the
+task stream), and the scheduler overhead per step: the step's wall time minus the
 compute time of its busiest worker (from the task stream), and the step time of the same
 graph on 2 points per chunk (all overhead, no work).
 
@@ -88,18 +88,11 @@ def dask_run(client, n_f, n_b, n_chunks, repeats):
     vg = ft.jit(ft.value_and_grad(make_loss(D)[0]))
     times = timed(lambda: compute(vg(params, *on)), repeats)
     out = vg(params, *on)
-    leaves = ft.tree_util.tree_leaves(out)
-    graph = {}
-    for x in leaves:
-        graph.update(dict(x.__dask_graph__()))
-    persisted = set()
-    for x in on:
-        persisted.update(dict(x.__dask_graph__()))
-    tasks = len(set(graph) - persisted)
     with get_task_stream(client) as ts:
         t0 = time.perf_counter()
         result = compute(out)
         wall = time.perf_counter() - t0
+    tasks = len({rec["key"] for rec in ts.data})  # the tasks the workers ran
     busy = {}
     for rec in ts.data:
         for s in rec["startstops"]:

@@ -39,7 +39,8 @@ from functrans.core.avals import ShapedArray
 from functrans.core.cache import LRUCache
 from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from functrans.core.staging import trace_to_jaxpr
-from functrans.core.trace import bind
+from functrans.core.trace import bind, find_top_trace
+from functrans.errors import ArgumentTypeError
 from functrans.primitives.registry import REGISTRY
 from functrans.transforms.jit.codegen import compile_program
 from functrans.transforms.jit.facts import fact
@@ -611,11 +612,12 @@ def call(entry_for, args, kwargs):
         return x
 
     entry, leaves = entry_for(*tree_map(swap, (args, kwargs)))
-    if entry.closure:
-        raise TypeError(
-            "jit: a function called with dask arrays closes over values traced by an outer "
-            "transform (grad, vmap). Apply jit outermost: jit(grad(f)) on dask arrays, not "
-            "grad(jit(f)).")
+    if entry.closure or find_top_trace(leaves) is not None:
+        raise ArgumentTypeError(
+            f"jit({entry.name}): called with dask arrays under an outer transform (grad, vmap, "
+            "jit) whose traced values it takes or closes over; a jitted program runs on dask "
+            "chunks only as the outermost transform. Apply jit outermost: "
+            "jit(grad(f))(params, points), not grad(jit(f)).")
     flat = [stand_in[id(x)][1] if id(x) in stand_in and stand_in[id(x)][0] is x else x
             for x in leaves]
     points = [x if _is_dask_array(x) and x.ndim >= 1 else None for x in flat]

@@ -251,3 +251,11 @@ def test_shared_chunk_work_runs_once(monkeypatch):
     np.testing.assert_allclose(s, np.sin(x), rtol=1e-15)
     np.testing.assert_allclose(total, np.sin(x).sum(), rtol=1e-13)
     assert top == x.max()
+
+
+def test_dask_points_under_an_outer_transform_name_the_fix():
+    from functrans.errors import ArgumentTypeError
+    xd = da.ones((4, 2), chunks=(2, 2))
+    f = ft.jit(lambda w, x: fnp.sum(x @ w))
+    with pytest.raises(ArgumentTypeError, match=r"jit\(grad\(f\)\)"):
+        ft.grad(lambda w: f(w, xd))(np.ones(2))
