@@ -67,12 +67,12 @@ def compute(tree, **kwargs):
     """Compute every dask array in a pytree in one `dask.compute` (one graph, shared work
     computed once), leaving other leaves as they are; `kwargs` go to `dask.compute`.
 
-    >>> import dask.array as da, functrans as ft, functrans.numpy as fnp
+    `compute(jit(value_and_grad(loss))(params, points))` is one training step on chunked
+    points (docs/scale.md); leaves that are not dask arrays come back as they are:
+
     >>> from functrans.backends.dask_jit import compute
-    >>> x = da.ones((6, 2), chunks=(3, 2))
-    >>> f = ft.jit(lambda w, x: fnp.sum(fnp.tanh(x @ w)))
-    >>> float(compute(f(fnp.zeros(2), x)))
-    0.0
+    >>> compute({"lr": 0.1, "steps": [1, 2]})
+    {'lr': 0.1, 'steps': [1, 2]}
     """
     leaves, treedef = tree_flatten(tree)
     pos = [i for i, x in enumerate(leaves) if _is_dask_array(x)]
@@ -277,9 +277,9 @@ class _Pass:
     """One chunked pass: the per-point program at one level of reductions (chunk c of every
     array of points is one task)."""
     level: int
-    invars: list                   # program inputs (global inputs, group inputs, reduced vars)
+    invars: list                   # inputs: parameter-sized, points, reduced vars
     partials: list                 # reduction results computed per chunk
-    outs: list                     # per-point program outputs of this group and level
+    outs: list                     # per-point program outputs of this level
     eqns: list                     # indices into the program's equations, in order
 
 
@@ -296,7 +296,6 @@ class SplitPlan:
     post_eqns: list = field(default_factory=list)
     reduced: list = field(default_factory=list)    # vars that hold reductions over the points
     reason: str | None = None
-    tasks: Any = None
 
     @property
     def chunk_eqns(self) -> int:
@@ -600,7 +599,6 @@ def call(entry_for, args, kwargs):
 
     `entry_for(args, kwargs) -> (entry, leaves)` is the jitted function's traced program for
     the arguments (see functrans.transforms.jit.api)."""
-    import dask.array as da
 
     stand_in = {}
 
