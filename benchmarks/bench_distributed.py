@@ -14,7 +14,8 @@ one core, and with --workers 2 the dask run uses the machine's two cores. `--num
 adds the numpy step run in a child process with two BLAS threads (numpy's own way to use the
 second core), for comparison.
 
-Reported: the median and minimum step time over --repeats steps after a warm-up step, the
+Reported: the median and minimum step time over --repeats steps after a warm-up step (the
+numpy and dask steps interleaved, so that both see the same load on a shared machine), the
 speedup (numpy median / dask median), the tasks per step (those the workers ran, from the
 task stream), and the scheduler overhead per step: the step's wall time minus the
 compute time of its busiest worker (from the task stream), and the step time of the same
@@ -69,37 +70,38 @@ def timed(step, repeats):
     return times
 
 
-def numpy_step_times(n_f, n_b, repeats):
+def numpy_step(n_f, n_b):
     params, points = problem(n_f, n_b)
     vg = ft.jit(ft.value_and_grad(make_loss(D)[0]))
-    return timed(lambda: vg(params, *points), repeats), vg(params, *points)
+    return lambda: vg(params, *points)
 
 
-def dask_run(client, n_f, n_b, n_chunks, repeats):
+def dask_step(client, n_f, n_b, n_chunks):
     import dask.array as da
-    from distributed import get_task_stream
+    from distributed import wait
 
     from functrans.backends.dask_jit import compute
     params, points = problem(n_f, n_b)
     on = client.persist([da.from_array(x, chunks=(-(-len(x) // n_chunks), *x.shape[1:]))
                          for x in points])
-    from distributed import wait
     wait(on)
     vg = ft.jit(ft.value_and_grad(make_loss(D)[0]))
-    times = timed(lambda: compute(vg(params, *on)), repeats)
-    out = vg(params, *on)
+    return lambda: compute(vg(params, *on))
+
+
+def task_stream_figures(client, step):
+    """(tasks the workers ran, step wall time - the busiest worker's compute time) of a step."""
+    from distributed import get_task_stream
     with get_task_stream(client) as ts:
         t0 = time.perf_counter()
-        result = compute(out)
+        step()
         wall = time.perf_counter() - t0
-    tasks = len({rec["key"] for rec in ts.data})  # the tasks the workers ran
     busy = {}
     for rec in ts.data:
         for s in rec["startstops"]:
             if s["action"] == "compute":
                 busy[rec["worker"]] = busy.get(rec["worker"], 0.0) + s["stop"] - s["start"]
-    overhead = wall - max(busy.values())
-    return times, tasks, overhead, result
+    return len({rec["key"] for rec in ts.data}), wall - max(busy.values())
 
 
 def main():
@@ -113,14 +115,31 @@ def main():
     args = ap.parse_args()
     n_f, n_b = args.workers * args.n_per_worker, args.workers * 1000
     if args.numpy_only:
-        times, _ = numpy_step_times(n_f, n_b, args.repeats)
+        times = timed(numpy_step(n_f, n_b), args.repeats)
         print(f"{np.median(times):.4f} {min(times):.4f}")
         return
     print(f"load before: {os.getloadavg()[0]:.2f} (1-minute average), {os.cpu_count()} cores")
     print(f"problem: d = {D}, MLP {D}-{WIDTH}-{WIDTH}-{WIDTH}-1, {n_f} collocation points, "
           f"{n_b} boundary points; BLAS threads {os.environ['OPENBLAS_NUM_THREADS']} per "
           "process")
-    np_times, ref = numpy_step_times(n_f, n_b, args.repeats)
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        steps = {"numpy": numpy_step(n_f, n_b),
+                 "dask": dask_step(client, n_f, n_b, args.workers)}
+        for step in steps.values():
+            step()  # warm-up: trace, compile, first workspace
+        times = {name: [] for name in steps}
+        for _ in range(args.repeats):  # interleaved: both see the same load
+            for name, step in steps.items():
+                t0 = time.perf_counter()
+                step()
+                times[name].append(time.perf_counter() - t0)
+        ref, result = steps["numpy"](), steps["dask"]()
+        tasks, overhead = task_stream_figures(client, steps["dask"])
+        empty = timed(dask_step(client, 2 * args.workers, 2 * args.workers, args.workers),
+                      args.repeats)
+    np_times = times["numpy"]
     print(f"numpy, 1 process:         median {np.median(np_times):.3f} s, "
           f"min {min(np_times):.3f} s")
     if args.numpy_threads > 1:
@@ -131,21 +150,17 @@ def main():
                               str(args.workers), "--n-per-worker", str(args.n_per_worker),
                               "--repeats", str(args.repeats)], env=env, capture_output=True,
                              text=True, check=True).stdout.split()
-        print(f"numpy, 1 process, {args.numpy_threads} BLAS threads: median {float(out[0]):.3f}"
-              f" s, min {float(out[1]):.3f} s")
-    from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        times, tasks, overhead, result = dask_run(client, n_f, n_b, args.workers, args.repeats)
-        empty, _, _, _ = dask_run(client, 2 * args.workers, 2 * args.workers, args.workers,
-                                  args.repeats)
+        print(f"numpy, 1 process, {args.numpy_threads} BLAS threads (run after): median "
+              f"{float(out[0]):.3f} s, min {float(out[1]):.3f} s")
+    times = times["dask"]
     ref_leaves = [np.asarray(x) for x in ft.tree_util.tree_leaves(ref)]
     err = max(float(np.max(np.abs(a - np.asarray(b))) / max(1.0, float(np.max(np.abs(a)))))
               for a, b in zip(ref_leaves, ft.tree_util.tree_leaves(result)))
     n_params = sum(int(np.size(x)) for x in ref_leaves[1:])
     print(f"dask, {args.workers} worker processes: median {np.median(times):.3f} s, "
           f"min {min(times):.3f} s")
-    print(f"speedup (numpy median / dask median): {np.median(np_times) / np.median(times):.2f}x")
+    print(f"speedup (numpy median / dask median): {np.median(np_times) / np.median(times):.2f}x"
+          "; step by step: " + " ".join(f"{a / b:.2f}" for a, b in zip(np_times, times)))
     print(f"tasks per step: {tasks} ({args.workers} chunks)")
     print(f"scheduler overhead per step: {overhead * 1e3:.1f} ms (wall - busiest worker's "
           f"compute); the same step on 2 points per chunk: {np.median(empty) * 1e3:.1f} ms")

@@ -703,10 +703,11 @@ def _run_split(low, flat, points):
             else:  # dask's tree reduction of the stacked partials
                 combine = layout.keys[key][1]
                 total = getattr(da.concatenate(pieces, axis=0), combine)(axis=0)
-                # as one Delayed, its keys as they are: every consumer shares these tasks (a
-                # dask array passed to several delayed calls is optimised, renamed and so
-                # computed again for each)
-                totals[key] = total.to_delayed(optimize_graph=False).ravel()[0]
+                # as one Delayed, shared by every consumer. Optimising its graph fuses each
+                # chunk's task with its partial sum (one task per chunk) but renames the
+                # chunk's task: only right when nothing else reads that task
+                alone = len(parts) == 1
+                totals[key] = total.to_delayed(optimize_graph=alone).ravel()[0]
     task, plain, keys, gouts = low.post_task()
     if gouts:
         args = [value[v] for v in plain]
