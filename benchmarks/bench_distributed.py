@@ -14,7 +14,9 @@ one core, and with --workers 2 the dask run uses the machine's two cores. `--num
 adds the numpy step run in a child process with two BLAS threads (numpy's own way to use the
 second core), for comparison.
 
-Reported: the median and minimum step time over --repeats steps after a warm-up step (the
+Reported: the CPU seconds of a step, numpy's and each worker's (load-independent: on a shared
+machine wall times measure the other work as much as this one), the median and minimum step
+time over --repeats steps after a warm-up step (the
 numpy and dask steps interleaved, so that both see the same load on a shared machine), the
 speedup (numpy median / dask median), the tasks per step (those the workers ran, from the
 task stream), and the scheduler overhead per step: the step's wall time minus the
@@ -104,6 +106,18 @@ def task_stream_figures(client, step):
     return len({rec["key"] for rec in ts.data}), wall - max(busy.values())
 
 
+def cpu_seconds(client, steps):
+    """CPU seconds of one numpy step (this process) and of one dask step on each worker: what a
+    step costs whatever else runs on the machine (wall times on a loaded machine are not)."""
+    t0 = time.process_time()
+    steps["numpy"]()
+    cpu_np = time.process_time() - t0
+    before = client.run(time.process_time)
+    steps["dask"]()
+    after = client.run(time.process_time)
+    return cpu_np, sorted(after[w] - before[w] for w in after)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2)
@@ -137,6 +151,7 @@ def main():
                 times[name].append(time.perf_counter() - t0)
         ref, result = steps["numpy"](), steps["dask"]()
         tasks, overhead = task_stream_figures(client, steps["dask"])
+        cpu_np, cpu_workers = cpu_seconds(client, steps)
         empty = timed(dask_step(client, 2 * args.workers, 2 * args.workers, args.workers),
                       args.repeats)
     np_times = times["numpy"]
@@ -162,6 +177,9 @@ def main():
     print(f"speedup (numpy median / dask median): {np.median(np_times) / np.median(times):.2f}x"
           "; step by step: " + " ".join(f"{a / b:.2f}" for a, b in zip(np_times, times)))
     print(f"tasks per step: {tasks} ({args.workers} chunks)")
+    print(f"CPU seconds per step: numpy {cpu_np:.3f} s; dask workers "
+          + ", ".join(f"{c:.3f}" for c in cpu_workers) + f" s (sum {sum(cpu_workers):.3f} s); "
+          f"numpy CPU / busiest worker's CPU: {cpu_np / max(cpu_workers):.2f}x")
     print(f"scheduler overhead per step: {overhead * 1e3:.1f} ms (wall - busiest worker's "
           f"compute); the same step on 2 points per chunk: {np.median(empty) * 1e3:.1f} ms")
     print(f"bytes per step: parameters out {8 * n_params} B per chunk task, gradients back "
