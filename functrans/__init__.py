@@ -41,5 +41,5 @@ __all__ = [
     # submodules: the API reference (pdoc follows __all__) documents each of them
     "tree_util", "tree", "flatten_util", "debug", "lax", "nn", "optimizers", "random", "numpy", "scipy",
     "torch", "errors", "test_util", "backend", "core", "primitives", "transforms", "flags",
-    "cpu_device", "example_libraries",
+    "cpu_device", "example_libraries", "backends",
 ]

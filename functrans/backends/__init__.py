@@ -4,3 +4,5 @@
 chunk, dask's tree reductions) and `compute(tree)`. Nothing here is imported by
 `import functrans`; each module imports its library when first used.
 """
+
+__all__ = ["dask_jit"]
