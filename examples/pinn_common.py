@@ -101,15 +101,19 @@ class Progress:
 
 def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
           progress=True, log_every=0, time_budget=None, points=None, batch_size=None,
-          seed=0):
+          seed=0, value_and_grad=None):
     """Adam (learning rate decaying exponentially by lr_decay over the run) then L-BFGS.
 
     `loss_fn(params) -> scalar`, or `loss_fn(params, points)` when `points` (collocation
     points) is given: Adam then draws `batch_size` of them at random each step (cheaper steps;
     all of them if batch_size is None) and L-BFGS uses them all. Returns (params, history),
     history a list of (phase, step, loss). With `time_budget` (seconds) each phase stops early
-    when the run has used it up (Adam at half of it), and says so."""
-    if points is None:
+    when the run has used it up (Adam at half of it), and says so. `value_and_grad(params)
+    -> (loss, grads)`, when given, replaces the jitted value_and_grad of loss_fn (a
+    distributed step, say)."""
+    if value_and_grad is not None:
+        adam_value_and_grad = value_and_grad
+    elif points is None:
         value_and_grad = compile_fn(ft.value_and_grad(loss_fn))
         adam_value_and_grad = value_and_grad
     else:

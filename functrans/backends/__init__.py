@@ -15,11 +15,17 @@ an array of that library is met, so `import functrans` imports neither. Each ada
 
 The derivative rules never see a library: they bind primitives, and each primitive's impl
 reaches the library through `xp`.
+
+`functrans.backends.dask_jit`: `jit` over chunked dask arrays of points (one fused task per
+chunk, dask's tree reductions of the partial results) and `compute(tree)`, a pytree of dask
+results in one `dask.compute`.
 """
 
 from __future__ import annotations
 
 from functrans.core.avals import get_aval
+
+__all__ = ["dask_jit"]
 
 
 def result_avals(prim, args, params) -> list:

@@ -143,7 +143,7 @@ class _Device:
 cuda = types.SimpleNamespace(
     runtime=types.SimpleNamespace(getDeviceCount=lambda: 1,
                                   getDeviceProperties=lambda i: {"name": b"fake CPU device"}),
-    get_current_device=lambda: _Device())
+    Device=_Device)
 '''
 
 

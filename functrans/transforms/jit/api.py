@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 
 import numpy as np
@@ -277,6 +278,10 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if _DISABLE_JIT:  # functrans.config's jax_disable_jit, or functrans.disable_jit()
             return self._fun(*args, **kwargs)
+        if "dask.array" in sys.modules:  # chunked dask arrays of points: one task per chunk
+            from functrans.backends import dask_jit
+            if dask_jit.holds_dask(args, kwargs):
+                return dask_jit.call(self._entry, args, kwargs)
         entry, leaves = self._entry(args, kwargs)
         if entry.library is not None and not entry.closure and find_top_trace(leaves) is None:
             with using(entry.library):  # compiled for, and run on, that library

@@ -1,0 +1,167 @@
+"""The d-dimensional Poisson PINN of pinn_poisson_nd.py, its collocation points on a dask cluster.
+
+    -Laplacian u = (pi^2 / 4) sum_i sin(pi x_i / 2) on [0, 1]^d,  u = exact on the boundary.
+
+The collocation points (and the source term at them) are dask arrays chunked by rows and
+persisted on the workers of a dask.distributed cluster. The loss takes them as arguments, so
+`jit(value_and_grad(loss))` called on them runs one fused task per chunk (the jitted numpy
+program on that chunk's rows) and sums the chunks' partial losses and gradients with dask's
+tree reductions (functrans.backends.dask_jit). Per step only the parameters go out to the
+workers and gradients (the size of the parameters) come back.
+
+    python examples/pinn_distributed.py                    # LocalCluster: one worker per core
+    python examples/pinn_distributed.py --workers 4
+    python examples/pinn_distributed.py --scheduler tcp://HOST:8786   # a running cluster
+    python examples/pinn_distributed.py --single-process   # the same run on numpy, no dask
+    python examples/pinn_distributed.py --quick            # seconds; loose error
+
+For the same seed the points, the initial network and so the loss trajectory are those of
+pinn_poisson_nd.py and of --single-process (to float64 rounding: the chunks' sums are added in
+another order). `--history PATH` saves the trajectory as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+# one BLAS thread per worker process (and in the single-process run): the cores are the workers
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)                       # pinn_common, pinn_poisson_nd
+sys.path.append(os.path.dirname(_HERE))          # functrans from a source checkout
+
+import functrans as ft  # noqa: E402
+import functrans.numpy as fnp  # noqa: E402
+from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
+                         report, save_figure, train)
+from pinn_poisson_nd import boundary_points, exact  # noqa: E402
+
+
+def make_loss(d):
+    """The loss of pinn_poisson_nd.py with the points as arguments (not closed over), so a
+    jitted call on dask arrays splits over their chunks."""
+    lb, ub = np.zeros(d), np.ones(d)
+
+    def u_net(params, z):
+        return mlp(params, z, lb, ub)
+
+    def loss(params, z_f, source, z_b, u_b):
+        lap = ft.vmap(ft.laplacian(lambda z: u_net(params, z)))(z_f)
+        r = lap + source
+        e = ft.vmap(lambda z: u_net(params, z))(z_b) - u_b
+        return fnp.mean(r * r) + fnp.mean(e * e)
+
+    return loss, u_net
+
+
+def start_client(args):
+    """A dask.distributed Client: of the cluster at --scheduler, or of a LocalCluster of
+    --workers worker processes (one per core by default), one thread each."""
+    from distributed import Client, LocalCluster
+    if args.scheduler:
+        return Client(args.scheduler), None
+    n = args.workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def persisted(client, arrays, n_chunks):
+    """numpy arrays of points as dask arrays of `n_chunks` row chunks, held by the workers."""
+    import dask.array as da
+    out = []
+    for x in arrays:
+        rows = -(-len(x) // n_chunks)
+        out.append(da.from_array(x, chunks=(rows, *x.shape[1:])))
+    return client.persist(out)
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=3000,
+                      quick_adam=150, quick_lbfgs=50,
+                      extra=[(("--dim",), dict(type=int, default=10, help="dimension d")),
+                             (("--n-f",), dict(type=int, default=None,
+                                               help="collocation points (2000; quick 200)")),
+                             (("--scheduler",), dict(default=None,
+                                                     help="address of a running dask "
+                                                          "scheduler, tcp://HOST:PORT")),
+                             (("--workers",), dict(type=int, default=None,
+                                                   help="LocalCluster worker processes "
+                                                        "(default: one per core)")),
+                             (("--chunks",), dict(type=int, default=None,
+                                                  help="row chunks (default: one per "
+                                                       "worker)")),
+                             (("--single-process",), dict(action="store_true",
+                                                          help="numpy in this process, no "
+                                                               "dask")),
+                             (("--history",), dict(default=None,
+                                                   help="save the loss trajectory (JSON)"))])
+    d = args.dim
+    rng = np.random.default_rng(args.seed)
+    n_f = args.n_f or (200 if args.quick else 2000)
+    z_f = lhs(rng, n_f, np.zeros(d), np.ones(d))
+    z_b = boundary_points(rng, 100 if args.quick else 1000, d)
+    width = 32 if args.quick else 64
+    params = init_mlp(rng, [d, width, width, width, 1])
+    source = np.pi ** 2 / 4 * np.sum(np.sin(np.pi * z_f / 2), axis=1)
+    points = [z_f, source, z_b, exact(z_b)]
+    loss, u_net = make_loss(d)
+    value_and_grad = ft.jit(ft.value_and_grad(loss))
+    client = cluster = None
+    if args.single_process:
+        def step(p):
+            return value_and_grad(p, *points)
+        where = "numpy, one process"
+    else:
+        from functrans.backends.dask_jit import compute
+        client, cluster = start_client(args)
+        n_workers = len(client.scheduler_info()["workers"])
+        n_chunks = args.chunks or n_workers
+        on_workers = persisted(client, points, n_chunks)
+
+        def step(p):
+            return compute(value_and_grad(p, *on_workers))
+        where = f"dask: {n_workers} workers, {n_chunks} chunks ({client.scheduler.address})"
+    print(f"{where}: {n_f} collocation points, d = {d}", flush=True)
+    try:
+        t0 = time.perf_counter()
+        params, history = train(loss, params, adam_steps=args.adam_steps,
+                                lbfgs_iters=args.lbfgs_iters, lr=2e-3,
+                                progress=not args.no_progress, log_every=args.log_every,
+                                time_budget=args.time_budget, value_and_grad=step)
+        wall = time.perf_counter() - t0
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    if args.history:
+        with open(args.history, "w") as f:
+            json.dump([[phase, k, loss] for phase, k, loss in history], f)
+    z_test = np.random.default_rng(args.seed + 1000).uniform(0, 1, (10000, d))
+    err = relative_l2(predict(u_net, params, z_test), exact(z_test))
+    print(f"wall time: {wall:.1f} s ({len(history)} steps, d = {d})")
+    if not args.no_figure:
+        g = np.linspace(0, 1, 81)
+        X, Y = np.meshgrid(g, g, indexing="ij")
+        pts = np.full((X.size, d), 0.5)
+        pts[:, 0], pts[:, 1] = X.ravel(), Y.ravel()
+        ps = predict(u_net, params, pts).reshape(X.shape)
+        es = exact(pts).reshape(X.shape)
+        save_figure(args.figure or "pinn_distributed.png", history, [
+            ("u on the (x1, x2) slice", ps.T, [0, 1, 0, 1], "x1", "x2"),
+            ("|error| on the slice", np.abs(ps - es).T, [0, 1, 0, 1], "x1", "x2")],
+            f"Poisson in d = {d} on {where}, relative L2 error {err:.2e}")
+    report(err)
+    return err
+
+
+if __name__ == "__main__":
+    main()
