@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from functrans.core.avals import get_aval
 
-__all__ = ["dask_jit"]
+__all__ = ["cupy", "dask", "dask_jit"]
 
 
 def result_avals(prim, args, params) -> list:
