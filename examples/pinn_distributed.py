@@ -39,9 +39,8 @@ sys.path.append(os.path.dirname(_HERE))          # functrans from a source check
 
 import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
-from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
-                         report, save_figure, train)
-from pinn_poisson_nd import boundary_points, exact  # noqa: E402
+from pinn_common import init_mlp, lhs, mlp, parse_args, train  # noqa: E402
+from pinn_poisson_nd import boundary_points, exact, finish  # noqa: E402
 
 
 def make_loss(d):
@@ -145,23 +144,8 @@ def main():
     if args.history:
         with open(args.history, "w") as f:
             json.dump([[phase, k, loss] for phase, k, loss in history], f)
-    z_test = np.random.default_rng(args.seed + 1000).uniform(0, 1, (10000, d))
-    err = relative_l2(predict(u_net, params, z_test), exact(z_test))
-    print(f"wall time: {wall:.1f} s ({len(history)} steps, d = {d})")
-    if not args.no_figure:
-        g = np.linspace(0, 1, 81)
-        X, Y = np.meshgrid(g, g, indexing="ij")
-        pts = np.full((X.size, d), 0.5)
-        pts[:, 0], pts[:, 1] = X.ravel(), Y.ravel()
-        ps = predict(u_net, params, pts).reshape(X.shape)
-        es = exact(pts).reshape(X.shape)
-        save_figure(args.figure or "pinn_distributed.png", history, [
-            ("u on the (x1, x2) slice", ps.T, [0, 1, 0, 1], "x1", "x2"),
-            ("|error| on the slice", np.abs(ps - es).T, [0, 1, 0, 1], "x1", "x2")],
-            f"Poisson in d = {d} on {where}, relative L2 error {err:.2e}")
-    report(err)
-    return err
-
+    return finish(args, u_net, params, history, wall, "pinn_distributed.png",
+                  f"Poisson in d = {d} on {where}, relative L2 error {{err:.2e}}")
 
 if __name__ == "__main__":
     main()

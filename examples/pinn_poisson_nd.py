@@ -81,10 +81,16 @@ def main():
                             progress=not args.no_progress, log_every=args.log_every,
                             time_budget=args.time_budget)
     wall = time.perf_counter() - t0
+    return finish(args, u_net, params, history, wall, "pinn_poisson_nd.png",
+                  f"Poisson in d = {d}, relative L2 error {{err:.2e}} (10,000 random points)")
+
+
+def finish(args, u_net, params, history, wall, figure, title):
+    """The error on 10,000 random points, the wall-time line, the figure (`title` formats
+    {err}) and the `relative L2 error:` line; returns the error."""
+    d = args.dim
     z_test = np.random.default_rng(args.seed + 1000).uniform(0, 1, (10000, d))
-    pred = predict(u_net, params, z_test)
-    ex = exact(z_test)
-    err = relative_l2(pred, ex)
+    err = relative_l2(predict(u_net, params, z_test), exact(z_test))
     print(f"wall time: {wall:.1f} s ({len(history)} steps, d = {d})")
     if not args.no_figure:
         # a 2-d slice through the cube: x_1, x_2 vary, the other coordinates at 0.5
@@ -94,13 +100,12 @@ def main():
         pts[:, 0], pts[:, 1] = X.ravel(), Y.ravel()
         ps = predict(u_net, params, pts).reshape(X.shape)
         es = exact(pts).reshape(X.shape)
-        save_figure(args.figure or "pinn_poisson_nd.png", history, [
+        save_figure(args.figure or figure, history, [
             ("u on the (x1, x2) slice", ps.T, [0, 1, 0, 1], "x1", "x2"),
             ("|error| on the slice", np.abs(ps - es).T, [0, 1, 0, 1], "x1", "x2")],
-            f"Poisson in d = {d}, relative L2 error {err:.2e} (10,000 random points)")
+            title.format(err=err))
     report(err)
     return err
-
 
 if __name__ == "__main__":
     main()
