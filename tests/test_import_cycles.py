@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -175,8 +174,6 @@ def test_no_import_circle_inside_primitives():
     assert not cycles(graph), _report("functrans/primitives", graph)
 
 
-@pytest.mark.xfail(strict=False, reason="functrans/torch is being rebuilt on functrans.numpy "
-                   "(issue 20); its modules still import one another inside functions")
 def test_no_import_circle_inside_torch():
     graph = import_graph(ROOT, "functrans.torch")
     assert not cycles(graph), _report("functrans/torch", graph)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import contextlib
 
-import numpy as np
-
-from functrans.torch._engine import run_backward
 from functrans.torch._grad_mode import (  # noqa
     _force_original_view_tracking,
     enable_grad,
@@ -15,7 +12,7 @@ from functrans.torch._grad_mode import (  # noqa
     no_grad,
     set_grad_enabled,
 )
-from functrans.torch._tensor import Tensor, wrap
+from functrans.torch._tensor import Tensor
 from functrans.torch.autograd import functional, graph  # noqa: F401
 from functrans.torch.autograd.function import (  # noqa: F401
     Function,
@@ -24,8 +21,8 @@ from functrans.torch.autograd.function import (  # noqa: F401
     NestedIOFunction,
     once_differentiable,
 )
-from functrans.torch.autograd.graph import GradientEdge
 from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from functrans.torch.autograd.gradients import backward, grad  # noqa: F401
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
@@ -49,141 +46,6 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "InplaceFunction", "Ne
            "once_differentiable", "gradcheck", "gradgradcheck", "GradcheckError", "Variable",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "set_detect_anomaly", "detect_anomaly", "functional", "function", "graph"]
-
-
-def _tensors(x, what):
-    if isinstance(x, Tensor | GradientEdge):
-        return (x,)
-    if x is None:
-        return None
-    return tuple(x)
-
-
-def _grads(grad_tensors, n, what):
-    if grad_tensors is None:
-        return [None] * n
-    grads = [grad_tensors] if isinstance(grad_tensors, Tensor) else list(grad_tensors)
-    if len(grads) != n:
-        raise RuntimeError(f"{what} should be a sequence of length {n} (one per output), got "
-                           f"{len(grads)}")
-    return grads
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None):
-    """Accumulate the gradients of `tensors` into the `.grad` of the graph's leaves (or of
-    `inputs` only)."""
-    tensors = _tensors(tensors, "tensors")
-    if grad_variables is not None:
-        grad_tensors = grad_variables
-    inputs = _tensors(inputs, "inputs")
-    if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _grads(grad_tensors, len(tensors), "grad_tensors")
-    if retain_graph is None:
-        retain_graph = create_graph
-    run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=inputs, accumulate=True)
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of `outputs` with respect to `inputs`, returned (not accumulated).
-
-    >>> import functrans.torch as torch
-    >>> a = torch.tensor([3.], requires_grad=True)
-    >>> db_da = torch.autograd.grad(a * a * a, a, create_graph=True)[0]
-    >>> torch.autograd.grad(db_da, a)[0]
-    tensor([18.])
-    """
-    if is_grads_batched:
-        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused, materialize_grads)
-    outputs = _tensors(outputs, "outputs")
-    if type(inputs) is dict:  # PyTorch answers a dict of inputs with a dict of gradients
-        keys = list(inputs)
-        return dict(zip(keys, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph,
-                                   create_graph, only_inputs, allow_unused, is_grads_batched,
-                                   materialize_grads)))
-    inputs = _tensors(inputs, "inputs")
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
-                                             create_graph)
-    grads = _grads(grad_outputs, len(outputs), "grad_outputs")
-    captured = run_backward(outputs, grads, retain_graph=retain_graph,
-                            create_graph=create_graph, inputs=inputs, accumulate=False)
-    result = []
-    for i, (t, g) in enumerate(zip(inputs, captured)):
-        if g is None:
-            if materialize_grads and isinstance(t, GradientEdge):
-                raise RuntimeError("materialize_grads cannot be used when the given input is a "
-                                   "GradientEdge")
-            if not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
-                                   "been used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
-            # PyTorch's zeros_like(input, requires_grad=create_graph)
-            result.append(wrap(np.zeros(t._value.shape, t._value.dtype), create_graph)
-                          if materialize_grads else None)
-        elif isinstance(g, Tensor):
-            result.append(g)
-        else:
-            g = np.asarray(g)
-            result.append(wrap(g if g.flags.writeable and g.base is None else g.copy()))
-    return tuple(result)
-
-
-def _grad_flags(allow_unused, materialize_grads, retain_graph, create_graph):
-    """grad's defaults: allow_unused follows materialize_grads, retain_graph create_graph."""
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
-    return allow_unused, create_graph if retain_graph is None else retain_graph
-
-
-def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
-                  materialize_grads):
-    """grad with is_grads_batched=True: one backward per entry of the grad_outputs' first
-    dimension (PyTorch vmaps the backward), results stacked along a new first dimension."""
-    from functrans.torch._shape import stack
-    outs = _tensors(outputs, "outputs")
-    gos = _grads(grad_outputs, len(outs), "grad_outputs")
-    batch = None
-    for i, (o, g) in enumerate(zip(outs, gos)):
-        if g is None:
-            continue
-        if g.ndim == 0 or tuple(g.shape[1:]) != tuple(o.shape):
-            first = g[0] if g.ndim else g  # PyTorch reports the first entry's trailing shape
-            raise RuntimeError(
-                "If `is_grads_batched=True`, we interpret the first dimension of each "
-                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
-                "expected to match the shape of corresponding output, but a mismatch was "
-                f"detected: grad_output[{i}] has a shape of torch.Size({list(first.shape[1:])}) "
-                f"and output[{i}] has a shape of torch.Size({list(o.shape)}). If you only want "
-                "some tensors in `grad_output` to be considered batched, consider using vmap.")
-        batch = g.shape[0] if batch is None else batch
-    if batch is None:  # nothing batched: an ordinary grad
-        return grad(outs, inputs, gos, retain_graph, create_graph,
-                    allow_unused=allow_unused, materialize_grads=materialize_grads)
-    allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
-                                             create_graph)
-    rows = [grad(outs, inputs, [None if g is None else g[b] for g in gos],
-                 retain_graph=retain_graph or b < batch - 1, create_graph=create_graph,
-                 allow_unused=allow_unused)
-            for b in range(batch)]
-    result = []
-    for k, x in enumerate(_tensors(inputs, "inputs")):
-        col = [r[k] for r in rows]
-        if col[0] is None:  # unused: materialized unbatched, as PyTorch does after its vmap
-            result.append(wrap(np.zeros(x._value.shape, x._value.dtype))
-                          if materialize_grads else None)
-            continue
-        st = stack(col)
-        result.append(st.view(tuple(st.shape)) if create_graph else st.detach())
-    return tuple(result)
 
 
 class set_detect_anomaly(contextlib.nullcontext):

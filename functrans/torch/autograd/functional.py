@@ -8,13 +8,16 @@ import contextlib
 import numpy as np
 
 from functrans.torch._tensor import Tensor, wrap
+from functrans.torch._creation import zeros_like
+from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from functrans.torch._shape import stack
+from functrans.torch.autograd.gradients import grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J)."""
-    from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
     with enable_grad():
         is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
         ins = _grad_preprocess(ins, create_graph, need_graph=True)
@@ -102,7 +105,6 @@ _INDEPENDENT = {
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     """Zeros (shaped like `refs`) for the None gradients, or in strict mode PyTorch's error
     for the backward `stage` that found the independence."""
-    from functrans.torch._creation import zeros_like
     res = []
     for i, g in enumerate(grads):
         if g is None:
@@ -166,7 +168,6 @@ def _grad_preprocess(inputs, create_graph, need_graph=True):
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
     """autograd.grad of the outputs that require grad (None for every input if none does)."""
-    from functrans.torch.autograd import grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     live = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
@@ -218,9 +219,6 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
         if keep:
             jac = tuple(tuple(_forward_layout(j, x) for j, x in zip(row, ins)) for row in jac)
         return jac, is_outputs_tuple
-    from functrans.torch._creation import zeros_like
-    from functrans.torch._grad_mode import enable_grad
-    from functrans.torch._shape import stack
     with enable_grad():
         ins = _grad_preprocess(ins, create_graph)
         outputs = func(*ins)
@@ -305,8 +303,6 @@ def _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v), by the double-backward trick PyTorch uses: J v is the gradient,
     with respect to a dummy cotangent u, of u^T J applied to v."""
-    from functrans.torch._creation import zeros_like
-    from functrans.torch._grad_mode import enable_grad, set_grad_enabled
     with enable_grad():
         is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _grad_preprocess(ins, create_graph, need_graph=True)
@@ -351,7 +347,6 @@ def _gradient_of_scalar(func, inputs, v, create_graph, strict, name):
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) for a scalar function."""
-    from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
     with enable_grad():
         is_inputs_tuple, ins, v, outs, jac = _gradient_of_scalar(func, inputs, v, create_graph,
                                                                  strict, "vhp")
@@ -364,8 +359,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a scalar function, by PyTorch's double-backward trick."""
-    from functrans.torch._creation import zeros_like
-    from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
     with enable_grad():
         is_inputs_tuple, ins, v, outs, jac = _gradient_of_scalar(func, inputs, v, create_graph,
                                                                  strict, "hvp")

@@ -11,7 +11,13 @@ import warnings
 
 import numpy as np
 
-from functrans.torch._tensor import Tensor, wrap
+from functrans.torch import _random
+from functrans.torch._creation import zeros_like
+from functrans.torch._dtype import from_numpy
+from functrans.torch._graph import Node, new_seq
+from functrans.torch._printing import tensor_repr
+from functrans.torch._tensor import Size, Tensor, edge, wrap
+from functrans.torch.autograd.gradients import grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
            "get_analytical_jacobian"]
@@ -82,8 +88,6 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
 
 def _check_same_outputs(first, second, idx, eps):
     """PyTorch's check that perturbing an input changes no output's shape or dtype."""
-    from functrans.torch._dtype import from_numpy
-    from functrans.torch._tensor import Size
     for a, b in zip(first, second):
         if a.shape != b.shape:
             raise AssertionError(
@@ -102,7 +106,6 @@ def _tensor_outputs(outputs):
 
 
 def _analytical_jacobians(outputs, inputs, diff_idx):
-    from functrans.torch.autograd import grad
     diff_inputs = [inputs[j] for j in diff_idx]
     jac = []
     for o in outputs:
@@ -120,7 +123,6 @@ def _analytical_jacobians(outputs, inputs, diff_idx):
 
 
 def _jac_str(a):
-    from functrans.torch._printing import tensor_repr
     return tensor_repr(wrap(a))
 
 
@@ -189,8 +191,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
     """PyTorch's check that backward is linear in grad_output: zero in, zero out."""
-    from functrans.torch._creation import zeros_like
-    from functrans.torch.autograd import grad
     gis = grad(outputs, [inputs[j] for j in diff_idx], [zeros_like(o) for o in outputs],
                allow_unused=True)
     for gi in gis:
@@ -201,8 +201,6 @@ def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
 
 def _undefined(t):
     """t through a node whose backward gives an undefined gradient (PyTorch's UndefinedGrad)."""
-    from functrans.torch._graph import Node, new_seq
-    from functrans.torch._tensor import edge
 
     class UndefinedGrad(Node):
         __slots__ = ()
@@ -220,8 +218,6 @@ def _undefined(t):
 def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
     """PyTorch's check that backward copes with undefined output gradients: with every output's
     gradient undefined (then each one's in turn), input gradients are None or zero."""
-    from functrans.torch._creation import zeros_like
-    from functrans.torch.autograd import grad
     diff_inputs = [inputs[j] for j in diff_idx]
 
     def warn_bc_breaking():
@@ -316,8 +312,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_rev_over_rev=True, fast_mode=False, masked=False):
     """gradcheck of the gradient itself: second derivatives against finite differences of the
     first (through `create_graph=True`)."""
-    from functrans.torch import _random
-    from functrans.torch.autograd import grad
     inputs = _as_tuple(inputs)
     outputs = _differentiable(_tensor_outputs(func(*inputs)))
     if grad_outputs is None:        # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
