@@ -53,10 +53,12 @@ def _is_dask_array(x) -> bool:
 
 
 def holds_dask(args, kwargs) -> bool:
-    """Whether a pytree of arguments holds a dask array (cheap when dask is not imported)."""
+    """Whether a pytree of arguments holds a dask array with a points axis (cheap when dask
+    is not imported). 0-d dask arrays alone have no chunks to split over: jit runs them as a
+    program compiled for dask (functrans.backends.dask), lazily."""
     if "dask.array" not in sys.modules:
         return False
-    return any(_is_dask_array(x) for x in tree_flatten((args, kwargs))[0])
+    return any(_is_dask_array(x) and x.ndim >= 1 for x in tree_flatten((args, kwargs))[0])
 
 
 def compute(tree, **kwargs):

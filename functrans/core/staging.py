@@ -1,8 +1,9 @@
 """Staging: recording primitive applications into a Jaxpr instead of running them.
 
 `JaxprTrace` is the trace behind `make_jaxpr`, `jit` and the tangent half of `linearize`.
-Concrete arrays it meets become constvars (never giant literals); concrete scalars become
-`Literal`s; values of lower transforms become constvars too, so a staged program can close over
+Concrete arrays it meets become constvars (never giant literals); concrete numpy and Python
+scalars become `Literal`s (a 0-d dask or CuPy array stays a constvar: reading it into numpy
+would compute its graph or copy it off the device, and CuPy refuses that); values of lower transforms become constvars too, so a staged program can close over
 an outer transform's tracers.
 """
 
@@ -12,6 +13,7 @@ import threading
 
 import numpy as np
 
+from functrans.backend import FOREIGN_TYPES
 from functrans.core.avals import get_aval, weak_scalar_type
 from functrans.core.cache import LRUCache
 from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -53,7 +55,8 @@ class JaxprBuilder:
         if tracer is not None:
             return tracer
         aval = get_aval(val)
-        if not aval.shape and not isinstance(val, Tracer):
+        # get_aval has registered a dask or CuPy array's type in FOREIGN_TYPES
+        if not aval.shape and not isinstance(val, Tracer) and type(val) not in FOREIGN_TYPES:
             tracer = JaxprTracer(trace, aval, Literal(np.asarray(val, aval.dtype)[()], aval))
         else:
             tracer = JaxprTracer(trace, aval, Var(aval))

@@ -14,16 +14,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 STAND_IN = '''\
-# A stand-in for CuPy on the CPU: numpy underneath, CuPy's refusals on top.
-import functools, types
+# A stand-in for CuPy on the CPU: numpy underneath, CuPy's protocol and refusals on top. Like
+# cupy.ndarray, its array is no numpy.ndarray subclass: numpy reaches it only through
+# __array_ufunc__ / __array_function__ (answered with this module's functions) and __array__,
+# which refuses, so np.asarray(x) and every numpy function this module lacks raise TypeError.
+import functools, operator, types
 import numpy as _np
 
 __version__ = "fake"
+_REFUSE = ("Implicit conversion to a NumPy array is not allowed. "
+           "Please use `.get()` to construct a NumPy array explicitly.")
 
 
-class ndarray(_np.ndarray):
+class ndarray:
+    __slots__ = ("_a",)
+    __array_priority__ = 100
+    __hash__ = None
+
+    def __init__(self, a):
+        self._a = a
+
     def __array__(self, dtype=None, copy=None):
-        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()`")
+        raise TypeError(_REFUSE)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         fn = globals().get(ufunc.__name__)
@@ -37,34 +49,96 @@ class ndarray(_np.ndarray):
             return NotImplemented
         return fn(*args, **kwargs)
 
+    def __getattr__(self, name):
+        if name.startswith("__"):  # numpy's __array_interface__ and the like: CuPy has none
+            raise AttributeError(name)
+        v = getattr(self._a, name)
+        return _device_fn(v) if callable(v) else _wrap(v)
+
     def get(self):
-        return _np.array(self.view(_np.ndarray))
+        return _np.array(self._a)
 
     def __getitem__(self, k):
-        return _wrap(self.view(_np.ndarray)[_plain(k)])
+        _check(k)
+        return _wrap(self._a[_plain(k)])
 
     def __setitem__(self, k, v):
-        self.view(_np.ndarray)[_plain(k)] = _plain(v)
+        _check(k)
+        _check(v)
+        self._a[_plain(k)] = _plain(v)
+
+    def __len__(self):
+        return len(self._a)
+
+    def __iter__(self):
+        if self._a.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self._a)))
+
+    def __bool__(self):
+        return bool(self._a)
+
+    def __float__(self):
+        return float(self._a)
+
+    def __int__(self):
+        return int(self._a)
+
+    def __complex__(self):
+        return complex(self._a)
 
     def __repr__(self):
-        return "fakecupy." + repr(self.view(_np.ndarray))
+        return "fakecupy." + repr(self._a)
 
-    def copy(self, order="C"):
-        return _wrap(self.view(_np.ndarray).copy())
+    __str__ = __repr__
 
-    def astype(self, dtype, copy=True, **kw):
-        return _wrap(self.view(_np.ndarray).astype(dtype, copy=copy))
+    def __format__(self, spec):
+        return format(self._a, spec)
 
-    def reshape(self, *shape, **kw):
-        return _wrap(self.view(_np.ndarray).reshape(*shape, **kw))
+    def __copy__(self):
+        return ndarray(self._a.copy())
 
-    @property
-    def T(self):
-        return _wrap(self.view(_np.ndarray).T)
+    def __deepcopy__(self, memo):
+        return ndarray(self._a.copy())
+
+    def __reduce__(self):
+        return (ndarray, (self._a,))
+
+
+def _binary(ufunc, reflected=False):
+    def op(self, other):
+        if not reflected:
+            return globals()[ufunc](self, other)
+        return globals()[ufunc](other, self)
+    return op
+
+
+def _inplace(name):
+    def op(self, other):
+        _check(other)
+        getattr(operator, name)(self._a, _plain(other))
+        return self
+    return op
+
+
+for _name, _ufunc in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                      ("truediv", "true_divide"), ("floordiv", "floor_divide"),
+                      ("mod", "remainder"), ("pow", "power"), ("matmul", "matmul"),
+                      ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                      ("lshift", "left_shift"), ("rshift", "right_shift")]:
+    setattr(ndarray, f"__{_name}__", _binary(_ufunc))
+    setattr(ndarray, f"__r{_name}__", _binary(_ufunc, reflected=True))
+    setattr(ndarray, f"__i{_name}__", _inplace(f"i{_name}"))
+for _name, _ufunc in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
+                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")]:
+    setattr(ndarray, f"__{_name}__", _binary(_ufunc))
+for _name, _ufunc in [("neg", "negative"), ("pos", "positive"), ("abs", "absolute"),
+                      ("invert", "invert")]:
+    setattr(ndarray, f"__{_name}__", (lambda u: lambda self: globals()[u](self))(_ufunc))
 
 
 def _check(x):
-    if type(x) is _np.ndarray:
+    if isinstance(x, _np.ndarray):
         raise TypeError(f"Unsupported type {type(x)}")
     if isinstance(x, (list, tuple)):
         for y in x:
@@ -73,7 +147,7 @@ def _check(x):
 
 def _plain(x):
     if isinstance(x, ndarray):
-        return x.view(_np.ndarray)
+        return x._a
     if isinstance(x, tuple):
         return tuple(_plain(y) for y in x)
     if isinstance(x, list):
@@ -82,10 +156,10 @@ def _plain(x):
 
 
 def _wrap(x):
-    if isinstance(x, _np.ndarray) and not isinstance(x, ndarray):
-        return x.view(ndarray)
+    if isinstance(x, _np.ndarray):
+        return ndarray(x)
     if isinstance(x, _np.generic):
-        return _np.asarray(x).view(ndarray)
+        return ndarray(_np.asarray(x))
     if isinstance(x, tuple):
         return tuple(_wrap(y) for y in x)
     if isinstance(x, list):
@@ -115,11 +189,11 @@ for _k in ("float64", "float32", "int64", "int32", "bool_", "uint32", "complex12
 def asarray(a, dtype=None, order=None):
     if isinstance(a, ndarray):
         return a if dtype is None else a.astype(dtype, copy=False)
-    return _np.array(_plain(a), dtype=dtype).view(ndarray)
+    return ndarray(_np.array(_plain(a), dtype=dtype))
 
 
 def array(a, dtype=None, copy=True, **kw):
-    return _np.array(_plain(a), dtype=dtype, copy=copy).view(ndarray)
+    return ndarray(_np.array(_plain(a), dtype=dtype, copy=copy))
 
 
 def asnumpy(a):

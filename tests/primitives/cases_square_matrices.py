@@ -50,6 +50,20 @@ def sign_free_svd(a):
     return s, u @ vt, u * u, vt * vt
 
 
+def basis_free_full_svd(a):
+    """svd(a, full_matrices=True) through what it determines: each singular vector is unique
+    only up to sign, and the columns of U (rows of V^T) beyond min(m, n) only up to a rotation
+    of the space they span (LAPACK and cuSOLVER's batched and single-matrix SVDs choose
+    differently). So: s, the sign-free products of the first k vectors, and the projectors
+    onto the complements."""
+    s, u, vt = svd(a, full_matrices=True)
+    k = s.shape[-1]
+    uk, u_rest = u[..., :, :k], u[..., :, k:]
+    vk, v_rest = vt[..., :k, :], vt[..., k:, :]
+    return (s, uk @ vk, uk * uk, vk * vk, u_rest @ fnp.swapaxes(u_rest, -1, -2),
+            fnp.swapaxes(v_rest, -1, -2) @ v_rest)
+
+
 W = well_conditioned
 SPD = positive_definite
 SPREAD = spread_singular_values
@@ -89,6 +103,8 @@ CASES = [
     Case("svd", lambda a: sign_free_svd(a), [(3, 3)], domain=SPREAD, name="svd-square"),
     Case("svd", lambda a: svd(a, compute_uv=False)[0], [(2, 3, 2)], domain=SPREAD,
          name="svd-values"),
-    Case("svd", lambda a: svd(a, full_matrices=True), [(4, 2)], domain=SPREAD,
-         differentiable=False, name="svd-full"),
+    Case("svd", basis_free_full_svd, [(4, 2)], domain=SPREAD, differentiable=False,
+         name="svd-full"),
+    Case("svd", basis_free_full_svd, [(2, 5)], domain=SPREAD, differentiable=False,
+         name="svd-full-wide"),
 ]

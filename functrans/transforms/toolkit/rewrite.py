@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.backend import adapter_of
 from functrans.core.avals import ShapedArray
 from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from functrans.core.trace import Tracer
@@ -83,8 +84,10 @@ class ProgramBuilder:
         return outs if prim.multiple_results else outs[0]
 
     def add_const(self, value, aval: ShapedArray):
-        """An atom holding the concrete `value`: a literal for scalars, else a new constvar."""
-        if aval.shape == () and not isinstance(value, Tracer):
+        """An atom holding the concrete `value`: a literal for numpy and Python scalars, else a
+        new constvar (a 0-d dask or CuPy array too: numpy cannot read it without computing
+        or copying it off the device)."""
+        if aval.shape == () and not isinstance(value, Tracer) and adapter_of(value) is None:
             return Literal(np.asarray(value, aval.dtype)[()], aval)
         v = Var(aval)
         self.constvars.append(v)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.backend import adapter_of
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.transforms.toolkit.facts import (emit_binary, emit_broadcast, emit_neg, emit_reshape,
                                             fact)
@@ -40,6 +41,8 @@ class ValueFacts:
 
     def _compute_uniform(self, atom):
         val = self.b.concrete(atom)
+        if val is not None and adapter_of(val) is not None:
+            return None  # a dask or CuPy constant: known only by computing or copying it
         if val is not None:
             arr = np.asarray(val)
             if arr.size == 0 or arr.size > _UNIFORM_MAX_SIZE:
