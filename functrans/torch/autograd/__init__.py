@@ -22,7 +22,7 @@ from functrans.torch.autograd.function import (  # noqa: F401
     once_differentiable,
 )
 from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
-from functrans.torch.autograd.gradients import backward, grad  # noqa: F401
+from functrans.torch.autograd._gradients import backward, grad  # noqa: F401
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):

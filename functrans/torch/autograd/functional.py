@@ -11,7 +11,7 @@ from functrans.torch._tensor import Tensor, wrap
 from functrans.torch._creation import zeros_like
 from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from functrans.torch._shape import stack
-from functrans.torch.autograd.gradients import grad
+from functrans.torch.autograd._gradients import grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 

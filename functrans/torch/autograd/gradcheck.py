@@ -17,7 +17,7 @@ from functrans.torch._dtype import from_numpy
 from functrans.torch._graph import Node, new_seq
 from functrans.torch._printing import tensor_repr
 from functrans.torch._tensor import Size, Tensor, edge, wrap
-from functrans.torch.autograd.gradients import grad
+from functrans.torch.autograd._gradients import grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
            "get_analytical_jacobian"]
