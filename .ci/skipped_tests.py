@@ -30,17 +30,31 @@ def node_id(classname: str, name: str) -> str:
     raise SystemExit(f"no test file found for JUnit classname {classname!r}, name {name!r}")
 
 
+# a module skipped at collection by pytest.importorskip: its details name the missing module
+MISSING_MODULE = re.compile(r"could not import '([\w.]+)'")
+
+
 def skips(report: Path):
     """(node id, skip reason) of each skipped test case in the report (the reason only: the
-    details hold file paths, which may name torch)."""
+    details hold file paths, which may name torch). A module skipped at collection has the
+    reason "collection skipped"; where pytest.importorskip skipped it, the reason is the
+    missing module's name instead."""
     for case in ET.parse(report).getroot().iter("testcase"):
         skipped = case.find("skipped")
         if skipped is not None:
-            yield node_id(case.get("classname", ""), case.get("name", "")), \
-                skipped.get("message", "")
+            message = skipped.get("message", "")
+            missing = MISSING_MODULE.search(skipped.text or "")
+            if message == "collection skipped" and missing:
+                message = f"could not import {missing.group(1)}"
+            yield node_id(case.get("classname", ""), case.get("name", "")), message
 
 
 def for_references(node: str, message: str) -> bool:
+    """Whether a skip is for want of the parity extra (PyTorch, JAX, optax). A module skipped
+    at collection counts, unless it names another missing module (CuPy, say)."""
+    missing = re.fullmatch(r"could not import ([\w.]+)", message)
+    if missing:
+        return bool(REFERENCE_LIBRARIES.match(missing.group(1)))
     return "::" not in node or bool(REFERENCE_LIBRARIES.search(message))
 
 
