@@ -9,6 +9,7 @@ PROGRAMS (the parity_*_programs.py modules hold them, by topic).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import warnings
@@ -122,3 +123,28 @@ def differences(got: dict, want: dict, rtol=2e-6, once_warnings=True) -> list[st
     problems = []
     _close(got, want, "", problems, rtol)
     return problems
+
+
+def record_fixtures(path: str, programs: dict, names=()) -> None:
+    """Record every program's observation under live PyTorch into the JSON file `path`, or with
+    `names` only those (the other records are kept; they must come from the same torch)."""
+    import torch
+    torch.set_num_threads(1)
+    if names:
+        unknown = sorted(set(names) - set(programs))
+        if unknown:
+            raise SystemExit(f"no such programs: {unknown}")
+        with open(path) as f:
+            fixtures = json.load(f)
+        if fixtures["torch_version"] != torch.__version__:
+            raise SystemExit(f"fixtures come from torch {fixtures['torch_version']}, this is "
+                             f"{torch.__version__}: re-record them all")
+        for name in names:
+            fixtures["programs"][name] = observe(torch, programs[name])
+    else:
+        fixtures = {"torch_version": torch.__version__,
+                    "programs": {name: observe(torch, fn) for name, fn in programs.items()}}
+    with open(path, "w") as f:
+        json.dump(fixtures, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {len(names or programs)} program records to {path}")

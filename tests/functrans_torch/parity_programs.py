@@ -11,7 +11,6 @@ PyTorch's: live when torch is installed, and always with the records in parity_f
 
 from __future__ import annotations
 
-import json
 import os
 
 import parity_autograd_programs  # noqa: F401  (each registers its programs in PROGRAMS)
@@ -19,34 +18,15 @@ import parity_examples_programs  # noqa: F401
 import parity_function_programs  # noqa: F401
 import parity_inplace_programs  # noqa: F401
 import parity_ops_programs  # noqa: F401
-from parity_observe import PROGRAMS, _message, describe, differences, observe  # noqa: F401
+from parity_observe import (PROGRAMS, _message, describe, differences, observe,  # noqa: F401
+                            record_fixtures)
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parity_fixtures.json")
 
 
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
-    import torch
-    torch.set_num_threads(1)
-    if names:
-        unknown = sorted(set(names) - set(PROGRAMS))
-        if unknown:
-            raise SystemExit(f"no such programs: {unknown}")
-        with open(FIXTURES) as f:
-            fixtures = json.load(f)
-        if fixtures["torch_version"] != torch.__version__:
-            raise SystemExit(f"fixtures come from torch {fixtures['torch_version']}, this is "
-                             f"{torch.__version__}: re-record them all")
-        for name in names:
-            fixtures["programs"][name] = observe(torch, PROGRAMS[name])
-    else:
-        fixtures = {"torch_version": torch.__version__,
-                    "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()}}
-    with open(FIXTURES, "w") as f:
-        json.dump(fixtures, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"wrote {len(names or PROGRAMS)} program records to {FIXTURES}")
-
+    record_fixtures(FIXTURES, PROGRAMS, names)
 
 if __name__ == "__main__":
     import sys

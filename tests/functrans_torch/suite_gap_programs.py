@@ -8,13 +8,12 @@ Re-record with torch==2.13.0 installed: `python tests/functrans_torch/suite_gap_
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import warnings
 from importlib import import_module
 
-from parity_programs import _message, observe
+from parity_programs import _message, record_fixtures
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suite_gap_fixtures.json")
 PROGRAMS = {}
@@ -678,21 +677,7 @@ def mode_and_construction_warnings(torch, rec):
 
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
-    import torch
-    torch.set_num_threads(1)
-    if names:
-        with open(FIXTURES) as f:
-            fixtures = json.load(f)
-        for name in names:
-            fixtures["programs"][name] = observe(torch, PROGRAMS[name])
-    else:
-        fixtures = {"torch_version": torch.__version__,
-                    "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()}}
-    with open(FIXTURES, "w") as f:
-        json.dump(fixtures, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"wrote {len(names or PROGRAMS)} program records to {FIXTURES}")
-
+    record_fixtures(FIXTURES, PROGRAMS, names)
 
 if __name__ == "__main__":
     import sys
