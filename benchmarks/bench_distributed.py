@@ -47,8 +47,7 @@ sys.path.append(_ROOT)
 
 import functrans as ft  # noqa: E402
 from pinn_common import init_mlp, lhs  # noqa: E402
-from pinn_distributed import make_loss  # noqa: E402
-from pinn_poisson_nd import boundary_points, exact  # noqa: E402
+from pinn_poisson_nd import boundary_points, make_point_loss, point_arrays  # noqa: E402
 
 D, WIDTH = 10, 64
 
@@ -58,8 +57,7 @@ def problem(n_f, n_b, seed=0):
     z_f = lhs(rng, n_f, np.zeros(D), np.ones(D))
     z_b = boundary_points(rng, n_b, D)
     params = init_mlp(rng, [D, WIDTH, WIDTH, WIDTH, 1])
-    source = np.pi ** 2 / 4 * np.sum(np.sin(np.pi * z_f / 2), axis=1)
-    return params, [z_f, source, z_b, exact(z_b)]
+    return params, point_arrays(z_f, z_b)
 
 
 def timed(step, repeats):
@@ -74,7 +72,7 @@ def timed(step, repeats):
 
 def numpy_step(n_f, n_b):
     params, points = problem(n_f, n_b)
-    vg = ft.jit(ft.value_and_grad(make_loss(D)[0]))
+    vg = ft.jit(ft.value_and_grad(make_point_loss(D)[0]))
     return lambda: vg(params, *points)
 
 
@@ -87,7 +85,7 @@ def dask_step(client, n_f, n_b, n_chunks):
     on = client.persist([da.from_array(x, chunks=(-(-len(x) // n_chunks), *x.shape[1:]))
                          for x in points])
     wait(on)
-    vg = ft.jit(ft.value_and_grad(make_loss(D)[0]))
+    vg = ft.jit(ft.value_and_grad(make_point_loss(D)[0]))
     return lambda: compute(vg(params, *on))
 
 

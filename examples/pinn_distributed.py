@@ -31,33 +31,13 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 import time  # noqa: E402
 
-import numpy as np  # noqa: E402
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)                       # pinn_common, pinn_poisson_nd
 sys.path.append(os.path.dirname(_HERE))          # functrans from a source checkout
 
 import functrans as ft  # noqa: E402
-import functrans.numpy as fnp  # noqa: E402
-from pinn_common import init_mlp, lhs, mlp, parse_args, train  # noqa: E402
-from pinn_poisson_nd import boundary_points, exact, finish  # noqa: E402
-
-
-def make_loss(d):
-    """The loss of pinn_poisson_nd.py with the points as arguments (not closed over), so a
-    jitted call on dask arrays splits over their chunks."""
-    lb, ub = np.zeros(d), np.ones(d)
-
-    def u_net(params, z):
-        return mlp(params, z, lb, ub)
-
-    def loss(params, z_f, source, z_b, u_b):
-        lap = ft.vmap(ft.laplacian(lambda z: u_net(params, z)))(z_f)
-        r = lap + source
-        e = ft.vmap(lambda z: u_net(params, z))(z_b) - u_b
-        return fnp.mean(r * r) + fnp.mean(e * e)
-
-    return loss, u_net
+from pinn_common import parse_args, train  # noqa: E402
+from pinn_poisson_nd import finish, make_point_loss, point_arrays, setup  # noqa: E402
 
 
 def start_client(args):
@@ -102,16 +82,10 @@ def main():
                                                                "dask")),
                              (("--history",), dict(default=None,
                                                    help="save the loss trajectory (JSON)"))])
-    d = args.dim
-    rng = np.random.default_rng(args.seed)
-    n_f = args.n_f or (200 if args.quick else 2000)
-    z_f = lhs(rng, n_f, np.zeros(d), np.ones(d))
-    z_b = boundary_points(rng, 100 if args.quick else 1000, d)
-    width = 32 if args.quick else 64
-    params = init_mlp(rng, [d, width, width, width, 1])
-    source = np.pi ** 2 / 4 * np.sum(np.sin(np.pi * z_f / 2), axis=1)
-    points = [z_f, source, z_b, exact(z_b)]
-    loss, u_net = make_loss(d)
+    d, z_f, z_b, params = setup(args)
+    n_f = len(z_f)
+    points = point_arrays(z_f, z_b)
+    loss, u_net = make_point_loss(d)
     value_and_grad = ft.jit(ft.value_and_grad(loss))
     client = cluster = None
     if args.single_process:

@@ -44,15 +44,15 @@ def boundary_points(rng, n, d):
     return z
 
 
-def make_loss(z_f, z_b, d):
+def make_point_loss(d):
+    """The loss with its points as arguments, `loss(params, *point_arrays(z_f, z_b))`, and the
+    network `u_net(params, z)` (examples/pinn_distributed.py passes dask arrays of points)."""
     lb, ub = np.zeros(d), np.ones(d)
-    source = np.pi ** 2 / 4 * np.sum(np.sin(np.pi * z_f / 2), axis=1)
-    u_b = exact(z_b)
 
     def u_net(params, z):
         return mlp(params, z, lb, ub)
 
-    def loss(params):
+    def loss(params, z_f, source, z_b, u_b):
         lap = ft.vmap(ft.laplacian(lambda z: u_net(params, z)))(z_f)
         r = lap + source
         e = ft.vmap(lambda z: u_net(params, z))(z_b) - u_b
@@ -61,19 +61,37 @@ def make_loss(z_f, z_b, d):
     return loss, u_net
 
 
-def main():
-    args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=3000,
-                      quick_adam=150, quick_lbfgs=100,
-                      extra=[(("--dim",), dict(type=int, default=10, help="dimension d")),
-                             (("--n-f",), dict(type=int, default=None,
-                                               help="collocation points (2000; quick 200)"))])
+def point_arrays(z_f, z_b):
+    """The arrays the loss reads: collocation points, the source term there, boundary points
+    and the exact solution there."""
+    return [z_f, np.pi ** 2 / 4 * np.sum(np.sin(np.pi * z_f / 2), axis=1), z_b, exact(z_b)]
+
+
+def make_loss(z_f, z_b, d):
+    """The loss of the parameters alone (the points closed over), and the network."""
+    point_loss, u_net = make_point_loss(d)
+    points = point_arrays(z_f, z_b)
+    return (lambda params: point_loss(params, *points)), u_net
+
+
+def setup(args):
+    """The problem of a run: (d, collocation points, boundary points, initial parameters)."""
     d = args.dim
     rng = np.random.default_rng(args.seed)
     n_f = args.n_f or (200 if args.quick else 2000)
     z_f = lhs(rng, n_f, np.zeros(d), np.ones(d))
     z_b = boundary_points(rng, 100 if args.quick else 1000, d)
     width = 32 if args.quick else 64
-    params = init_mlp(rng, [d, width, width, width, 1])
+    return d, z_f, z_b, init_mlp(rng, [d, width, width, width, 1])
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=3000,
+                      quick_adam=150, quick_lbfgs=100,
+                      extra=[(("--dim",), dict(type=int, default=10, help="dimension d")),
+                             (("--n-f",), dict(type=int, default=None,
+                                               help="collocation points (2000; quick 200)"))])
+    d, z_f, z_b, params = setup(args)
     loss, u_net = make_loss(z_f, z_b, d)
     t0 = time.perf_counter()
     params, history = train(loss, params, adam_steps=args.adam_steps,
