@@ -105,9 +105,11 @@ def _no_tie(a, b):
 
 
 def _pow_ok(a, b):
-    if isinstance(b, (int, float)) and float(b).is_integer():
+    # A Python-number operand is a literal of the program; a numpy scalar is a pool value (0-d),
+    # which may be -0.0 or an integral float and must meet the array guards.
+    if type(b) in (int, float) and float(b).is_integer():
         return b >= 0 or _away_from_zero(a)
-    if isinstance(a, (int, float)):
+    if type(a) in (int, float):
         return a > 0 and _all(b, lambda v: v * np.log(a) < 6)
     return _positive(a) and _all(b, lambda v: np.abs(v) < 3)
 
