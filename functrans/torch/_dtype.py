@@ -116,11 +116,14 @@ def cpp_name(np_dtype) -> str:
 # --- promotion -------------------------------------------------------------------------------
 
 def _category(np_dtype: np.dtype) -> int:
-    return {"b": 0, "i": 1, "u": 1, "f": 2}.get(np_dtype.kind, 3)
+    k = np_dtype.kind
+    return 0 if k == "b" else 1 if k in "iu" else 2 if k == "f" else 3
 
 
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types on numpy dtypes: the higher category wins and keeps its own width."""
+    if a == b:
+        return a
     ca, cb = _category(a), _category(b)
     if ca == cb or {ca, cb} == {2, 3}:  # complex with float: complex wide enough for both
         return np.promote_types(a, b)
@@ -128,11 +131,13 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
 
 
 def _scalar_dtype(x) -> np.dtype:
-    if isinstance(x, bool | int):
-        return np.dtype(np.bool_ if isinstance(x, bool) else np.int64)
-    d = _default[0].dtype
-    return d if isinstance(x, float) else np.dtype(np.complex128 if d == np.float64 else
-                                                   np.complex64)
+    if isinstance(x, bool):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int64)
+    if isinstance(x, float):
+        return _default[0].dtype
+    return np.dtype(np.complex128) if _default[0].dtype == np.float64 else np.dtype(np.complex64)
 
 
 def _combine(higher, lower):
@@ -144,15 +149,18 @@ def _combine(higher, lower):
 
 def result_type(*operands) -> np.dtype:
     """torch.result_type over tensors (objects with `_value`), numpy arrays and Python scalars."""
-    found = [None, None, None]  # with dims, 0-d, Python scalars
+    dim = zero = wrapped = None
     for x in operands:
         v = getattr(x, "_value", x)
         if isinstance(v, np.ndarray | np.generic):
-            rank, d = (0 if v.ndim else 1), v.dtype
+            if v.ndim:
+                dim = v.dtype if dim is None else promote_types(dim, v.dtype)
+            else:
+                zero = v.dtype if zero is None else promote_types(zero, v.dtype)
         else:
-            rank, d = 2, _scalar_dtype(v)
-        found[rank] = d if found[rank] is None else promote_types(found[rank], d)
-    return _combine(found[0], _combine(*found[1:]))
+            d = _scalar_dtype(v)
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    return _combine(dim, _combine(zero, wrapped))
 
 
 _CATEGORIES = (bool, numbers.Integral, numbers.Real, numbers.Complex)
