@@ -11,9 +11,9 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
+from functrans.primitives import indexing as P
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
-from functrans.primitives.registry import REGISTRY
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
@@ -102,17 +102,22 @@ def _size(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
+def broadcast_values(v, shape, dtype):
+    """v as the values written at an index of `shape`: its leading axes dropped (numpy drops
+    leading unit axes), converted to dtype and broadcast to shape."""
+    lead = len(v.shape) - len(shape)
+    v = S.reshape(v, v.shape[lead:]) if lead > 0 else v
+    return S.broadcast_to(S.convert_element_type(v, dtype), shape)
+
+
 def set_at_positions(x, v, pos, keep, *, shape):
     """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
     to `shape`) at flat indices `keep`."""
     n = _size(x.shape)
-    lead = len(v.shape) - len(shape)  # numpy drops leading unit axes of the value
-    v = S.reshape(v, v.shape[lead:]) if lead > 0 else v
-    vb = S.broadcast_to(S.convert_element_type(v, x.dtype), shape)
-    vals = REGISTRY["gather"].bind(S.reshape(vb, (_size(shape),)), keep, axis=0)
-    placed = REGISTRY["scatter_add"].bind(np.zeros(n, x.dtype), pos, vals, axis=0)
-    hit = E.gt(REGISTRY["scatter_add"].bind(np.zeros(n, np.int64), pos,
-                                            np.ones(pos.shape, np.int64), axis=0),
+    vb = broadcast_values(v, shape, x.dtype)
+    vals = P.gather(S.reshape(vb, (_size(shape),)), keep, axis=0)
+    placed = P.scatter_add(np.zeros(n, x.dtype), pos, vals, axis=0)
+    hit = E.gt(P.scatter_add(np.zeros(n, np.int64), pos, np.ones(pos.shape, np.int64), axis=0),
                np.zeros((), np.int64))
     return S.reshape(E.select(hit, placed, S.reshape(x, (n,))), x.shape)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.primitives import elementwise as E
+from functrans.primitives import indexing as P
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
-from functrans.primitives.registry import REGISTRY
 from functrans.torch._dtype import from_numpy, kind
 from functrans.torch._indexing import (
     INDEX_PUT,
     _size,
+    broadcast_values,
     check_broadcasts,
     copy_slices,
     fill_where,
@@ -45,18 +46,17 @@ def _leading(src, shape):
     """src[:shape[0], :shape[1], ...]: the part of src an index of `shape` reads."""
     if tuple(src.shape) == tuple(shape):
         return src
-    return REGISTRY["slice"].bind(src, start_indices=(0,) * len(shape),
-                                  limit_indices=tuple(shape), strides=(1,) * len(shape))
+    return S.slice_p.bind(src, start_indices=(0,) * len(shape), limit_indices=tuple(shape),
+                          strides=(1,) * len(shape))
 
 
 def _scatter_sum(n, pos, vals):
-    return REGISTRY["scatter_add"].bind(np.zeros(n, vals.dtype), pos, vals, axis=0)
+    return P.scatter_add(np.zeros(n, vals.dtype), pos, vals, axis=0)
 
 
 def _add_at(x, src, pos):
     """x with src added at the flat positions pos (both shaped alike)."""
-    added = REGISTRY["scatter_add"].bind(_flat(x), _flat(pos), _flat(src), axis=0)
-    return S.reshape(added, x.shape)
+    return S.reshape(P.scatter_add(_flat(x), _flat(pos), _flat(src), axis=0), x.shape)
 
 
 def _check_bounds(idx, n, dim, error=RuntimeError, low=0):
@@ -188,11 +188,8 @@ def index_fill(input, dim, index, value):
                (v, hit, value._value if is_tensor else _operand(value, v.dtype)))
 
 
-@composite("IndexPutBackward0")
-def _index_put_accumulate(x, values, pos, *, shape):
-    lead = len(values.shape) - len(shape)  # leading unit axes of the values are dropped
-    values = S.reshape(values, values.shape[lead:]) if lead > 0 else values
-    return _add_at(x, S.broadcast_to(values, shape), pos)
+_INDEX_PUT_ADD = composite("IndexPutBackward0")(
+    lambda x, values, pos, *, shape: _add_at(x, broadcast_values(values, shape, x.dtype), pos))
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -209,7 +206,7 @@ def index_put(input, indices, values, accumulate=False):
                            f"source.")
     if not accumulate:
         return copy_slices(x, vals, pos, INDEX_PUT)
-    return run(_index_put_accumulate, (x, vals, None), (v, vv, pos), {"shape": pos.shape})
+    return run(_INDEX_PUT_ADD, (x, vals, None), (v, vv, pos), {"shape": pos.shape})
 
 
 # --- scatter_reduce --------------------------------------------------------------------------

@@ -9,16 +9,11 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import shape_ops as S
-from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import _dim, warn_once, wrap
 from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
-
-
-def _op(prim, name):
-    return prim_op(REGISTRY[prim], name)
 
 
 def _apply(op, x, **params):
@@ -44,9 +39,9 @@ def _shown(shape) -> str:
 
 # --- reshape / view --------------------------------------------------------------------------
 
-RESHAPE = _op("reshape", "ViewBackward0")
-_RESHAPE_ALIAS = _op("reshape", "ReshapeAliasBackward0")
-_UNSAFE_VIEW = _op("reshape", "UnsafeViewBackward0")
+RESHAPE = prim_op(S.reshape_p, "ViewBackward0")
+_RESHAPE_ALIAS = prim_op(S.reshape_p, "ReshapeAliasBackward0")
+_UNSAFE_VIEW = prim_op(S.reshape_p, "UnsafeViewBackward0")
 
 
 def _infer(shape, numel):
@@ -118,12 +113,12 @@ def unflatten(input, dim, sizes):
 
 # --- axes ------------------------------------------------------------------------------------
 
-SQUEEZE4 = _op("squeeze", "SqueezeBackward4")  # in place, one dim
-_SQUEEZE = {k: _op("squeeze", f"SqueezeBackward{k}") for k in (0, 1, 2)}  # all, dim, dims
-_UNSQUEEZE = _op("expand_dims", "UnsqueezeBackward0")
-_PERMUTE = _op("transpose", "PermuteBackward0")
-_TRANSPOSE = _op("transpose", "TransposeBackward0")
-_T = _op("transpose", "TBackward0")
+SQUEEZE4 = prim_op(S.squeeze_p, "SqueezeBackward4")  # in place, one dim
+_SQUEEZE = {k: prim_op(S.squeeze_p, f"SqueezeBackward{k}") for k in (0, 1, 2)}  # all/dim/dims
+_UNSQUEEZE = prim_op(S.expand_dims_p, "UnsqueezeBackward0")
+_PERMUTE = prim_op(S.transpose_p, "PermuteBackward0")
+_TRANSPOSE = prim_op(S.transpose_p, "TransposeBackward0")
+_T = prim_op(S.transpose_p, "TBackward0")
 
 
 def squeeze_dims(shape, dim):
@@ -224,7 +219,7 @@ moveaxis = movedim
 
 # --- broadcasting ----------------------------------------------------------------------------
 
-_EXPAND = _op("broadcast_in_dim", "ExpandBackward0")
+_EXPAND = prim_op(S.broadcast_in_dim_p, "ExpandBackward0")
 
 
 def expand(input, *sizes):
@@ -346,7 +341,7 @@ def _slice_params(shape, dim, start, stop):
 
 
 def _narrow(x, dim, start, stop):
-    return REGISTRY["slice"].bind(x, **_slice_params(x.shape, dim, start, stop))
+    return S.slice_p.bind(x, **_slice_params(x.shape, dim, start, stop))
 
 
 def _split_fn(x, *, dim, bounds):
@@ -431,7 +426,7 @@ def unbind(input, dim=0):
                        "Unbind")
 
 
-_NARROW = _op("slice", "SliceBackward0")
+_NARROW = prim_op(S.slice_p, "SliceBackward0")
 
 
 def narrow(input, dim, start, length):
@@ -448,7 +443,7 @@ def narrow(input, dim, start, length):
 
 # --- reordering and triangles ----------------------------------------------------------------
 
-_FLIP = _op("rev", "FlipBackward0")
+_FLIP = prim_op(S.rev_p, "FlipBackward0")
 _ROLL = composite("RollBackward0")(lambda x, *, shifts, dims: fnp.roll(x, shifts, dims))
 _TRIL = composite("TrilBackward0")(lambda x, *, k: fnp.tril(x, k))
 _TRIU = composite("TriuBackward0")(lambda x, *, k: fnp.triu(x, k))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.primitives import indexing as P
 from functrans.primitives import shape_ops as S
-from functrans.primitives.registry import REGISTRY
 from functrans.torch._grad_mode import MODE, set_grad_enabled
 from functrans.torch._graph import op_display_name
 from functrans.torch._record import Op, run
@@ -69,8 +69,7 @@ def multi_views(x, outs, again, name):
 def gather_flat(x, pos, idx=None):
     """x's elements at flat positions pos: as indexing's traced form, x[0], x[1], ... share one
     backward program."""
-    return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
-                                   axis=0)
+    return P.gather(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos, axis=0)
 
 
 # a view taken again from its base after an in-place operation (PyTorch uses as_strided)
