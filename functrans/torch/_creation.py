@@ -20,18 +20,9 @@ from functrans.torch._inplace import write
 from functrans.torch._random import Generator
 from functrans.torch._tensor import Tensor, wrap
 
-COPY_CONSTRUCT_WARNING = (
-    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
-    "or sourceTensor.detach().clone().requires_grad_(True), rather than "
-    "torch.tensor(sourceTensor).")
-
-
-def _check_device(device):
-    require_cpu(device)
-
 
 def _finish(value, requires_grad, device=None):
-    _check_device(device)
+    require_cpu(device)
     t = wrap(value)
     if requires_grad:
         if value.dtype.kind not in "fc":
@@ -49,18 +40,19 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     (tensor([1., 2.]), torch.int64)
     """
     if isinstance(data, Tensor):
-        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      ".requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     return _finish(_dtype.tensor_value(data, dtype), requires_grad, device)
 
 
 def as_tensor(data, dtype=None, device=None):
     """torch.as_tensor: data as a tensor, the same tensor if it already is one."""
     if isinstance(data, Tensor):
-        if dtype is None or data._value.dtype == _dtype.to_numpy(dtype):
-            return data
-        return data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or data.dtype ==
-                                         _dtype.to_numpy(dtype)):
+        return data if dtype is None or data._value.dtype == _dtype.to_numpy(dtype) else \
+            data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _dtype.to_numpy(dtype)):
         return wrap(data)
     return wrap(_dtype.tensor_value(data, dtype))
 
@@ -81,8 +73,7 @@ def _size(size, kw=None):
         size = tuple(size[0])
     out = []
     for s in size:
-        if isinstance(s, Tensor):
-            s = s.item()
+        s = s.item() if isinstance(s, Tensor) else s
         if not isinstance(s, numbers.Integral):
             raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
                             f"of type {type(s).__name__}")
@@ -97,34 +88,30 @@ def _float_dtype(dtype) -> np.dtype:
     return _dtype.to_numpy(dtype) if dtype is not None else _dtype.get_default_dtype().dtype
 
 
-def _filled(name, fill):
-    """torch.zeros / ones / empty (zeros here): a tensor of the given size."""
-    def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-        return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
-                       device)
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"torch.{name}: a tensor of the given size filled with {fill}."
-    return factory
-
-
 def _like(input, dtype):
     v = input._value if isinstance(input, Tensor) else np.asarray(input)
     return v.shape, (_dtype.to_numpy(dtype) if dtype is not None else v.dtype)
 
 
-def _filled_like(name, fill):
-    """torch.zeros_like / ones_like / empty_like (zeros here): a tensor shaped like input."""
-    def factory(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-        shape, dt = _like(input, dtype)
-        return _finish(np.full(shape, fill, dt), requires_grad, device)
+def _filled(name, fill, like=False):
+    """torch.zeros / ones / empty (zeros here) and their _like forms."""
+    if like:
+        def factory(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+            shape, dt = _like(input, dtype)
+            return _finish(np.full(shape, fill, dt), requires_grad, device)
+    else:
+        def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+            return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
+                           device)
     factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"torch.{name}: a tensor shaped like input filled with {fill}."
+    what = "shaped like input" if like else "of the given size"
+    factory.__doc__ = f"torch.{name}: a tensor {what} filled with {fill}."
     return factory
 
 
 zeros, ones, empty = _filled("zeros", 0), _filled("ones", 1), _filled("empty", 0)
-zeros_like, ones_like = _filled_like("zeros_like", 0), _filled_like("ones_like", 1)
-empty_like = _filled_like("empty_like", 0)
+zeros_like, ones_like = _filled("zeros_like", 0, True), _filled("ones_like", 1, True)
+empty_like = _filled("empty_like", 0, True)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -132,8 +119,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtype.to_numpy(dtype) if dtype is not None else _dtype.infer_dtype(fill_value)
-    return _finish(np.full(_size((size,)) if isinstance(size, int) else _size(tuple(size)),
-                           fill_value, dt), requires_grad, device)
+    return _finish(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
+                           dt), requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -143,12 +130,14 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _finish(np.full(shape, fill_value, dt), requires_grad, device)
 
 
+def _items(*xs):
+    return (x.item() if isinstance(x, Tensor) else x for x in xs)
+
+
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False,
            out=None):
     """Values from `start` up to (not including) `end`; float if any bound is a float."""
-    if end is None:
-        start, end = 0, start
-    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
+    start, end, step = _items(0 if end is None else start, start if end is None else end, step)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
@@ -168,7 +157,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     """`steps` evenly spaced values from start to end, computed as PyTorch does: from the start
     for the first half and from the end for the second."""
     dt = _float_dtype(dtype)
-    start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
+    start, end = _items(start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if steps == 1:
@@ -194,9 +183,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
                    device)
 
 
-# --- random ----------------------------------------------------------------------------------
-# PyTorch's CPU generator and its kernels' transforms live in _random; these build tensors
-# from them as PyTorch's factories do (rand is empty(...).uniform_(), randn is normal_(), ...).
+# --- random: tensors from PyTorch's CPU generator (_random), as its factories build them ---
 
 default_generator = R.default_generator
 
@@ -232,19 +219,21 @@ def set_rng_state(new_state) -> None:
     default_generator.set_state(new_state)
 
 
-def _random_float(dtype, who: str) -> np.dtype:
+def _random_dtype(dtype, out, who=None) -> np.dtype:
+    """The dtype samples are drawn in (out's when only out= is given); `who` names PyTorch's
+    kernel that refuses a non-float dtype, None for integer samples (int64 by default)."""
+    dtype = dtype if dtype is not None or out is None else out.dtype
+    if who is None:
+        return _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
     dt = _float_dtype(dtype)
     if dt.kind != "f":
         raise RuntimeError(f"\"{who}\" not implemented for '{_dtype.from_numpy(dt).name}'")
     return dt
 
 
-def _sampled(shape, dt, values, requires_grad, device):
-    return _finish(np.asarray(values, dt).reshape(shape), requires_grad, device)
-
-
-def _into(out, result: Tensor) -> Tensor:
-    """`out=`: the samples written into `out` (drawn in out's dtype, as PyTorch draws them)."""
+def _into(out, values, shape, dt, requires_grad=False, device=None) -> Tensor:
+    """The samples as a tensor, or written into `out` (out=)."""
+    result = _finish(np.asarray(values, dt).reshape(shape), requires_grad, device)
     if out is None:
         return result
     if tuple(out.shape) != tuple(result.shape):
@@ -254,19 +243,15 @@ def _into(out, result: Tensor) -> Tensor:
     return out
 
 
-def _out_dtype(dtype, out):
-    return dtype if dtype is not None or out is None else out.dtype
-
-
 def _sampler(name, who, draw, doc):
     """torch.rand / randn: samples of the default float dtype, PyTorch's for the same seed."""
     def factory(*shape, size=None, generator=None, out=None, dtype=None, layout=None,
                 device=None, requires_grad=False, pin_memory=False) -> Tensor:
         shape = _size(shape, size)
-        _check_device(device)
-        dt = _random_float(_out_dtype(dtype, out), who)
+        require_cpu(device)
+        dt = _random_dtype(dtype, out, who)
         values = draw(R.resolve(generator), math.prod(shape), dt)
-        return _into(out, _sampled(shape, dt, values, requires_grad, device))
+        return _into(out, values, shape, dt, requires_grad, device)
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = f"torch.{name}: {doc}, PyTorch's values for the same seed."
     return factory
@@ -274,12 +259,6 @@ def _sampler(name, who, draw, doc):
 
 rand = _sampler("rand", "check_uniform_bounds", R.uniform, "uniform samples on [0, 1)")
 randn = _sampler("randn", "normal_kernel_cpu", R.normal, "standard normal samples")
-
-
-def _check_range(low, high):
-    if not low < high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
-                           f">= to={high}")
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
@@ -292,14 +271,14 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, high
     elif high is None:
         raise TypeError("randint() missing required argument 'high'")
-    low, high = (int(x.item()) if isinstance(x, Tensor) else int(x) for x in (low, high))
-    _check_range(low, high)
-    _check_device(device)
-    shape = _size(tuple(size))
-    dtype = _out_dtype(dtype, out)
-    dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
+    low, high = (int(x) for x in _items(low, high))
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    require_cpu(device)
+    shape, dt = _size(tuple(size)), _random_dtype(dtype, out)
     values = R.random_from_to(R.resolve(generator), math.prod(shape), low, high, dt)
-    return _into(out, _sampled(shape, dt, values, requires_grad, device))
+    return _into(out, values, shape, dt, requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -308,11 +287,9 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     n = int(n)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    _check_device(device)
-    dtype = _out_dtype(dtype, out)
-    dt = _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
-    return _into(out, _sampled((n,), dt, R.randperm(R.resolve(generator), n), requires_grad,
-                               device))
+    require_cpu(device)
+    dt = _random_dtype(dtype, out)
+    return _into(out, R.randperm(R.resolve(generator), n), (n,), dt, requires_grad, device)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
@@ -326,10 +303,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal() received an invalid combination of arguments: with float "
                             "mean and std, pass size=")
         shape = _size(tuple(size))
-        _check_device(device)
-        dt = _random_float(_out_dtype(dtype, out), "normal_kernel_cpu")
+        require_cpu(device)
+        dt = _random_dtype(dtype, out, "normal_kernel_cpu")
         values = R.normal(g, math.prod(shape), dt, float(mean), float(std))
-        return _into(out, _sampled(shape, dt, values, requires_grad, device))
+        return _into(out, values, shape, dt, requires_grad, device)
     m = mean._value if tm else np.asarray(float(mean))
     s = std._value if ts else np.asarray(float(std))
     if ts and np.any(s < 0):
@@ -340,12 +317,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                            f"tensor")
     dt = (mean if tm else std)._value.dtype
     shape = np.broadcast_shapes(m.shape, s.shape) if tm and ts else (m if tm else s).shape
-    n = math.prod(shape)
     if tm and not ts:      # normal_(0, std) then add_(mean)
-        z = R.normal(g, n, dt, 0.0, float(std)).reshape(shape)
-        return _into(out, wrap((z + m.astype(dt)).astype(dt)))
-    z = R.normal(g, n, dt).reshape(shape)           # normal_(0, 1), mul_(std), add_(mean)
-    return _into(out, wrap(((z * s.astype(dt)).astype(dt) + m.astype(dt)).astype(dt)))
+        z = R.normal(g, math.prod(shape), dt, 0.0, float(std)).reshape(shape)
+        return _into(out, z + m.astype(dt), shape, dt)
+    z = R.normal(g, math.prod(shape), dt).reshape(shape)  # normal_(0, 1), mul_(std), add_(mean)
+    return _into(out, (z * s.astype(dt)).astype(dt) + m.astype(dt), shape, dt)
 
 
 def _sampler_like(sampler):
@@ -365,8 +341,7 @@ rand_like, randn_like = _sampler_like(rand), _sampler_like(randn)
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None) -> Tensor:
     """torch.randint_like: integers on [low, high) shaped like input (input's dtype)."""
-    if high is None:
-        low, high = 0, low
+    low, high = (0, low) if high is None else (low, high)
     shape, dt = _like(input, dtype)
     return randint(low, high, shape, generator=generator, dtype=_dtype.from_numpy(dt),
                    device=device, requires_grad=requires_grad)
@@ -374,19 +349,14 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     """torch.bernoulli: 1 with probability input (or p when given), PyTorch's draws."""
-    v = input._value
-    g = R.resolve(generator)
+    v, g = input._value, R.resolve(generator)
     if p is None:
         if v.dtype.kind != "f":
             raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                f"'{_dtype.from_numpy(v.dtype).name}'")
         if np.any((v < 0) | (v > 1)):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-        return _into(out, wrap(R.bernoulli_tensor(g, v).astype(v.dtype)))
-    return _into(out, wrap(_bernoulli_scalar(g, v.shape, float(p)).astype(v.dtype)))
-
-
-def _bernoulli_scalar(g, shape, p: float) -> np.ndarray:
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return R.bernoulli_scalar(g, math.prod(shape), p).reshape(shape)
+        return _into(out, R.bernoulli_tensor(g, v), v.shape, v.dtype)
+    if not 0 <= float(p) <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={float(p)}")
+    return _into(out, R.bernoulli_scalar(g, math.prod(v.shape), float(p)), v.shape, v.dtype)

@@ -1,10 +1,9 @@
 """PyTorch's dtype objects (`torch.float32`, ...) and its type-promotion rules.
 
-A `dtype` wraps a numpy dtype and exposes it as `.dtype`, so numpy (and functrans.numpy) accept a
-torch dtype wherever they accept a numpy one. Promotion follows `torch.result_type`: tensors
-with dimensions outrank zero-dimensional tensors, which outrank Python scalars, and a lower-ranked
-operand only changes the result when it belongs to a higher category (bool < int < float <
-complex). Python floats take the default dtype, float32.
+A `dtype` wraps a numpy dtype as `.dtype`, so numpy accepts it wherever it takes a numpy dtype.
+Promotion follows `torch.result_type`: tensors with dimensions outrank 0-d tensors, which outrank
+Python scalars, and a lower-ranked operand only matters when its category (bool < int < float <
+complex) is higher. Python floats take the default dtype, float32.
 """
 
 from __future__ import annotations
@@ -42,24 +41,14 @@ class dtype:
         return complex128 if self.dtype == np.float64 else complex64
 
 
-float16 = dtype("float16", np.float16)
-float32 = dtype("float32", np.float32)
-float64 = dtype("float64", np.float64)
-complex64 = dtype("complex64", np.complex64)
-complex128 = dtype("complex128", np.complex128)
-uint8 = dtype("uint8", np.uint8)
-int8 = dtype("int8", np.int8)
-int16 = dtype("int16", np.int16)
-int32 = dtype("int32", np.int32)
-int64 = dtype("int64", np.int64)
-bool_ = dtype("bool", np.bool_)
-
-ALIASES = {"half": float16, "float": float32, "double": float64, "cfloat": complex64,
-           "cdouble": complex128, "short": int16, "int": int32, "long": int64,
-           "bool": bool_}
-ALL = [float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_]
+ALL = [dtype(n, n if n != "bool" else np.bool_) for n in (
+    "float16", "float32", "float64", "complex64", "complex128", "uint8", "int8", "int16", "int32",
+    "int64", "bool")]
+float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_ = ALL
 _BY_NUMPY = {d.dtype: d for d in ALL}
-_BY_NAME = {**{d.name: d for d in ALL}, **ALIASES}
+_BY_NAME = {**{d.name: d for d in ALL}, "half": float16, "float": float32, "double": float64,
+            "cfloat": complex64, "cdouble": complex128, "short": int16, "int": int32,
+            "long": int64}
 
 _default = [float32]
 
@@ -93,15 +82,10 @@ def as_dtype(d) -> dtype:
         return d
     if d is float:
         return get_default_dtype()
-    if d is int:
-        return int64
-    if d is bool:
-        return bool_
-    if d is complex:
-        return complex64
-    if isinstance(d, str) and d in _BY_NAME:
-        return _BY_NAME[d]
-    return from_numpy(d)
+    py = {int: int64, bool: bool_, complex: complex64}.get(d) if isinstance(d, type) else None
+    if py is not None:
+        return py
+    return _BY_NAME[d] if isinstance(d, str) and d in _BY_NAME else from_numpy(d)
 
 
 def to_numpy(d) -> np.dtype:
@@ -141,13 +125,9 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
-    if ca == cb:
+    if ca == cb or {ca, cb} == {2, 3}:  # complex with float: complex wide enough for both
         return np.promote_types(a, b)
-    if ca < cb:
-        a, b, ca, cb = b, a, cb, ca
-    if ca == 3 and cb == 2:  # complex with float: complex wide enough for both
-        return np.promote_types(a, b)
-    return a
+    return a if ca > cb else b
 
 
 def _scalar_dtype(x) -> np.dtype:
@@ -162,20 +142,9 @@ def _scalar_dtype(x) -> np.dtype:
 
 def _combine(higher, lower):
     """c10's combine_categories: `lower` only matters when its category is higher."""
-    if higher is None:
-        return lower
-    if lower is None:
-        return higher
-    ch, cl = _category(higher), _category(lower)
-    if ch == 3:
-        return higher
-    if cl == 3:
-        return np.promote_types(higher, lower) if ch == 2 else lower
-    if ch == 2:
-        return higher
-    if ch == 0 or cl == 2:
-        return promote_types(higher, lower)
-    return higher
+    if higher is None or lower is None:
+        return lower if higher is None else higher
+    return higher if _category(lower) <= _category(higher) else promote_types(higher, lower)
 
 
 def result_type(*operands) -> np.dtype:
@@ -192,6 +161,9 @@ def result_type(*operands) -> np.dtype:
             d = _scalar_dtype(v)
             wrapped = d if wrapped is None else promote_types(wrapped, d)
     return _combine(dim, _combine(zero, wrapped))
+
+
+_CATEGORIES = (bool, numbers.Integral, numbers.Real, numbers.Complex)
 
 
 def infer_dtype(data) -> np.dtype:
@@ -216,9 +188,6 @@ def infer_dtype(data) -> np.dtype:
     return found if scalar is None else promote_types(found, scalar)
 
 
-_CATEGORIES = (bool, numbers.Integral, numbers.Real, numbers.Complex)
-
-
 def _plain(data):
     v = getattr(data, "_value", data)
     return [_plain(x) for x in v] if isinstance(v, list | tuple) else v
@@ -228,16 +197,11 @@ def tensor_value(data, dtype=None) -> np.ndarray:
     """A fresh numpy array for `data` (a tensor, an array or nested Python data) with
     PyTorch's dtype inference."""
     v = getattr(data, "_value", data)
+    dt = None if dtype is None else to_numpy(dtype)
     if isinstance(v, np.ndarray):
-        dt = to_numpy(dtype) if dtype is not None else v.dtype
-        return v.copy() if dt == v.dtype else v.astype(dt)
+        return v.copy() if dt is None or dt == v.dtype else v.astype(dt)
     try:
-        return np.array(_plain(data), dtype=to_numpy(dtype) if dtype is not None else
-                        infer_dtype(data))
+        return np.array(_plain(data), dtype=infer_dtype(data) if dt is None else dt)
     except ValueError as e:
         raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") \
             from None
-
-
-def is_float(np_dtype) -> bool:
-    return np.dtype(np_dtype).kind in "fc"

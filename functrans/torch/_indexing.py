@@ -1,8 +1,8 @@
 """Indexing: x[idx] (basic indexing gives views, advanced indexing copies), x[idx] = v (one
-CopySlices node), gather, index_select, masked_fill, masked_select, take, nonzero.
+CopySlices node), gather, index_select, masked ops, sort, median, take, nonzero.
 
-Indexing records a gather (and assignment a scatter) at concrete flat positions passed as an
-input of the node, so one backward program serves every index of the same shape.
+Which elements are read (or written) is decided eagerly, as flat positions that are an input
+of the node, so one backward program serves every index of the same shape.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
+from functrans.primitives import indexing as P
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
-from functrans.primitives.registry import REGISTRY
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
@@ -22,16 +22,13 @@ from functrans.torch._shape import contiguous, expand, flatten, reshape, unsquee
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
 
-# --- indexing --------------------------------------------------------------------------------
-
 def numpy_index(idx) -> tuple:
     """x[idx]'s index as numpy takes it: tensors as arrays, boolean masks as their nonzero()
-    arrays (decided eagerly), and a trailing Ellipsis when there is none, so that numpy returns
-    a 0-d view, not a scalar copy, for x[i] of a 1-d x (PyTorch's x[i] is a view)."""
+    arrays, and a trailing Ellipsis, so that numpy returns a 0-d view (PyTorch's x[i] is one),
+    not a scalar copy."""
     out = []
     for i in idx if isinstance(idx, tuple) else (idx,):
-        if isinstance(i, Tensor):
-            i = i._value
+        i = i._value if isinstance(i, Tensor) else i
         if i is None or i is Ellipsis:
             out.append(i)
         elif isinstance(i, slice):
@@ -52,15 +49,12 @@ def numpy_index(idx) -> tuple:
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
             out.append(arr)
-    if not any(i is Ellipsis for i in out):
-        out.append(Ellipsis)
-    return tuple(out)
+    return tuple(out) if any(i is Ellipsis for i in out) else (*out, Ellipsis)
 
 
 def positions(shape, idx) -> np.ndarray:
     """The row-major flat positions, in an array of `shape`, of the elements `x[idx]` selects
-    (shaped like `x[idx]`): one broadcast index grid per axis, indexed, so the cost is the size
-    of the result, not of x."""
+    (shaped like `x[idx]`), at a cost of the size of the result, not of x."""
     nd = len(shape)
     if nd == 0:
         return np.asarray(np.zeros((), np.int64)[idx])
@@ -74,8 +68,7 @@ def positions(shape, idx) -> np.ndarray:
 
 
 def _take_impl(x, pos, *, idx):
-    # basic indexing gives numpy's view (what PyTorch returns); advanced indexing a copy
-    return x[idx]
+    return x[idx]  # basic indexing gives numpy's view (what PyTorch returns), advanced a copy
 
 
 _GETITEM_OPS = {name: Op(name, _take_impl, gather_flat, forward_params=("idx",)) for name in
@@ -105,22 +98,28 @@ def getitem(input, idx, name=None):
     return as_view(x, out, lambda t: getitem(t, np_idx))
 
 
+def _size(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def broadcast_values(v, shape, dtype):
+    """v as the values written at an index of `shape`: its leading axes dropped (numpy drops
+    leading unit axes), converted to dtype and broadcast to shape."""
+    lead = len(v.shape) - len(shape)
+    v = S.reshape(v, v.shape[lead:]) if lead > 0 else v
+    return S.broadcast_to(S.convert_element_type(v, dtype), shape)
+
+
 def set_at_positions(x, v, pos, keep, *, shape):
     """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
     to `shape`) at flat indices `keep`."""
-    n = int(np.prod(x.shape, dtype=np.int64))
-    flat = S.reshape(x, (n,))
-    lead = len(v.shape) - len(shape)  # numpy drops leading unit axes of the value
-    if lead > 0:
-        v = S.reshape(v, v.shape[lead:])
-    vb = S.broadcast_to(S.convert_element_type(v, x.dtype), shape)
-    vals = REGISTRY["gather"].bind(S.reshape(vb, (int(np.prod(shape, dtype=np.int64)),)), keep,
-                                   axis=0)
-    placed = REGISTRY["scatter_add"].bind(np.zeros(n, x.dtype), pos, vals, axis=0)
-    hit = E.gt(REGISTRY["scatter_add"].bind(np.zeros(n, np.int64), pos,
-                                            np.ones(pos.shape, np.int64), axis=0),
+    n = _size(x.shape)
+    vb = broadcast_values(v, shape, x.dtype)
+    vals = P.gather(S.reshape(vb, (_size(shape),)), keep, axis=0)
+    placed = P.scatter_add(np.zeros(n, x.dtype), pos, vals, axis=0)
+    hit = E.gt(P.scatter_add(np.zeros(n, np.int64), pos, np.ones(pos.shape, np.int64), axis=0),
                np.zeros((), np.int64))
-    return S.reshape(E.select(hit, placed, flat), x.shape)
+    return S.reshape(E.select(hit, placed, S.reshape(x, (n,))), x.shape)
 
 
 _COPY_SLICES = Op("CopySlices", set_at_positions, set_at_positions)
@@ -134,31 +133,28 @@ def unique_last(pos):
     return uniq.astype(np.int64), (flat.size - 1 - first_from_end).astype(np.int64)
 
 
+def check_broadcasts(shape, target):
+    """PyTorch's error unless values of `shape` broadcast to `target` (leading unit axes of
+    the values may be dropped)."""
+    try:
+        if np.broadcast_shapes(shape[max(len(shape) - len(target), 0):], target) == target:
+            return
+    except ValueError:
+        pass
+    raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be "
+                       f"broadcast to indexing result of shape {list(target)}")
+
+
 def copy_slices(base, value, pos, op=_COPY_SLICES):
     """base with the elements at flat positions `pos` replaced by value (one CopySlices node):
     the out-of-place form of x[idx] = value and of an in-place op on a view."""
-    dt = base._value.dtype
-    if isinstance(value, Tensor):
-        vv = value._value
-        v_in = value
-    else:
-        vv = np.asarray(_operand(value, dt))
-        v_in = None
-    target = np.shape(pos)
-    if not broadcasts(np.shape(vv), target):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(vv))} cannot "
-                           f"be broadcast to indexing result of shape {list(target)}")
+    is_tensor = isinstance(value, Tensor)
+    vv = value._value if is_tensor else np.asarray(_operand(value, base._value.dtype))
+    target = tuple(np.shape(pos))
+    check_broadcasts(np.shape(vv), target)
     uniq, keep = unique_last(np.asarray(pos))
-    return run(op, (base, v_in, None, None), (base._value, vv, uniq, keep),
-               {"shape": tuple(target)})
-
-
-def broadcasts(shape, target) -> bool:
-    """Whether values of `shape` broadcast to `target` (leading unit axes may be dropped)."""
-    try:
-        return np.broadcast_shapes(shape[max(len(shape) - len(target), 0):], target) == target
-    except ValueError:
-        return False
+    return run(op, (base, value if is_tensor else None, None, None), (base._value, vv, uniq, keep),
+               {"shape": target})
 
 
 def setitem_out_of_place(x, idx, value):
@@ -166,9 +162,8 @@ def setitem_out_of_place(x, idx, value):
     return copy_slices(x, value, positions(x._value.shape, numpy_index(idx)))
 
 
-@composite("GatherBackward0")
-def _gather(x, index, *, dim):
-    return fnp.take_along_axis(x, index, axis=dim)
+_GATHER = composite("GatherBackward0")(
+    lambda x, index, *, dim: fnp.take_along_axis(x, index, axis=dim))
 
 
 def gather(input, dim, index):
@@ -179,7 +174,7 @@ def gather(input, dim, index):
     if idx.ndim != x._value.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
-    return run(_gather, (x, None), (x._value, idx.astype(np.int64)), {"dim": d})
+    return run(_GATHER, (x, None), (x._value, idx.astype(np.int64)), {"dim": d})
 
 
 take_along_dim = gather
@@ -187,51 +182,37 @@ take_along_dim = gather
 
 # --- sort, argsort, topk: indices decided eagerly, values one gather along dim -------------
 
-@composite("SortBackward0")
-def _sort_values(x, index, *, dim):
-    if not x.shape:  # a 0-d tensor is its own sort
-        return S.reshape(x, ())
-    return fnp.take_along_axis(x, index, axis=dim)
+def _sorted_values(x, index, *, dim):
+    # a 0-d tensor is its own sort
+    return fnp.take_along_axis(x, index, axis=dim) if x.shape else S.reshape(x, ())
 
 
-_TOPK = Op("TopkBackward0", _sort_values.impl, _sort_values.traced)
-
-
-def _argsort(v, d, descending):
-    """Stable order along d; descending keeps equal entries in order and puts NaN first, as
-    PyTorch does (NaN counts as the largest value)."""
-    if not descending:
-        return np.argsort(v, axis=d, kind="stable")
-    n = v.shape[d]
-    flipped = np.argsort(np.flip(v, d), axis=d, kind="stable")
-    return n - 1 - np.flip(flipped, d)
-
-
+_SORT, _TOPK = (Op(n, _sorted_values, _sorted_values) for n in ("SortBackward0", "TopkBackward0"))
 _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 
-def _values_at(op, x, idx, d):
-    return run(op, (x, None), (x._value, idx), {"dim": d})
+def _order(v, dim, descending):
+    """(dim, stable order along dim); descending keeps equal entries in order and puts NaN
+    first, as PyTorch does (NaN counts as the largest value)."""
+    if v.ndim == 0:
+        return 0, np.zeros((), np.int64)
+    d = _dim(dim, v.ndim)
+    if not descending:
+        return d, np.argsort(v, axis=d, kind="stable").astype(np.int64)
+    flipped = np.argsort(np.flip(v, d), axis=d, kind="stable")
+    return d, (v.shape[d] - 1 - np.flip(flipped, d)).astype(np.int64)
 
 
 def sort(input, dim=-1, descending=False, stable=False):
     """torch.sort: input sorted along dim, as a (values, indices) pair."""
     x = as_tensor(input)
-    v = x._value
-    if v.ndim == 0:
-        return _SortResult((_values_at(_sort_values, x, np.zeros((), np.int64), 0),
-                            wrap(np.zeros((), np.int64))))
-    d = _dim(dim, v.ndim)
-    idx = _argsort(v, d, descending).astype(np.int64)
-    return _SortResult((_values_at(_sort_values, x, idx, d), wrap(idx)))
+    d, idx = _order(x._value, dim, descending)
+    return _SortResult((run(_SORT, (x, None), (x._value, idx), {"dim": d}), wrap(idx)))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """torch.argsort: the indices that sort input along dim."""
-    v = as_tensor(input)._value
-    if v.ndim == 0:
-        return wrap(np.zeros((), np.int64))
-    return wrap(_argsort(v, _dim(dim, v.ndim), descending).astype(np.int64))
+    return wrap(_order(as_tensor(input)._value, dim, descending)[1])
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -239,35 +220,30 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     x = as_tensor(input)
     v = x._value
     d = _dim(dim, max(v.ndim, 1))
-    n = v.shape[d] if v.ndim else 1
-    if not 0 <= k <= n:
+    if not 0 <= k <= (v.shape[d] if v.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    if v.ndim == 0:
-        return _TopkResult((_values_at(_TOPK, x, np.zeros((), np.int64), 0),
-                            wrap(np.zeros((), np.int64))))
-    idx = np.take(_argsort(v, d, largest), np.arange(k), axis=d).astype(np.int64)
-    return _TopkResult((_values_at(_TOPK, x, idx, d), wrap(idx)))
+    d, idx = _order(v, d, largest)
+    idx = np.take(idx, np.arange(k), axis=d) if v.ndim else idx
+    return _TopkResult((run(_TOPK, (x, None), (v, idx), {"dim": d}), wrap(idx)))
 
 
-@composite("IndexSelectBackward0")
-def _index_select(x, index, *, dim):
-    return fnp.take(x, index, axis=dim)
+_INDEX_SELECT = composite("IndexSelectBackward0")(
+    lambda x, index, *, dim: fnp.take(x, index, axis=dim))
 
 
 def index_select(input, dim, index):
     """torch.index_select: the entries of input at index along dim."""
     x = as_tensor(input)
     idx = as_tensor(index)._value.astype(np.int64)
-    d = _dim(dim, x._value.ndim)
-    return run(_index_select, (x, None), (x._value, idx), {"dim": d})
+    return run(_INDEX_SELECT, (x, None), (x._value, idx), {"dim": _dim(dim, x._value.ndim)})
 
 
-@composite("MaskedFillBackward0")
-def _masked_fill(x, mask, value):
+def fill_where(x, mask, value):
+    """x with value where mask is set."""
     return E.select(mask, S.convert_element_type(value, x.dtype), x)
 
 
-_MASKED_FILL_TENSOR = Op("MaskedFillBackward1", _masked_fill.impl, _masked_fill.traced)
+_MASKED_FILL = {t: composite(f"MaskedFillBackward{int(t)}")(fill_where) for t in (False, True)}
 
 
 def masked_fill(input, mask, value):
@@ -275,8 +251,8 @@ def masked_fill(input, mask, value):
     x = as_tensor(input)
     m = as_tensor(mask)._value.astype(np.bool_)
     if isinstance(value, Tensor):
-        return run(_MASKED_FILL_TENSOR, (x, None, value), (x._value, m, value._value))
-    return run(_masked_fill, (x, None, None), (x._value, m, _operand(value, x._value.dtype)))
+        return run(_MASKED_FILL[True], (x, None, value), (x._value, m, value._value))
+    return run(_MASKED_FILL[False], (x, None, None), (x._value, m, _operand(value, x._value.dtype)))
 
 
 def masked_select(input, mask):
@@ -305,13 +281,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts.reshape(-1)))
     x = as_tensor(input)
     x, d = (flatten(x), 0) if dim is None else (x, _dim(dim, max(x._value.ndim, 1)))
-    if x._value.ndim == 0:
-        x = reshape(x, (1,))
+    x = reshape(x, (1,)) if x._value.ndim == 0 else x
     n = x._value.shape[d]
     if isinstance(repeats, Tensor):
         counts = repeats._value.reshape(-1)
-        if counts.size == 1:
-            counts = np.broadcast_to(counts, (n,))
+        counts = np.broadcast_to(counts, (n,)) if counts.size == 1 else counts
         if counts.size and counts.min() < 0:
             raise RuntimeError("repeats can not be negative")
         if counts.size != n:
@@ -327,27 +301,25 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 def take(input, index):
     """torch.take: the elements of the flattened input at index."""
-    x = as_tensor(input)
-    return getitem(reshape(x, (-1,)), as_tensor(index))
+    return getitem(reshape(as_tensor(input), (-1,)), as_tensor(index))
 
 
 def nonzero(input, *, as_tuple=False):
     """torch.nonzero: the indices of the nonzero elements, one row each (or a tuple)."""
-    v = as_tensor(input)._value
-    nz = np.nonzero(v)
+    nz = np.nonzero(as_tensor(input)._value)
     if as_tuple:
         return tuple(wrap(a.astype(np.int64)) for a in nz)
     return wrap(np.stack(nz, axis=-1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """torch.isin: whether each of `elements` is in `test_elements` (a bool tensor)."""
+    e, t = (getattr(a, "_value", a) for a in (elements, test_elements))
+    return wrap(np.isin(np.asarray(e), np.asarray(t), invert=invert))
 
 
-# --- median: the lower middle value, indices decided eagerly ---------------------------------
+# --- median, nanmedian: the lower middle value, indices decided eagerly ----------------------
 
-_MedianResult = return_type("median")
-
-
-@composite("MedianBackward0")
 def _median_all(x, share, value):
     # the value is the median; the gradient is shared evenly by the entries equal to it
     # (the NaNs when it is NaN), as PyTorch's evenly_distribute_backward
@@ -356,111 +328,83 @@ def _median_all(x, share, value):
     return E.add(value, fnp.sum(E.mul(live, share)))
 
 
-@composite("MedianBackward1")
 def _median_dim(x, index, *, dim, keepdim):
-    if not x.shape:  # a 0-d tensor is its own median
-        return S.reshape(x, ())
-    out = fnp.take_along_axis(x, index, axis=dim)
-    return out if keepdim else S.squeeze(out, (dim,))
+    out = _sorted_values(x, index, dim=dim)
+    return out if keepdim or not x.shape else S.squeeze(out, (dim,))
 
 
-def _median_index(v, d):
-    """Per slice along d: the index of the lower middle value, or of the first NaN."""
+_MEDIAN_OPS = {name: (Op(f"{name.title()}Backward0", _median_all, _median_all),
+                      Op(f"{name.title()}Backward1", _median_dim, _median_dim))
+               for name in ("median", "nanmedian")}
+_MedianResult = return_type("median")
+
+
+def _median_index(v, d, skip_nan):
+    """Per slice along d: the index of the lower middle value, or of the first NaN (with
+    `skip_nan`: the lower middle of the non-NaN values, NaNs sorting last)."""
     order = np.argsort(v, axis=d, kind="stable")
     n = v.shape[d]
     nans = np.isnan(v).sum(axis=d, keepdims=True) if v.dtype.kind in "fc" else \
         np.zeros_like(np.take(v, [0], axis=d), np.int64)
-    k = np.where(nans > 0, n - nans, (n - 1) // 2).astype(np.int64)
-    return np.take_along_axis(order, k, axis=d)
+    k = np.maximum((n - nans - 1) // 2, 0) if skip_nan else \
+        np.where(nans > 0, n - nans, (n - 1) // 2)
+    return np.take_along_axis(order, k.astype(np.int64), axis=d)
 
 
-def median(input, dim=None, keepdim=False):
-    """torch.median: the lower median; with dim, a (values, indices) pair."""
-    return _median_like("median", _median_index, _median_all, _median_dim, input, dim, keepdim)
-
-
-def _median_like(name, index_of, op_all, op_dim, input, dim, keepdim):
-    """median and nanmedian, which differ only in the entry they pick (`index_of`) and their
-    node names. The gradient goes to the chosen entry (shared by the entries equal to it for
-    the full reduction), as in PyTorch."""
+def median(input, dim=None, keepdim=False, *, _name="median"):
+    """torch.median: the lower median; with dim, a (values, indices) pair. The gradient goes
+    to the chosen entry (shared by the entries equal to it for the full reduction)."""
     x = as_tensor(input)
     v = x._value
+    op_all, op_dim = _MEDIAN_OPS[_name]
     if dim is None:
         if v.size == 0:
             return wrap(np.asarray(np.nan, v.dtype))
         flat = v.reshape(-1)
-        m = flat[index_of(flat, 0)[0]]
+        m = flat[_median_index(flat, 0, _name == "nanmedian")[0]]
         if v.dtype.kind not in "fc":
             return wrap(np.asarray(m))
         hit = np.isnan(flat) if np.isnan(m) else flat == m
         share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape)
         return run(op_all, (x, None, None), (v, share, np.asarray(m)))
     if v.ndim == 0:
-        return _MedianResult((run(op_dim, (x, None), (v, np.zeros((), np.int64)),
-                                  {"dim": 0, "keepdim": True}),
-                              wrap(np.zeros((), np.int64))))
+        zero = np.zeros((), np.int64)
+        return _MedianResult((run(op_dim, (x, None), (v, zero), {"dim": 0, "keepdim": True}),
+                              wrap(zero.copy())))
     d = _dim(dim, v.ndim)
     if v.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    idx = index_of(v, d)
+        raise IndexError(f"{_name}(): Expected reduction dim {d} to have non-zero size.")
+    idx = _median_index(v, d, _name == "nanmedian")
     values = run(op_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)})
     return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
-
-
-# --- nanmedian: median of the non-NaN values -------------------------------------------------
-
-_NANMEDIAN_ALL = Op("NanmedianBackward0", _median_all.impl, _median_all.traced)
-_NANMEDIAN_DIM = Op("NanmedianBackward1", _median_dim.impl, _median_dim.traced)
-
-
-def _nanmedian_index(v, d):
-    """Per slice along d: the index of the lower middle of the non-NaN values (NaNs sort
-    last), or of the first entry when all are NaN."""
-    order = np.argsort(v, axis=d, kind="stable")
-    n = v.shape[d]
-    live = (~np.isnan(v)).sum(axis=d, keepdims=True) if v.dtype.kind in "fc" else \
-        np.full_like(np.take(v, [0], axis=d), n, np.int64)
-    k = np.maximum((live - 1) // 2, 0).astype(np.int64)
-    return np.take_along_axis(order, k, axis=d)
 
 
 def nanmedian(input, dim=None, keepdim=False):
     """torch.nanmedian: the lower median ignoring NaNs (NaN only when all are); with dim, a
     (values, indices) pair."""
-    return _median_like("nanmedian", _nanmedian_index, _NANMEDIAN_ALL, _NANMEDIAN_DIM, input,
-                        dim, keepdim)
-
-
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    """torch.isin: whether each of `elements` is in `test_elements` (a bool tensor)."""
-    e = elements._value if isinstance(elements, Tensor) else np.asarray(elements)
-    t = test_elements._value if isinstance(test_elements, Tensor) else np.asarray(test_elements)
-    return wrap(np.isin(e, t, invert=invert))
+    return median(input, dim, keepdim, _name="nanmedian")
 
 
 # --- as_strided: elements of the input's storage at given sizes and strides -------------------
 
-@composite("AsStridedBackward0")
-def _as_strided(x, pos):
-    return S.reshape(REGISTRY["gather"].bind(S.reshape(x, (x.size,)), S.reshape(pos, (pos.size,)),
-                                             axis=0), pos.shape)
+_AS_STRIDED = composite("AsStridedBackward0")(
+    lambda x, pos: S.reshape(gather_flat(x, S.reshape(pos, (pos.size,))), pos.shape))
 
 
 def as_strided(input, size, stride, storage_offset=None):
     """torch.as_strided: the elements at storage_offset + sum(i_k * stride_k) of the input's
-    (contiguous) storage. Overlapping elements sum their gradients, as in PyTorch. The result
-    is a copy here, not a view sharing storage."""
+    (contiguous) storage; overlapping elements sum their gradients, as in PyTorch. A copy here,
+    not a view sharing storage."""
     x = as_tensor(input)
     v = x._value
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     offset = 0 if storage_offset is None else int(storage_offset)
-    pos = np.full(size, offset, np.int64)
-    for k, (n, st) in enumerate(zip(size, stride)):
-        pos = pos + (np.arange(n, dtype=np.int64) * st).reshape((-1,) + (1,) * (len(size) - k - 1))
+    pos = sum((g * st for g, st in zip(np.indices(size, sparse=True), stride)),
+              np.full(size, offset, np.int64))
     if pos.size and (pos.min() < 0 or pos.max() >= v.size):
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
                            f"offset {offset} require a storage of {int(pos.max()) + 1} elements "
                            f"but the input has {v.size}")
-    return run(_as_strided, (x, None), (np.ascontiguousarray(v), pos))
+    return run(_AS_STRIDED, (x, None), (np.ascontiguousarray(v), pos))

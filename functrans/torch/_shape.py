@@ -1,9 +1,6 @@
 """PyTorch's shape ops: argument names, checks and messages, then the shape primitive or the
-functrans.numpy function, recorded as one node named as PyTorch names it.
-
-Views (view/reshape of contiguous data, t, transpose, permute, unsqueeze, squeeze, expand,
-narrow, split, diagonal, ...) share their base's storage and version counter (see _views);
-indexing, select and repeat_interleave are in _indexing.
+functrans.numpy function, recorded as one node named as PyTorch names it. Views share their
+base's storage and version counter (see _views); indexing is in _indexing.
 """
 
 from __future__ import annotations
@@ -12,16 +9,11 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import shape_ops as S
-from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import _dim, warn_once, wrap
-from functrans.torch._views import multi_views, view_op
-
-
-def _prim_op(prim, name):
-    return prim_op(REGISTRY[prim], name)
+from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
 
 
 def _apply(op, x, **params):
@@ -41,11 +33,15 @@ def _dims(dims, nd):
     return tuple(sorted({_dim(d, nd) for d in ((dims,) if isinstance(dims, int) else dims)}))
 
 
+def _shown(shape) -> str:
+    return ", ".join(map(str, shape))
+
+
 # --- reshape / view --------------------------------------------------------------------------
 
-RESHAPE = _prim_op("reshape", "ViewBackward0")
-_RESHAPE_ALIAS = _prim_op("reshape", "ReshapeAliasBackward0")
-_UNSAFE_VIEW = _prim_op("reshape", "UnsafeViewBackward0")
+RESHAPE = prim_op(S.reshape_p, "ViewBackward0")
+_RESHAPE_ALIAS = prim_op(S.reshape_p, "ReshapeAliasBackward0")
+_UNSAFE_VIEW = prim_op(S.reshape_p, "UnsafeViewBackward0")
 
 
 def _infer(shape, numel):
@@ -94,11 +90,6 @@ def view(input, *shape):
     return view_op(RESHAPE, x, {"new_sizes": shape})
 
 
-def _alias(x):
-    """A new tensor object viewing all of x (what PyTorch returns for a no-op view)."""
-    return view_op(RESHAPE, x, {"new_sizes": x._value.shape})
-
-
 def flatten(input, start_dim=0, end_dim=-1):
     """torch.flatten: the dimensions start_dim .. end_dim merged into one."""
     x = as_tensor(input)
@@ -122,12 +113,12 @@ def unflatten(input, dim, sizes):
 
 # --- axes ------------------------------------------------------------------------------------
 
-SQUEEZE4 = _prim_op("squeeze", "SqueezeBackward4")  # in place, one dim
-_SQUEEZE = {k: _prim_op("squeeze", f"SqueezeBackward{k}") for k in (0, 1, 2)}  # all, dim, dims
-_UNSQUEEZE = _prim_op("expand_dims", "UnsqueezeBackward0")
-_PERMUTE = _prim_op("transpose", "PermuteBackward0")
-_TRANSPOSE = _prim_op("transpose", "TransposeBackward0")
-_T = _prim_op("transpose", "TBackward0")
+SQUEEZE4 = prim_op(S.squeeze_p, "SqueezeBackward4")  # in place, one dim
+_SQUEEZE = {k: prim_op(S.squeeze_p, f"SqueezeBackward{k}") for k in (0, 1, 2)}  # all/dim/dims
+_UNSQUEEZE = prim_op(S.expand_dims_p, "UnsqueezeBackward0")
+_PERMUTE = prim_op(S.transpose_p, "PermuteBackward0")
+_TRANSPOSE = prim_op(S.transpose_p, "TransposeBackward0")
+_T = prim_op(S.transpose_p, "TBackward0")
 
 
 def squeeze_dims(shape, dim):
@@ -173,9 +164,10 @@ def swapped(nd, dim0, dim1) -> tuple:
 def transpose(input, dim0, dim1):
     """torch.transpose (also swapaxes, swapdims): a view with dim0 and dim1 exchanged."""
     x = as_tensor(input)
-    if x._value.ndim == 0:
-        return _alias(x)
-    return view_op(_TRANSPOSE, x, {"permutation": swapped(x._value.ndim, dim0, dim1)})
+    nd = x._value.ndim
+    if nd == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
+        return view_op(RESHAPE, x, {"new_sizes": ()})
+    return view_op(_TRANSPOSE, x, {"permutation": swapped(nd, dim0, dim1)})
 
 
 swapaxes = swapdims = transpose
@@ -187,7 +179,9 @@ def t(input):
     nd = x._value.ndim
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    return view_op(_T, x, {"permutation": (1, 0)}) if nd == 2 else _alias(x)
+    if nd < 2:
+        return view_op(RESHAPE, x, {"new_sizes": x._value.shape})
+    return view_op(_T, x, {"permutation": (1, 0)})
 
 
 def numpy_T(input):
@@ -212,8 +206,8 @@ def movedim(input, source, destination):
     """torch.movedim (also moveaxis): the dimensions source moved to destination."""
     x = as_tensor(input)
     nd = x._value.ndim
-    src = [_dim(s, nd) for s in ([source] if isinstance(source, int) else source)]
-    dst = [_dim(d, nd) for d in ([destination] if isinstance(destination, int) else destination)]
+    src, dst = ([_dim(d, nd) for d in ([a] if isinstance(a, int) else a)]
+                for a in (source, destination))
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -225,32 +219,28 @@ moveaxis = movedim
 
 # --- broadcasting ----------------------------------------------------------------------------
 
-_EXPAND = _prim_op("broadcast_in_dim", "ExpandBackward0")
+_EXPAND = prim_op(S.broadcast_in_dim_p, "ExpandBackward0")
 
 
 def expand(input, *sizes):
     x = as_tensor(input)
     sizes, shp = _ints(sizes), x._value.shape
     if len(sizes) < len(shp):
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, shp))}]}}, "
-                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
-                           f"({len(sizes)}) must be greater or equal to the number of dimensions "
-                           f"in the tensor ({len(shp)})")
+        raise RuntimeError(f"expand(torch.FloatTensor{{[{_shown(shp)}]}}, size=[{_shown(sizes)}]"
+                           f"): the number of sizes provided ({len(sizes)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = list(sizes)
     for i, s in enumerate(sizes):
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
-                                   "leading, non-existing dimension 0")
-            continue
-        cur = shp[i - lead]
-        out[i] = s = cur if s == -1 else s
+        if i < lead and s < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                               "leading, non-existing dimension 0")
+        cur = 1 if i < lead else shp[i - lead]
+        out[i] = s = cur if s == -1 and i >= lead else s
         if cur != 1 and cur != s:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
                                f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
-                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
-                               f"[{', '.join(map(str, shp))}]")
+                               f"[{_shown(sizes)}].  Tensor sizes: [{_shown(shp)}]")
     return view_op(_EXPAND, x, {"shape": tuple(out),
                                 "broadcast_dimensions": tuple(range(lead, len(out)))})
 
@@ -293,14 +283,12 @@ def tile(input, dims):
 
 # --- joining and splitting -------------------------------------------------------------------
 
-@composite("CatBackward0")
-def _cat(*xs, dim, dt):
-    return fnp.concatenate([S.convert_element_type(x, dt) for x in xs], axis=dim)
+def _join(join):
+    return lambda *xs, dim, dt: join([S.convert_element_type(x, dt) for x in xs], axis=dim)
 
 
-@composite("StackBackward0")
-def _stack(*xs, dim, dt):
-    return fnp.stack([S.convert_element_type(x, dt) for x in xs], axis=dim)
+_CAT = composite("CatBackward0")(_join(fnp.concatenate))
+_STACK = composite("StackBackward0")(_join(fnp.stack))
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -313,7 +301,7 @@ def cat(tensors, dim=0, *, out=None):
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     dt = _dtype.result_type(*[t._value for t in ts if t._value.ndim] or [ts[0]._value])
-    return run(_cat, ts, [t._value for t in ts], {"dim": _dim(dim, nd), "dt": dt})
+    return run(_CAT, ts, [t._value for t in ts], {"dim": _dim(dim, nd), "dt": dt})
 
 
 concat = concatenate = cat
@@ -328,10 +316,10 @@ def stack(tensors, dim=0, *, out=None):
     for i, t in enumerate(ts):
         if t._value.shape != shp:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"[{', '.join(map(str, shp))}] at entry 0 and "
-                               f"[{', '.join(map(str, t._value.shape))}] at entry {i}")
+                               f"[{_shown(shp)}] at entry 0 and [{_shown(t._value.shape)}] at "
+                               f"entry {i}")
     dt = _dtype.result_type(*[t._value for t in ts])
-    return run(_stack, ts, [t._value for t in ts], {"dim": _dim(dim, len(shp) + 1), "dt": dt})
+    return run(_STACK, ts, [t._value for t in ts], {"dim": _dim(dim, len(shp) + 1), "dt": dt})
 
 
 def hstack(tensors):
@@ -345,15 +333,15 @@ def vstack(tensors):
     return cat([reshape(t, (1, -1)) if as_tensor(t)._value.ndim < 2 else t for t in tensors], 0)
 
 
-def _narrow(x, dim, start, stop):
-    return REGISTRY["slice"].bind(x, **_slice_params(x.shape, dim, start, stop))
-
-
 def _slice_params(shape, dim, start, stop):
     """The params of the slice primitive taking entries start:stop along dim."""
     return {"start_indices": tuple(start if k == dim else 0 for k in range(len(shape))),
             "limit_indices": tuple(stop if k == dim else n for k, n in enumerate(shape)),
             "strides": (1,) * len(shape)}
+
+
+def _narrow(x, dim, start, stop):
+    return S.slice_p.bind(x, **_slice_params(x.shape, dim, start, stop))
 
 
 def _split_fn(x, *, dim, bounds):
@@ -409,8 +397,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 def unsafe_split(input, split_size, dim=0):
-    """torch.unsafe_split: split whose pieces PyTorch does not guard against in-place changes
-    (the same values and gradients; node UnsafeSplitBackward0)."""
+    """torch.unsafe_split: split without PyTorch's guard against in-place changes."""
     return _split_views(input, split_size, dim, unsafe=True)
 
 
@@ -419,21 +406,16 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
     return _split_views(input, list(split_sizes), dim, unsafe=True)
 
 
-def _chunk_size(x, chunks, dim):
-    n = x._value.shape[_dim(dim, x._value.ndim)]
-    return max(-(-n // chunks) if chunks else n, 1)
-
-
-def chunk(input, chunks, dim=0):
+def chunk(input, chunks, dim=0, *, unsafe=False):
     """torch.chunk: input cut into `chunks` pieces along dim (the last may be smaller)."""
     x = as_tensor(input)
-    return split(x, _chunk_size(x, chunks, dim), dim)
+    n = x._value.shape[_dim(dim, x._value.ndim)]
+    return _split_views(x, max(-(-n // chunks) if chunks else n, 1), dim, unsafe)
 
 
 def unsafe_chunk(input, chunks, dim=0):
     """torch.unsafe_chunk: chunk whose pieces autograd does not track as views."""
-    x = as_tensor(input)
-    return unsafe_split(x, _chunk_size(x, chunks, dim), dim)
+    return chunk(input, chunks, dim, unsafe=True)
 
 
 def unbind(input, dim=0):
@@ -444,7 +426,7 @@ def unbind(input, dim=0):
                        "Unbind")
 
 
-_NARROW = _prim_op("slice", "SliceBackward0")
+_NARROW = prim_op(S.slice_p, "SliceBackward0")
 
 
 def narrow(input, dim, start, length):
@@ -461,7 +443,7 @@ def narrow(input, dim, start, length):
 
 # --- reordering and triangles ----------------------------------------------------------------
 
-_FLIP = _prim_op("rev", "FlipBackward0")
+_FLIP = prim_op(S.rev_p, "FlipBackward0")
 _ROLL = composite("RollBackward0")(lambda x, *, shifts, dims: fnp.roll(x, shifts, dims))
 _TRIL = composite("TrilBackward0")(lambda x, *, k: fnp.tril(x, k))
 _TRIU = composite("TriuBackward0")(lambda x, *, k: fnp.triu(x, k))
@@ -477,11 +459,13 @@ def flip(input, dims):
     return out
 
 
+def _tuple(a):
+    return a if a is None or isinstance(a, int) else tuple(a)
+
+
 def roll(input, shifts, dims=None):
     """torch.roll: the elements shifted cyclically by shifts along dims (flattened if None)."""
-    return _apply(_ROLL, as_tensor(input), shifts=shifts if isinstance(shifts, int) else
-                  tuple(shifts), dims=dims if dims is None or isinstance(dims, int) else
-                  tuple(dims))
+    return _apply(_ROLL, as_tensor(input), shifts=_tuple(shifts), dims=_tuple(dims))
 
 
 def tril(input, diagonal=0):
@@ -519,13 +503,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
                                   "axis2": _dim(dim2, nd)})
 
 
-_DIAG = {1: composite("DiagEmbedBackward0")(lambda x, *, k: fnp.diag(x, k)),
-         2: composite("DiagonalBackward0_copy")(lambda x, *, k: fnp.diag(x, k))}
+_DIAG = {nd: composite(name)(lambda x, *, k: fnp.diag(x, k))
+         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
 
 
 def diag(input, diagonal=0):
-    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal
-    (a copy)."""
+    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal."""
     x = as_tensor(input)
     nd = x._value.ndim
     if nd not in (1, 2):

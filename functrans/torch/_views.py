@@ -1,29 +1,26 @@
 """Views: tensors sharing their base's storage and version counter, as in PyTorch.
 
-A view (view/reshape of contiguous data, t, transpose, permute, expand, basic indexing, narrow,
-split, ...) remembers its base and how to take it again from the base (`replay`). An in-place
-operation on a view rewrites its base's history (CopySlices, see _inplace), and a view whose
-base's history was rewritten after the view was taken gets its grad_fn taken again from the
-base, lazily, as one AsStridedBackward0 node (what PyTorch does too).
+A view remembers its base and how to take it again from the base (`replay`). An in-place op on
+a view rewrites its base's history (CopySlices, see _inplace); a view whose base's history was
+rewritten since gets its grad_fn taken again from the base, lazily, as one AsStridedBackward0
+node (as PyTorch does).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from functrans.primitives import indexing as P
 from functrans.primitives import shape_ops as S
-from functrans.primitives.registry import REGISTRY
-from functrans.torch._grad_mode import MODE
+from functrans.torch._grad_mode import MODE, set_grad_enabled
 from functrans.torch._graph import op_display_name
 from functrans.torch._record import Op, run
 from functrans.torch._tensor import Tensor, _shared_vc, is_inference, wrap
 
 
 def _view_mode():
-    """The mode a view is made in, when it is not grad mode: "inference" or "no_grad"."""
-    if MODE.enabled:
-        return False
-    return "inference" if MODE.inference else "no_grad"
+    """The mode a view is made in: False (grad mode), "inference" or "no_grad"."""
+    return False if MODE.enabled else "inference" if MODE.inference else "no_grad"
 
 
 def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
@@ -31,9 +28,7 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
     `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
     if not np.may_share_memory(out._value, x._value):
         return out
-    if is_inference(x):
-        # a view of an inference tensor is an inference tensor that autograd does not track
-        # (no base, no history, no requires_grad), as in PyTorch
+    if is_inference(x):  # an inference tensor that autograd does not track, as in PyTorch
         out._get_meta().inference = True
         out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
         return out
@@ -43,9 +38,7 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
     if xm is not None and xm.base is not None:
         m.base, m.replay = xm.base, xm.replay + (replay,)
         m.no_grad_view = xm.no_grad_view or _view_mode()
-        if xm.multi_view is not None:
-            # a view of one of several views stays guarded; PyTorch's message then names this
-            # view's own op and output
+        if xm.multi_view is not None:  # still guarded, PyTorch's message naming this view
             fn = out._grad_fn
             m.multi_view = (op_display_name(fn) if fn else "View", out._output_nr)
     else:
@@ -74,10 +67,9 @@ def multi_views(x, outs, again, name):
 
 
 def gather_flat(x, pos, idx=None):
-    """x's elements at flat positions pos. As the traced form of indexing, the program depends
-    on shapes only, not on which elements, so x[0], x[1], ... share one backward program."""
-    return REGISTRY["gather"].bind(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos,
-                                   axis=0)
+    """x's elements at flat positions pos: as indexing's traced form, x[0], x[1], ... share one
+    backward program."""
+    return P.gather(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos, axis=0)
 
 
 # a view taken again from its base after an in-place operation (PyTorch uses as_strided)
@@ -89,20 +81,15 @@ def view_positions(view) -> np.ndarray:
     m = view._meta
     b = m.base._value
     grid = wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape))
-    prev = MODE.enabled
-    MODE.enabled = False
-    try:
+    with set_grad_enabled(False):
         for again in m.replay:
             grid = again(grid)
-    finally:
-        MODE.enabled = prev
     return grid._value
 
 
 def move_retained_grad(t, old_fn, old_nr):
-    """After t's grad_fn changed (an in-place op, a view taken again), retain_grad follows it
-    to the new node, as PyTorch moves its retains_grad hook: the old node no longer fills
-    t.grad."""
+    """After t's grad_fn changed (in place, or a view taken again), retain_grad moves to the
+    new node, as PyTorch moves its retains_grad hook."""
     m = t._meta
     if m is None or not m.retains_grad:
         return
@@ -117,9 +104,8 @@ def move_retained_grad(t, old_fn, old_nr):
 
 
 def mode_view_error(kind: str, rebased: bool) -> str:
-    """PyTorch's message for a view made under no_grad (`kind` "no_grad") or inference mode
-    ("inference") that is modified in place (`rebased` False) or whose base is (True) while
-    grad mode records."""
+    """PyTorch's message for a view made in `kind` mode ("no_grad" or "inference") modified in
+    place (or whose base is, `rebased`) while grad mode records."""
     no_grad = kind == "no_grad"
     what = ("its base or another view of its base has been modified inplace" if rebased
             else "is being modified inplace")
@@ -132,21 +118,15 @@ def mode_view_error(kind: str, rebased: bool) -> str:
 
 
 def retake_view(t):
-    """A view whose base's history an in-place operation rewrote after the view was taken
-    gets a new grad_fn: the view taken again from the base, as one AsStridedBackward0 node. A
-    view taken under no_grad or inference mode has no history to take again from: PyTorch
-    refuses, and so does this."""
+    """A new grad_fn for a view whose base was modified in place since: the view taken again
+    from the base (AsStridedBackward0). Refused, as by PyTorch, for no_grad/inference views."""
     m = t._meta
     if m.no_grad_view:
         raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))
     base = m.base
     pos = view_positions(t)
-    prev = MODE.enabled
-    MODE.enabled = True
-    try:
+    with set_grad_enabled(True):
         fresh = run(AS_STRIDED, (base, None), (base._value, pos))
-    finally:
-        MODE.enabled = prev
     old_fn, old_nr = t._grad_fn, t._output_nr
     t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
     t._requires_grad = fresh._requires_grad
