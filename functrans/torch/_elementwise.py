@@ -37,11 +37,6 @@ _sign = composite("SignBackward0")(lambda x: E.select(E.ne(x, x), np.zeros((), x
 _reciprocal = composite("ReciprocalBackward0")(fnp.reciprocal)
 
 
-def neg(x):
-    """torch.neg (also negative): -x."""
-    return unary(NEG, x)
-
-
 def sign(input):
     """torch.sign: -1, 0 or 1 as PyTorch gives them (0 at nan); its derivative is zero."""
     if type(input) is Tensor and input._value.dtype.kind == "f":
@@ -63,17 +58,13 @@ def abs(x):
     return unary(ABS, x) if x._value.dtype.kind in "fc" else wrap(np.abs(x._value))
 
 
-def relu(x):
-    """torch.relu: max(x, 0), with PyTorch's zero derivative at x = 0."""
-    return unary(RELU, x)
-
-
-def reciprocal(x):
-    """torch.reciprocal: 1 / x; integer tensors go to the default float dtype."""
-    return unary_float(_reciprocal, x)
-
-
-negative, absolute = neg, abs
+neg = negative = named(lambda x: unary(NEG, x), "neg", "torch.neg (also negative): -x.")
+relu = named(lambda x: unary(RELU, x), "relu",
+             "torch.relu: max(x, 0), with PyTorch's zero derivative at x = 0.")
+reciprocal = named(lambda x: unary_float(_reciprocal, x), "reciprocal",
+                   "torch.reciprocal: 1 / x; integer tensors go to the default float dtype.")
+square = named(lambda x: pow(x, 2), "square", "torch.square: x * x.")
+absolute = abs
 INTEGER_POW = _prim("integer_pow", "PowBackward0")
 POW_SCALAR_EXP = _prim("pow", "PowBackward0")
 SCALAR_POW = _prim("scalar_pow", "PowBackward0")
@@ -96,11 +87,6 @@ def pow(x, exponent):
     if isinstance(exponent, float) and x._value.dtype.kind == "f":
         return run(SCALAR_POW, (x,), (x._value,), {"y": exponent})
     return nary(POW_SCALAR_EXP, (x, exponent), scalar_overload=True)
-
-
-def square(x):
-    """torch.square: x * x."""
-    return pow(x, 2)
 
 
 def _scaled_binary(name, op, what):
@@ -127,17 +113,14 @@ def _true_div_dtype(a, b):
     return dt if dt.kind in "fc" else _default_float()
 
 
-_fast_div = fast_binary(DIV)
+_true_div = fast_binary(DIV, lambda a, b: nary(DIV, (a, b), _true_div_dtype(a, b)),
+                        float_only=True)
 
 
 def div(input, other, *, rounding_mode=None):
     """torch.div (also divide, true_divide): input / other; rounding_mode 'trunc' or 'floor'."""
     if rounding_mode is None:
-        if type(input) is Tensor and type(other) in (float, Tensor) and \
-                input._value.dtype.kind == "f" and \
-                (type(other) is float or other._value.dtype == input._value.dtype):
-            return _fast_div(input, other)
-        return nary(DIV, (input, other), _true_div_dtype(input, other))
+        return _true_div(input, other)
     if rounding_mode == "trunc":
         return trunc(div(input, other)) if _dtype.result_type(input, other).kind in "fc" \
             else nary(DIV, (input, other))
@@ -150,9 +133,8 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
-def rdiv(x, other):
-    """other / x, which PyTorch records as reciprocal(x) * other (MulBackward0)."""
-    return mul(reciprocal(x), other)
+rdiv = named(lambda x, other: mul(reciprocal(x), other), "rdiv",
+             "other / x, which PyTorch records as reciprocal(x) * other (MulBackward0).")
 
 
 @composite("RemainderBackward0")
@@ -179,6 +161,8 @@ maximum = _promoting("maximum", _prim("max", "MaximumBackward0"), "the larger of
 minimum = _promoting("minimum", _prim("min", "MinimumBackward0"), "the smaller of input and other")
 atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the angle of the point "
                              "(other, input)", true_division=True)
+
+
 _COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
@@ -228,6 +212,7 @@ for _name, _what in (("logical_not", "not x"), ("logical_and", "a and b"),
                      ("isfinite", "whether x is finite"),
                      ("signbit", "whether x's sign bit is set (-0.0 included)")):
     globals()[_name] = _bool_function(_name, getattr(np, _name), _what)
+
 WHERE = _prim("select", "WhereBackward0")
 
 
@@ -252,53 +237,32 @@ def where(condition, input=None, other=None):
 
 
 # clamp: the rows clamp, clamp_min and clamp_max (functrans/primitives/elementwise.py) state
-# PyTorch's derivative (the gradient reaches x on [min, max], boundaries included) beside JAX's.
-# Node names: (numbers, tensors) for torch.clamp, then for torch.clamp_min / clamp_max.
-_CLAMP_OPS = {(lo, hi): [_prim(prim, name) for name in names]
-              for lo, hi, prim, names in (
-                  (True, True, "clamp", ("ClampBackward1", "ClampBackward0")),
-                  (True, False, "clamp_min", ("ClampBackward1", "ClampBackward0",
-                                              "ClampMinBackward0", "ClampMinBackward1")),
-                  (False, True, "clamp_max", ("ClampBackward1", "ClampBackward0",
-                                              "ClampMaxBackward0", "ClampMaxBackward1")))}
-
-
+# PyTorch's derivative (the gradient reaches x on [min, max], boundaries included) beside JAX's
 def _clamp(input, min, max, own_name):
     x = as_tensor(input)
     bounds = [b for b in (min, max) if b is not None]
     if not bounds:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    ops = _CLAMP_OPS[(min is not None, max is not None)]
-    if builtins.any(isinstance(b, Tensor) for b in bounds):
-        return nary(ops[2 * own_name + 1], (x, *bounds))
+    prim = "clamp" if len(bounds) == 2 else "clamp_min" if max is None else "clamp_max"
+    tensors = builtins.any(isinstance(b, Tensor) for b in bounds)
+    # torch.clamp's nodes: ClampBackward1 (numbers), 0 (tensors); clamp_min's: ClampMinBackward0, 1
+    op = _prim(prim, f"{prim.title().replace('_', '')}Backward{int(tensors)}" if own_name
+               else f"ClampBackward{int(not tensors)}")
+    if tensors:
+        return nary(op, (x, *bounds))
     v = x._value
-    return run(ops[2 * own_name], (x, *[None] * len(bounds)),
-               (v, *[v.dtype.type(b) for b in bounds]))
+    return run(op, (x, *[None] * len(bounds)), (v, *[v.dtype.type(b) for b in bounds]))
 
 
-def clamp(input, min=None, max=None):
-    """torch.clamp (also torch.clip): input limited to [min, max]; the gradient is zero outside."""
-    return _clamp(input, min, max, False)
-
-
-def clamp_min(input, min):
-    """torch.clamp_min: input limited from below by min."""
-    return _clamp(input, min, None, True)
-
-
-def clamp_max(input, max):
-    """torch.clamp_max: input limited from above by max."""
-    return _clamp(input, None, max, True)
-
-
-clip = clamp
-
-
-def lerp(input, end, weight):
-    """torch.lerp: input + weight * (end - input), differentiable in all three."""
-    return add(input, mul(weight, sub(end, input)))
-
-
+clamp = clip = named(lambda input, min=None, max=None: _clamp(input, min, max, False), "clamp",
+                     "torch.clamp (also torch.clip): input limited to [min, max]; the gradient "
+                     "is zero outside.")
+clamp_min = named(lambda input, min: _clamp(input, min, None, True), "clamp_min",
+                  "torch.clamp_min: input limited from below by min.")
+clamp_max = named(lambda input, max: _clamp(input, None, max, True), "clamp_max",
+                  "torch.clamp_max: input limited from above by max.")
+lerp = named(lambda input, end, weight: add(input, mul(weight, sub(end, input))), "lerp",
+             "torch.lerp: input + weight * (end - input), differentiable in all three.")
 _NAN_TO_NUM = composite("NanToNumBackward0")(fnp.nan_to_num)  # gradient 1 where finite, else 0
 
 
@@ -330,11 +294,9 @@ def _addc(name, input, tensor1, tensor2, value):
     return nary(_ADDC[name], (*args, value), dt, scalar_overload=True)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
-    """torch.addcmul: input + value * tensor1 * tensor2."""
-    return _addc("addcmul", input, tensor1, tensor2, value)
-
-
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    """torch.addcdiv: input + value * tensor1 / tensor2."""
-    return _addc("addcdiv", input, tensor1, tensor2, value)
+addcmul = named(lambda input, tensor1, tensor2, *, value=1: _addc(
+    "addcmul", input, tensor1, tensor2, value), "addcmul",
+    "torch.addcmul: input + value * tensor1 * tensor2.")
+addcdiv = named(lambda input, tensor1, tensor2, *, value=1: _addc(
+    "addcdiv", input, tensor1, tensor2, value), "addcdiv",
+    "torch.addcdiv: input + value * tensor1 / tensor2.")

@@ -46,26 +46,18 @@ def _inplace_of(fn):
     return method
 
 
-def _to(self, *args, **kwargs):
+def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=None, **kwargs):
     """to(dtype) / to(device) / to(device, dtype) / to(other): a converted tensor (self when
     nothing changes); a device other than the CPU raises PyTorch's CPU-build error."""
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
     devices = [kwargs.pop("device")] if "device" in kwargs else []
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
+        if isinstance(a, _dtype.dtype | Tensor):
+            dtype = a if isinstance(a, _dtype.dtype) else a.dtype
         elif is_device_like(a):
             devices.append(a)
-        elif isinstance(a, bool):
-            continue                     # the positional non_blocking / copy flags
-        else:
+        elif not isinstance(a, bool):  # bools: the positional non_blocking / copy flags
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__}); pass a dtype, a device or a tensor")
     for d in devices:
@@ -208,7 +200,7 @@ _METHODS = {
     # operators
     "__neg__": EW.neg, "__pos__": lambda self: self, "__abs__": EW.abs,
     "__add__": O.fast_binary(EW.ADD), "__radd__": O.fast_binary(EW.ADD),
-    "__sub__": O.fast_binary(EW.SUB), "__rsub__": lambda self, other: EW.rsub(self, other),
+    "__sub__": O.fast_binary(EW.SUB), "__rsub__": EW.rsub,
     "__mul__": O.fast_binary(EW.MUL), "__rmul__": O.fast_binary(EW.MUL),
     "__truediv__": O.fast_binary(EW.DIV, EW.div, float_only=True), "__rtruediv__": EW.rdiv,
     "__floordiv__": EW.floor_divide, "__rfloordiv__": _swap(EW.floor_divide),
@@ -242,15 +234,13 @@ _METHODS = {
              "median nanmedian isin as_strided sort argsort topk nonzero"),
     **_named(SC, "scatter scatter_add scatter_reduce index_add index_put index_fill"),
     # PyTorch's aliases and what differs from the function
-    "subtract": EW.sub, "multiply": EW.mul, "divide": EW.div, "true_divide": EW.div,
-    "negative": EW.neg, "absolute": EW.abs, "arcsin": EW.asin, "arccos": EW.acos,
-    "arctan": EW.atan, "arctan2": EW.atan2, "clip": EW.clamp, "greater": EW.gt, "less": EW.lt,
+    **_named(EW, "subtract multiply divide true_divide negative absolute arctan2 clip greater "
+             "less"),
+    "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
     "where": lambda self, condition, other: EW.where(condition, self, other),
-    "sum": lambda self, dim=None, keepdim=False, dtype=None: RD.sum(self, dim, keepdim,
-                                                                    dtype=dtype),
-    "mean": lambda self, dim=None, keepdim=False, dtype=None: RD.mean(self, dim, keepdim,
-                                                                      dtype=dtype), "ravel": S.flatten, "swapaxes": S.transpose,
-    "swapdims": S.transpose, "moveaxis": S.movedim,
+    **{name: (lambda f: lambda self, dim=None, keepdim=False, dtype=None: f(
+        self, dim, keepdim, dtype=dtype))(getattr(RD, name)) for name in ("sum", "mean")},
+    "ravel": S.flatten, "swapaxes": S.transpose, "swapdims": S.transpose, "moveaxis": S.movedim,
     "view_as": lambda self, other: S.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
     "T": property(S.numpy_T), "mT": property(S.mT),
