@@ -204,24 +204,16 @@ any = _index_reduction("any", np.any, "whether any element (along dim) is nonzer
                        "tensor")
 
 
-def _var(x, *, dims, correction, keepdim):
-    return fnp.var(x, dims, ddof=correction, keepdims=keepdim)
+def _moment(x, *, dims, correction, keepdim, root, with_mean):
+    out = fnp.var(x, dims, ddof=correction, keepdims=keepdim)
+    if root:  # the norm_sqrt row: PyTorch's derivative is 0 at zero variance, not inf * 0
+        out = E.norm_sqrt(out)
+    return [out, fnp.mean(x, dims, keepdims=keepdim)] if with_mean else out
 
 
-def _std(x, **params):
-    # the norm_sqrt row: PyTorch's derivative is 0 where the variance is 0, not inf * 0 = nan
-    return E.norm_sqrt(_var(x, **params))
+def _moments(name, node, what, root, with_mean):
+    op = Op(node, _moment, _moment, with_mean)
 
-
-def _var_mean(x, **params):
-    return [_var(x, **params), fnp.mean(x, params["dims"], keepdims=params["keepdim"])]
-
-
-def _std_mean(x, **params):
-    return [_std(x, **params), fnp.mean(x, params["dims"], keepdims=params["keepdim"])]
-
-
-def _moments(name, op, what):
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         x = as_tensor(input)
         if isinstance(dim, bool):  # var(x, unbiased) legacy positional form
@@ -235,18 +227,17 @@ def _moments(name, op, what):
                           "less than the reduction factor (input numel divided by output "
                           "numel).", UserWarning, stacklevel=2)
         out = run(op, (x,), (v,), {"dims": dims, "correction": int(correction),
-                                   "keepdim": bool(keepdim)})
-        return tuple(out) if op.multiple else out
+                                   "keepdim": bool(keepdim), "root": root,
+                                   "with_mean": with_mean})
+        return tuple(out) if with_mean else out
     return named(fn, name, f"torch.{name}: {what} over dim, with Bessel's correction by default "
                  "(one node).")
 
 
-var = _moments("var", Op("VarBackward0", _var, _var), "the variance")
-std = _moments("std", Op("StdBackward0", _std, _std), "the standard deviation")
-var_mean = _moments("var_mean", Op("VarMeanBackward0", _var_mean, _var_mean, True),
-                    "(var, mean)")
-std_mean = _moments("std_mean", Op("StdMeanBackward0", _std_mean, _std_mean, True),
-                    "(std, mean)")
+var = _moments("var", "VarBackward0", "the variance", False, False)
+std = _moments("std", "StdBackward0", "the standard deviation", True, False)
+var_mean = _moments("var_mean", "VarMeanBackward0", "(var, mean)", False, True)
+std_mean = _moments("std_mean", "StdMeanBackward0", "(std, mean)", True, True)
 
 
 @composite("LinalgVectorNormBackward0")
