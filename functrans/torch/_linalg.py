@@ -28,9 +28,13 @@ _matmul_nd = composite("UnsafeViewBackward0")(fnp.matmul)
 _einsum = composite("ViewBackward0")(lambda *xs, spec: fnp.einsum(spec, *xs))
 
 
-def _operands(*args, same_dtype=True):
-    """The tensors of `args`, and their arrays; refused as PyTorch refuses mixed dtypes."""
+def _operands(*args, same_dtype=True, promoted=False):
+    """The tensors of `args`, and their arrays (in one dtype if `promoted`); refused as
+    PyTorch refuses mixed dtypes."""
     ts = [as_tensor(a) for a in args]
+    if promoted:
+        dt = _dtype.result_type(*ts)
+        return ts, [_operand(t, dt) for t in ts]
     a, b = ts[-2:]
     if same_dtype and a._value.dtype != b._value.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
@@ -117,9 +121,7 @@ def einsum(equation, *operands):
     """torch.einsum: the contraction the equation names, over the operands."""
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
-    ts = [as_tensor(o) for o in operands]
-    dt = _dtype.result_type(*ts)
-    return run(_einsum, ts, [_operand(t, dt) for t in ts], {"spec": equation})
+    return run(_einsum, *_operands(*operands, promoted=True), {"spec": equation})
 
 
 @composite("AddmmBackward0")
@@ -182,5 +184,4 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{vs[0].shape[-1]} X2: {vs[1].shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    dt = _dtype.result_type(*ts)
-    return run(_cdist, ts, [_operand(t, dt) for t in ts], {"p": float(p)})
+    return run(_cdist, *_operands(*ts, promoted=True), {"p": float(p)})

@@ -77,17 +77,17 @@ class _Formatter:
         return self._text(value).rjust(self.max_width)
 
 
-def _vector_str(values, indent, summarize, fmt) -> str:
-    element_length = fmt.max_width + 2
-    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
+def _rows(n, summarize):
+    """The indices printed of n rows (None: the "..." between the first and last edgeitems)."""
     e = PRINT_OPTS.edgeitems
-    if summarize and not e:
-        data = ["..."]
-    elif summarize and values.shape[0] > 2 * e:
-        data = [fmt.format(v) for v in values[:e].tolist()] + [" ..."] + \
-               [fmt.format(v) for v in values[-e:].tolist()]
-    else:
-        data = [fmt.format(v) for v in values.tolist()]
+    return [*range(e), None, *range(n - e, n)] if summarize and n > 2 * e else list(range(n))
+
+
+def _vector_str(values, indent, summarize, fmt) -> str:
+    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / (fmt.max_width + 2)))
+    data = ["..."] if summarize and not PRINT_OPTS.edgeitems else [
+        " ..." if i is None else fmt.format(values[i].item())
+        for i in _rows(values.shape[0], summarize)]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
@@ -98,10 +98,9 @@ def _tensor_str_with_formatter(values, indent, summarize, fmt) -> str:
         return fmt.format(values.item())
     if dim == 1:
         return _vector_str(values, indent, summarize, fmt)
-    e, n = PRINT_OPTS.edgeitems, values.shape[0]
-    rows = [*range(e), None, *range(n - e, n)] if summarize and n > 2 * e else range(n)
     slices = ["..." if i is None else _tensor_str_with_formatter(values[i], indent + 1,
-                                                                 summarize, fmt) for i in rows]
+                                                                 summarize, fmt)
+              for i in _rows(values.shape[0], summarize)]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
@@ -113,9 +112,8 @@ def _summarized(values):
         return np.concatenate([values[:e], values[-e:]]) if values.shape[0] > 2 * e else values
     if not e:
         return values[(slice(0, 0),) * values.ndim]
-    rows = list(range(e)) + list(range(values.shape[0] - e, values.shape[0])) \
-        if values.shape[0] > 2 * e else range(values.shape[0])
-    return np.stack([_summarized(values[i]) for i in rows])
+    return np.stack([_summarized(values[i]) for i in _rows(values.shape[0], True)
+                     if i is not None])
 
 
 def _tensor_str(values, indent) -> str:

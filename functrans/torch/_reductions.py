@@ -114,14 +114,15 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(_PROD, *_accumulated(input, dtype), dim, keepdim)
 
 
-def _extreme(ops, input, dim, keepdim):
+def _over_dims(ops, input, dim, keepdim, floats=False):
     x = as_tensor(input)
-    return _reduce(ops, x, x._value, () if dim is None else dim, keepdim)
+    v = _float_value(x) if floats else x._value
+    return _reduce(ops, x, v, () if dim is None else dim, keepdim)
 
 
-amax = named(lambda input, dim=(), keepdim=False: _extreme(_AMAX, input, dim, keepdim), "amax",
+amax = named(lambda input, dim=(), keepdim=False: _over_dims(_AMAX, input, dim, keepdim), "amax",
              "torch.amax: the maximum over dim.")
-amin = named(lambda input, dim=(), keepdim=False: _extreme(_AMIN, input, dim, keepdim), "amin",
+amin = named(lambda input, dim=(), keepdim=False: _over_dims(_AMIN, input, dim, keepdim), "amin",
              "torch.amin: the minimum over dim.")
 
 
@@ -276,12 +277,9 @@ def _logsumexp(x, dims):
 
 
 _LOGSUMEXP = _reduction(None, "LogsumexpBackward0", _logsumexp)
-
-
-def logsumexp(input, dim, keepdim=False):
-    """torch.logsumexp: log(sum(exp(input))) over dim, computed stably."""
-    x = as_tensor(input)
-    return _reduce(_LOGSUMEXP, x, _float_value(x), () if dim is None else dim, keepdim)
+logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input, dim, keepdim,
+                                                               floats=True),
+                  "logsumexp", "torch.logsumexp: log(sum(exp(input))) over dim, computed stably.")
 
 
 def _scan(name, prim, what):
