@@ -87,31 +87,31 @@ def _accumulated(input, dtype):
     return x, v if v.dtype == dt else v.astype(dt)
 
 
-def _floats_for(name, v, dtype=None):
-    """`v` in `dtype`, or refused as PyTorch refuses integer input to mean, var and std."""
+def _floats_for(name, input, dtype=None):
+    """(tensor, array in `dtype`), or refused as PyTorch refuses integer input to mean, var and
+    std."""
+    x = as_tensor(input)
+    v = x._value
     if dtype is not None:
-        return v.astype(_dtype.to_numpy(dtype))
+        return x, v.astype(_dtype.to_numpy(dtype))
     if v.dtype.kind not in "fc":
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {_dtype.kind(v.dtype)}")
-    return v
+    return x, v
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """torch.sum: the sum of the elements (over dim); integers accumulate in int64."""
-    return _reduce(_SUM, *_accumulated(input, dtype), dim, keepdim)
+def _summing(name, ops, prepare, what):
+    def fn(input, dim=None, keepdim=False, *, dtype=None):
+        return _reduce(ops, *prepare(input, dtype), dim, keepdim)
+    return named(fn, name, f"torch.{name}: {what}.")
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """torch.mean: the mean (over dim); integer tensors are refused, as in PyTorch."""
-    x = as_tensor(input)
-    return _reduce(_MEAN, x, _floats_for("mean", x._value, dtype), dim, keepdim)
-
-
-def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """torch.prod: the product of the elements (over dim)."""
-    return _reduce(_PROD, *_accumulated(input, dtype), dim, keepdim)
+sum = _summing("sum", _SUM, _accumulated, "the sum of the elements (over dim); integers "
+               "accumulate in int64")
+mean = _summing("mean", _MEAN, lambda input, dtype: _floats_for("mean", input, dtype),
+                "the mean (over dim); integer tensors are refused, as in PyTorch")
+prod = _summing("prod", _PROD, _accumulated, "the product of the elements (over dim)")
 
 
 def _over_dims(ops, input, dim, keepdim, floats=False):
@@ -176,14 +176,12 @@ def _max_min(input, dim, keepdim, other, is_max):
     return result((values, wrap(np.expand_dims(idx, d) if keepdim else idx)))
 
 
-def max(input, dim=None, keepdim=False, *, other=None):
-    """torch.max: the largest element; with dim, a (values, indices) pair; with other, maximum."""
-    return _max_min(input, dim, keepdim, other, True)
-
-
-def min(input, dim=None, keepdim=False, *, other=None):
-    """torch.min: the smallest element; with dim, a (values, indices) pair; with other, minimum."""
-    return _max_min(input, dim, keepdim, other, False)
+max = named(lambda input, dim=None, keepdim=False, *, other=None: _max_min(
+    input, dim, keepdim, other, True), "max", "torch.max: the largest element; with dim, a "
+    "(values, indices) pair; with other, maximum.")
+min = named(lambda input, dim=None, keepdim=False, *, other=None: _max_min(
+    input, dim, keepdim, other, False), "min", "torch.min: the smallest element; with dim, a "
+    "(values, indices) pair; with other, minimum.")
 
 
 def _index_reduction(name, np_fn, doc, dtype=None):
@@ -216,12 +214,11 @@ def _moments(name, node, what, root, with_mean):
     op = Op(node, _moment, _moment, with_mean)
 
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        x = as_tensor(input)
         if isinstance(dim, bool):  # var(x, unbiased) legacy positional form
             unbiased, dim = dim, None
         if correction is None:
             correction = 1 if unbiased is None or unbiased else 0
-        v = _floats_for("var", x._value)
+        x, v = _floats_for("var", input)
         dims = _dims(dim, v.ndim)
         if _count(v.shape, dims) - correction <= 0:
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
