@@ -1,5 +1,5 @@
-"""Activations: softmax, log_softmax, softplus, silu, gelu, leaky_relu, elu (relu and sigmoid
-are in _elementwise), each one node as in PyTorch."""
+"""Activations: softmax, log_softmax, softplus, silu, gelu, leaky_relu, elu and the others
+(relu and sigmoid are in _elementwise), each one node as in PyTorch."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import numpy as np
 
 import functrans.nn as ft_nn
 from functrans.primitives import elementwise as E
-from functrans.torch._ops import _float_value, _prim, as_tensor, named, unary_float
-from functrans.torch._record import composite, run
+from functrans.torch import _dtype
+from functrans.torch._ops import _prim, as_tensor, named, unary, unary_float
+from functrans.torch._record import composite
 from functrans.torch._tensor import _dim
 
 
@@ -20,79 +21,34 @@ def _floats(input, kernel):
     """The tensor of `input`, refused as PyTorch's float-only kernels refuse integers."""
     x = as_tensor(input)
     if x._value.dtype.kind not in "fc":
-        from functrans.torch._reductions import _SCALAR_TYPE
-        name = x._value.dtype.name
         raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{_SCALAR_TYPE.get(name, name)}'")
+                                  f"'{_dtype.kind(x._value.dtype)}'")
     return x
 
 
-_softmax = composite("SoftmaxBackward0")(lambda x, *, dim: ft_nn.softmax(x, axis=dim))
-_log_softmax = composite("LogSoftmaxBackward0")(lambda x, *, dim: ft_nn.log_softmax(x, axis=dim))
+def _normalizer(name, op, what):
+    def fn(input, dim=None, dtype=None):
+        if dim is None:  # torch.softmax and Tensor.softmax have no implicit dim (F.softmax has)
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        x = as_tensor(input, dtype)
+        d = _dim(dim, x._value.ndim)  # checks the range; a 0-d tensor takes dim 0 or -1
+        return unary_float(op, x, {"dim": d if x._value.ndim else ()})
+    return named(fn, name, f"torch.{name}: {what} along dim, computed stably.")
 
 
-def _axis(dim, x):
-    d = _dim(dim, x._value.ndim)  # checks the range; a 0-d tensor takes dim 0 or -1
-    return d if x._value.ndim else ()
+softmax = _normalizer("softmax", composite("SoftmaxBackward0")(
+    lambda x, *, dim: ft_nn.softmax(x, axis=dim)), "exp(input) normalised to sum to one")
+log_softmax = _normalizer("log_softmax", composite("LogSoftmaxBackward0")(
+    lambda x, *, dim: ft_nn.log_softmax(x, axis=dim)), "log(softmax(input))")
 
 
-def _require_dim(name, dim):
-    if dim is None:  # torch.softmax and Tensor.softmax have no implicit dim (F.softmax has)
-        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
-
-
-def softmax(input, dim=None, dtype=None):
-    """torch.softmax: exp(input) normalised to sum to one along dim."""
-    _require_dim("softmax", dim)
-    x = as_tensor(input, dtype)
-    return run(_softmax, (x,), (_float_value(x),), {"dim": _axis(dim, x)})
-
-
-def log_softmax(input, dim=None, dtype=None):
-    """torch.log_softmax: log(softmax(input, dim)), computed stably."""
-    _require_dim("log_softmax", dim)
-    x = as_tensor(input, dtype)
-    return run(_log_softmax, (x,), (_float_value(x),), {"dim": _axis(dim, x)})
-
-
-@composite("SoftplusBackward0")
-def _softplus(x, *, beta, threshold):
+def _softplus_of(x, beta=1.0, threshold=20.0):
     # PyTorch's: x above the threshold, else log1p(exp(beta x)) / beta, whose exp sees 0 there
     # (no overflow, and no inf * 0 in its derivative)
     bx = E.mul(x, _c(beta, x))
     over = E.gt(bx, _c(threshold, x))
     soft = E.div(E.log1p(E.exp(E.select(over, _c(0, x), bx))), _c(beta, x))
     return E.select(over, x, soft)
-
-
-def softplus(input, beta=1.0, threshold=20.0):
-    """torch.nn.functional.softplus: log(1 + exp(beta * x)) / beta; x itself above threshold."""
-    x = _floats(input, "softplus_cpu")
-    return run(_softplus, (x,), (_float_value(x),), {"beta": float(beta),
-                                                      "threshold": float(threshold)})
-
-
-_silu = composite("SiluBackward0")(ft_nn.silu)
-
-
-_gelu = composite("GeluBackward0")(lambda x: ft_nn.gelu(x, approximate=False))
-_gelu_tanh = composite("GeluBackward0")(lambda x: ft_nn.gelu(x, approximate=True))
-
-
-def gelu(input, approximate="none"):
-    """torch.nn.functional.gelu: x * Phi(x), or its tanh approximation (approximate='tanh')."""
-    return unary_float(_gelu_tanh if approximate == "tanh" else _gelu,
-                       _floats(input, "GeluKernelImpl"))
-
-
-# the leaky_relu row states PyTorch's derivative at 0 (the slope) beside JAX's (1)
-_leaky_relu = _prim("leaky_relu", "LeakyReluBackward0")
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
-    x = _floats(input, "leaky_relu_cpu")
-    return run(_leaky_relu, (x,), (x._value,), {"slope": float(negative_slope)})
 
 
 def _elu_family(x, alpha, scale, input_scale):
@@ -106,69 +62,6 @@ def _elu_family(x, alpha, scale, input_scale):
     return E.select(neg, lower, E.select(E.eq(x, _c(0, x)), at_zero, E.mul(_c(scale, x), x)))
 
 
-@composite("EluBackward0")
-def _elu(x, *, alpha):
-    return _elu_family(x, alpha, 1.0, 1.0)
-
-
-def elu(input, alpha=1.0, inplace=False):
-    """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    x = _floats(input, "elu_cpu")
-    return run(_elu, (x,), (x._value,), {"alpha": float(alpha)})
-
-
-
-
-@composite("MishBackward0")
-def _mish(x):
-    return E.mul(x, E.tanh(_softplus.traced(x, beta=1.0, threshold=20.0)))
-
-
-@composite("LogSigmoidBackward0")
-def _logsigmoid(x):
-    # log(sigmoid(x)) = -softplus(-x)
-    return E.neg(_softplus.traced(E.neg(x), beta=1.0, threshold=20.0))
-
-
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
-
-
-@composite("EluBackward0")
-def _selu(x):
-    return _elu_family(x, SELU_ALPHA, SELU_SCALE, 1.0)
-
-
-@composite("CeluBackward0")
-def _celu(x, *, alpha):
-    return _elu_family(x, alpha, 1.0, 1.0 / alpha)
-
-
-def celu(input, alpha=1.0, inplace=False):
-    """torch.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    x = _floats(input, "elu_cpu")
-    return run(_celu, (x,), (_float_value(x),), {"alpha": float(alpha)})
-
-
-# the hard_tanh row states PyTorch's derivative at the bounds (0) beside JAX's (1)
-_hardtanh = _prim("hard_tanh", "HardtanhBackward0")
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    x = as_tensor(input)
-    params = {"lo": float(min_val), "hi": float(max_val)}
-    return run(_hardtanh, (x,), (x._value,), params)
-
-
-def relu6(input, inplace=False):
-    """torch.nn.functional.relu6: x clipped to [0, 6]."""
-    return hardtanh(input, 0.0, 6.0)
-
-
-@composite("HardswishBackward0")
 def _hardswish(x):
     # x (x + 3) / 6 between -3 and 3; 0 at and below -3; x from 3 up (and at NaN)
     inside = E.and_(E.gt(x, _c(-3, x)), E.lt(x, _c(3, x)))
@@ -177,13 +70,62 @@ def _hardswish(x):
     return E.select(E.le(x, _c(-3, x)), _c(0, x), E.select(E.lt(x, _c(3, x)), inner, x))
 
 
-@composite("HardsigmoidBackward0")
 def _hardsigmoid(x):
     # x / 6 + 1/2 strictly between -3 and 3; a NaN stays NaN with no gradient (x * 0)
     inner = E.add(E.div(x, _c(6, x)), _c(0.5, x))
     outside = E.select(E.le(x, _c(-3, x)), _c(0, x),
                        E.select(E.ge(x, _c(3, x)), _c(1, x), E.mul(x, _c(0, x))))
     return E.select(E.and_(E.gt(x, _c(-3, x)), E.lt(x, _c(3, x))), inner, outside)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+_softplus = composite("SoftplusBackward0")(_softplus_of)
+_elu = composite("EluBackward0")(lambda x, *, alpha: _elu_family(x, alpha, 1.0, 1.0))
+_celu = composite("CeluBackward0")(lambda x, *, alpha: _elu_family(x, alpha, 1.0, 1.0 / alpha))
+_gelu = composite("GeluBackward0")(lambda x: ft_nn.gelu(x, approximate=False))
+_gelu_tanh = composite("GeluBackward0")(lambda x: ft_nn.gelu(x, approximate=True))
+# the leaky_relu and hard_tanh rows state PyTorch's derivatives at the kinks beside JAX's
+_leaky_relu = _prim("leaky_relu", "LeakyReluBackward0")
+_hardtanh = _prim("hard_tanh", "HardtanhBackward0")
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """torch.nn.functional.softplus: log(1 + exp(beta * x)) / beta; x itself above threshold."""
+    return unary(_softplus, _floats(input, "softplus_cpu"),
+                 {"beta": float(beta), "threshold": float(threshold)})
+
+
+def gelu(input, approximate="none"):
+    """torch.nn.functional.gelu: x * Phi(x), or its tanh approximation (approximate='tanh')."""
+    return unary(_gelu_tanh if approximate == "tanh" else _gelu, _floats(input, "GeluKernelImpl"))
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """torch.nn.functional.leaky_relu: x for x > 0, negative_slope * x otherwise."""
+    return unary(_leaky_relu, _floats(input, "leaky_relu_cpu"), {"slope": float(negative_slope)})
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """torch.nn.functional.elu: x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    return unary(_elu, _floats(input, "elu_cpu"), {"alpha": float(alpha)})
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """torch.celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return unary(_celu, _floats(input, "elu_cpu"), {"alpha": float(alpha)})
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return unary(_hardtanh, input, {"lo": float(min_val), "hi": float(max_val)})
+
+
+def relu6(input, inplace=False):
+    """torch.nn.functional.relu6: x clipped to [0, 6]."""
+    return hardtanh(input, 0.0, 6.0)
 
 
 def softsign(input):
@@ -198,18 +140,23 @@ def tanhshrink(input):
     return x - x.tanh()
 
 
-def _unary_activation(name, op, kernel, what):
-    def fn(input, inplace=False):
-        return unary_float(op, _floats(input, kernel))
-    return named(fn, name, f"torch.nn.functional.{name}: {what}.")
+def _unary_activation(name, node, fn, kernel, what):
+    op = composite(node)(fn)
+    return named(lambda input, inplace=False: unary(op, _floats(input, kernel)), name,
+                 f"torch.nn.functional.{name}: {what}.")
 
 
-silu = _unary_activation("silu", _silu, "silu_cpu", "x * sigmoid(x)")
-mish = _unary_activation("mish", _mish, "mish_cpu", "x * tanh(softplus(x))")
-logsigmoid = _unary_activation("logsigmoid", _logsigmoid, "log_sigmoid_cpu",
+silu = _unary_activation("silu", "SiluBackward0", ft_nn.silu, "silu_cpu", "x * sigmoid(x)")
+mish = _unary_activation("mish", "MishBackward0", lambda x: E.mul(x, E.tanh(_softplus_of(x))),
+                         "mish_cpu", "x * tanh(softplus(x))")
+logsigmoid = _unary_activation("logsigmoid", "LogSigmoidBackward0",  # -softplus(-x)
+                               lambda x: E.neg(_softplus_of(E.neg(x))), "log_sigmoid_cpu",
                                "log(sigmoid(x)), computed stably")
-selu = _unary_activation("selu", _selu, "elu_cpu", "scale * (max(0, x) + min(0, alpha * "
-                         "(exp(x) - 1))), PyTorch's constants")
-hardswish = _unary_activation("hardswish", _hardswish, "hardswish_cpu", "x * relu6(x + 3) / 6")
-hardsigmoid = _unary_activation("hardsigmoid", _hardsigmoid, "hardsigmoid_cpu",
-                                "relu6(x + 3) / 6")
+selu = _unary_activation("selu", "EluBackward0",
+                         lambda x: _elu_family(x, SELU_ALPHA, SELU_SCALE, 1.0), "elu_cpu",
+                         "scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), PyTorch's "
+                         "constants")
+hardswish = _unary_activation("hardswish", "HardswishBackward0", _hardswish, "hardswish_cpu",
+                              "x * relu6(x + 3) / 6")
+hardsigmoid = _unary_activation("hardsigmoid", "HardsigmoidBackward0", _hardsigmoid,
+                                "hardsigmoid_cpu", "relu6(x + 3) / 6")

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.torch._ops import _prim, as_tensor
+from functrans.torch._ops import _prim, as_tensor, named
 from functrans.torch._record import run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
-# at::mul / at::div by a Scalar, as PyTorch's C++ calls them: one tensor input
-_MUL_SCALAR = _prim("mul", "MulBackward1")
-_DIV_SCALAR = _prim("div", "DivBackward1")
 
-
-def _scalar_op(op, x, c):
-    v = x._value
-    return run(op, (x, None), (v, np.asarray(c, v.dtype)))
+def _scalar_op(name, x, c):
+    """at::mul / at::div by a Scalar, as PyTorch's C++ calls them: one tensor input."""
+    return run(_prim(name, f"{name.title()}Backward1"), (x, None),
+               (x._value, np.asarray(c, x._value.dtype)))
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -56,21 +53,17 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
                              else np.float32))
     if x is None:
         ends = y.select(d, 0) + y.select(d, -1)
-        return _scalar_op(_MUL_SCALAR, y.sum(d) - _scalar_op(_MUL_SCALAR, ends, 0.5),
-                          1 if dx is None else dx)
+        return _scalar_op("mul", y.sum(d) - _scalar_op("mul", ends, 0.5), 1 if dx is None else dx)
     if x.ndim == 1:
         if x.shape[0] != y.shape[d]:
             raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
         sizes = [1] * y.ndim
         sizes[d] = x.shape[0]
         x = x.view(sizes)
-    m = x.shape[d]
-    spacing = x.narrow(d, 1, m - 1) - x.narrow(d, 0, m - 1)
-    m = y.shape[d]
-    pairs = y.narrow(d, 1, m - 1) + y.narrow(d, 0, m - 1)
-    return _scalar_op(_DIV_SCALAR, (spacing * pairs).sum(d), 2.0)
+    spacing = x.narrow(d, 1, x.shape[d] - 1) - x.narrow(d, 0, x.shape[d] - 1)
+    pairs = y.narrow(d, 1, y.shape[d] - 1) + y.narrow(d, 0, y.shape[d] - 1)
+    return _scalar_op("div", (spacing * pairs).sum(d), 2.0)
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
-    """torch.trapz: PyTorch's older name of trapezoid (the trapezoidal rule along dim)."""
-    return trapezoid(y, x, dx=dx, dim=dim)
+trapz = named(lambda y, x=None, *, dx=None, dim=-1: trapezoid(y, x, dx=dx, dim=dim), "trapz",
+              "torch.trapz: PyTorch's older name of trapezoid (the trapezoidal rule along dim).")

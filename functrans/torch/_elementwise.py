@@ -8,7 +8,6 @@ import builtins
 import numpy as np
 
 import functrans.numpy as fnp
-
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
@@ -16,7 +15,7 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
                                   fast_unary_float, named, nary, unary, unary_float)
-from functrans.torch._record import Op, composite, loud, quiet, run
+from functrans.torch._record import composite, loud, quiet, run
 from functrans.torch._tensor import Tensor, wrap
 
 # the float functions, one primitive row each (its torch_name names the node): integer and
@@ -28,25 +27,14 @@ UNARY_OPS = {name: _prim("logistic" if name == "sigmoid" else name) for name in 
 UNARY_OPS["round"] = _prim("round")
 for _name in _FLOAT_UNARY:
     globals()[_name] = fast_unary_float(UNARY_OPS[_name], _name)
-NEG, ADD, SUB, MUL, DIV = (_prim(n) for n in ("neg", "add", "sub", "mul", "div"))
+NEG, ADD, SUB, MUL, DIV, ABS, RELU = (_prim(n) for n in ("neg", "add", "sub", "mul", "div",
+                                                        "abs", "relu"))
 RSUB = _prim("sub", "RsubBackward1")
 _sign_of_any = fast_unary_float(_prim("sign"), "sign")
-
-
-def neg(x):
-    """torch.neg (also negative): -x."""
-    return unary(NEG, x)
-
-
-negative = neg
-
-
-def _sign_value(x):
-    # PyTorch's sign is (0 < x) - (x < 0): 0 at nan, where numpy's (and JAX's) is nan
-    return E.select(E.ne(x, x), np.zeros((), x.dtype), E.sign(x))
-
-
-_sign = composite("SignBackward0")(_sign_value)
+# PyTorch's sign is (0 < x) - (x < 0): 0 at nan, where numpy's (and JAX's) is nan
+_sign = composite("SignBackward0")(lambda x: E.select(E.ne(x, x), np.zeros((), x.dtype),
+                                                      E.sign(x)))
+_reciprocal = composite("ReciprocalBackward0")(fnp.reciprocal)
 
 
 def sign(input):
@@ -64,36 +52,19 @@ def round(x, decimals=0):
     return unary_float(UNARY_OPS["round"], x)
 
 
-ABS = _prim("abs")
-
-
 def abs(x):
     """torch.abs (also torch.absolute): |x|, with PyTorch's derivative sign(x), 0 at x = 0."""
     x = as_tensor(x)
-    if x._value.dtype.kind not in "fc":
-        return wrap(np.abs(x._value))
-    return unary(ABS, x)
+    return unary(ABS, x) if x._value.dtype.kind in "fc" else wrap(np.abs(x._value))
 
 
+neg = negative = named(lambda x: unary(NEG, x), "neg", "torch.neg (also negative): -x.")
+relu = named(lambda x: unary(RELU, x), "relu",
+             "torch.relu: max(x, 0), with PyTorch's zero derivative at x = 0.")
+reciprocal = named(lambda x: unary_float(_reciprocal, x), "reciprocal",
+                   "torch.reciprocal: 1 / x; integer tensors go to the default float dtype.")
+square = named(lambda x: pow(x, 2), "square", "torch.square: x * x.")
 absolute = abs
-
-
-RELU = _prim("relu")
-
-
-def relu(x):
-    """torch.relu: max(x, 0), with PyTorch's zero derivative at x = 0."""
-    return unary(RELU, as_tensor(x))
-
-
-_reciprocal = composite("ReciprocalBackward0")(fnp.reciprocal)
-
-
-def reciprocal(x):
-    """torch.reciprocal: 1 / x; integer tensors go to the default float dtype."""
-    return unary_float(_reciprocal, x)
-
-
 INTEGER_POW = _prim("integer_pow", "PowBackward0")
 POW_SCALAR_EXP = _prim("pow", "PowBackward0")
 SCALAR_POW = _prim("scalar_pow", "PowBackward0")
@@ -118,11 +89,6 @@ def pow(x, exponent):
     return nary(POW_SCALAR_EXP, (x, exponent), scalar_overload=True)
 
 
-def square(x):
-    """torch.square: x * x."""
-    return pow(x, 2)
-
-
 def _scaled_binary(name, op, what):
     fast = fast_binary(op)
 
@@ -133,17 +99,13 @@ def _scaled_binary(name, op, what):
 
 add = _scaled_binary("add", ADD, "input + alpha * other")
 sub = subtract = _scaled_binary("sub", SUB, "input - alpha * other")
+mul = multiply = named(fast_binary(MUL), "mul", "torch.mul (also multiply): input * other, "
+                       "with PyTorch's type promotion.")
 
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (the reflected subtraction `2 - x`)."""
-    if alpha != 1:
-        input = mul(input, alpha)
-    return nary(RSUB, (other, input), scalar_overload=True)
-
-
-mul = multiply = named(fast_binary(MUL), "mul", "torch.mul (also multiply): input * other, "
-                       "with PyTorch's type promotion.")
+    return nary(RSUB, (other, input if alpha == 1 else mul(input, alpha)), scalar_overload=True)
 
 
 def _true_div_dtype(a, b):
@@ -151,17 +113,14 @@ def _true_div_dtype(a, b):
     return dt if dt.kind in "fc" else _default_float()
 
 
-_fast_div = fast_binary(DIV)
+_true_div = fast_binary(DIV, lambda a, b: nary(DIV, (a, b), _true_div_dtype(a, b)),
+                        float_only=True)
 
 
 def div(input, other, *, rounding_mode=None):
     """torch.div (also divide, true_divide): input / other; rounding_mode 'trunc' or 'floor'."""
     if rounding_mode is None:
-        if type(input) is Tensor and type(other) in (float, Tensor) and \
-                input._value.dtype.kind == "f" and \
-                (type(other) is float or other._value.dtype == input._value.dtype):
-            return _fast_div(input, other)
-        return nary(DIV, (input, other), _true_div_dtype(input, other))
+        return _true_div(input, other)
     if rounding_mode == "trunc":
         return trunc(div(input, other)) if _dtype.result_type(input, other).kind in "fc" \
             else nary(DIV, (input, other))
@@ -174,9 +133,8 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
-def rdiv(x, other):
-    """other / x, which PyTorch records as reciprocal(x) * other (MulBackward0)."""
-    return mul(reciprocal(x), other)
+rdiv = named(lambda x, other: mul(reciprocal(x), other), "rdiv",
+             "other / x, which PyTorch records as reciprocal(x) * other (MulBackward0).")
 
 
 @composite("RemainderBackward0")
@@ -187,9 +145,10 @@ def _remainder(x, y):
     return E.sub(x, E.mul(E.floor(E.div(x, y)), y))
 
 
-def _promoting(name, op, what):
-    return named(lambda input, other: nary(op, (input, other)), name,
-                 f"torch.{name}: {what}, elementwise, with PyTorch's type promotion.")
+def _promoting(name, op, what, true_division=False):
+    def fn(input, other):
+        return nary(op, (input, other), _true_div_dtype(input, other) if true_division else None)
+    return named(fn, name, f"torch.{name}: {what}, elementwise, with PyTorch's type promotion.")
 
 
 floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
@@ -198,30 +157,10 @@ remainder = _promoting("remainder", _remainder, "the remainder of input / other 
                        "of other (Python's %)")
 fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
                   "with the sign of input (C's fmod)")
-
-
-MAXIMUM, MINIMUM = _prim("max", "MaximumBackward0"), _prim("min", "MinimumBackward0")
-
-
-def maximum(input, other):
-    """torch.maximum: the larger of input and other."""
-    return nary(MAXIMUM, (input, other))
-
-
-def minimum(input, other):
-    """torch.minimum: the smaller of input and other."""
-    return nary(MINIMUM, (input, other))
-
-
-ATAN2 = _prim("atan2", "Atan2Backward0")
-
-
-def atan2(input, other):
-    """torch.atan2 (also torch.arctan2): the angle of the point (other, input), elementwise."""
-    return nary(ATAN2, (input, other), _true_div_dtype(input, other))
-
-
-arctan2 = atan2
+maximum = _promoting("maximum", _prim("max", "MaximumBackward0"), "the larger of input and other")
+minimum = _promoting("minimum", _prim("min", "MinimumBackward0"), "the smaller of input and other")
+atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the angle of the point "
+                             "(other, input)", true_division=True)
 
 
 _COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -253,8 +192,7 @@ def equal(input, other) -> bool:
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """torch.allclose: whether |input - other| <= atol + rtol * |other| everywhere (a bool)."""
-    return bool(np.allclose(as_tensor(input)._value, as_tensor(other)._value, rtol=rtol,
-                            atol=atol, equal_nan=equal_nan))
+    return bool(isclose(input, other, rtol, atol, equal_nan)._value.all())
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -275,8 +213,12 @@ for _name, _what in (("logical_not", "not x"), ("logical_and", "a and b"),
                      ("signbit", "whether x's sign bit is set (-0.0 included)")):
     globals()[_name] = _bool_function(_name, getattr(np, _name), _what)
 
-
 WHERE = _prim("select", "WhereBackward0")
+
+
+@composite("WhereBackward0")
+def _where_promoted(c, x, y, *, dt):
+    return E.select(c, S.convert_element_type(x, dt), S.convert_element_type(y, dt))
 
 
 def where(condition, input=None, other=None):
@@ -287,80 +229,40 @@ def where(condition, input=None, other=None):
     c = cond._value if cond._value.dtype == np.bool_ else cond._value != 0
     dt = _dtype.result_type(input, other)
     args = (input, other)
-    mixed = builtins.any(isinstance(a, Tensor) and a._value.dtype != dt and a._requires_grad
-                for a in args)
-    if mixed and MODE.enabled:
+    if MODE.enabled and builtins.any(isinstance(a, Tensor) and a._value.dtype != dt and
+                                     a._requires_grad for a in args):
         raw = [c] + [a._value if isinstance(a, Tensor) else _operand(a, dt) for a in args]
         return run(_where_promoted, (None, *args), raw, {"dt": dt})
     return run(WHERE, (None, input, other), (c, _operand(input, dt), _operand(other, dt)))
 
 
-@composite("WhereBackward0")
-def _where_promoted(c, x, y, *, dt):
-    return E.select(c, S.convert_element_type(x, dt), S.convert_element_type(y, dt))
-
-
 # clamp: the rows clamp, clamp_min and clamp_max (functrans/primitives/elementwise.py) state
 # PyTorch's derivative (the gradient reaches x on [min, max], boundaries included) beside JAX's
-_CLAMP = _prim("clamp", "ClampBackward1")
-_clamp_min = _prim("clamp_min", "ClampBackward1")
-_clamp_max = _prim("clamp_max", "ClampBackward1")
-_clamp_tensors = _prim("clamp", "ClampBackward0")
-_clamp_min_tensor = _prim("clamp_min", "ClampBackward0")
-_clamp_max_tensor = _prim("clamp_max", "ClampBackward0")
-
-
-def clamp(input, min=None, max=None):
-    """torch.clamp (also torch.clip): input limited to [min, max]; the gradient is zero outside."""
+def _clamp(input, min, max, own_name):
     x = as_tensor(input)
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        if min is not None and max is not None:
-            return nary(_clamp_tensors, (x, min, max))
-        if min is not None:
-            return nary(_clamp_min_tensor, (x, min))
-        return nary(_clamp_max_tensor, (x, max))
-    dt = x._value.dtype
-    if min is not None and max is not None:
-        return run(_CLAMP, (x, None, None), (x._value, dt.type(min), dt.type(max)))
-    if min is not None:
-        return run(_clamp_min, (x, None), (x._value, dt.type(min)))
-    if max is not None:
-        return run(_clamp_max, (x, None), (x._value, dt.type(max)))
-    raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [b for b in (min, max) if b is not None]
+    if not bounds:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    prim = "clamp" if len(bounds) == 2 else "clamp_min" if max is None else "clamp_max"
+    tensors = builtins.any(isinstance(b, Tensor) for b in bounds)
+    # torch.clamp's nodes: ClampBackward1 (numbers), 0 (tensors); clamp_min's: ClampMinBackward0, 1
+    op = _prim(prim, f"{prim.title().replace('_', '')}Backward{int(tensors)}" if own_name
+               else f"ClampBackward{int(not tensors)}")
+    if tensors:
+        return nary(op, (x, *bounds))
+    v = x._value
+    return run(op, (x, *[None] * len(bounds)), (v, *[v.dtype.type(b) for b in bounds]))
 
 
-clip = clamp
-
-
-def lerp(input, end, weight):
-    """torch.lerp: input + weight * (end - input), differentiable in all three."""
-    return add(input, mul(weight, sub(end, input)))
-
-
-
-# clamp_min / clamp_max: the same rows under their own node names
-_CLAMP_MIN = _prim("clamp_min", "ClampMinBackward0")
-_CLAMP_MAX = _prim("clamp_max", "ClampMaxBackward0")
-_CLAMP_MIN_TENSOR = _prim("clamp_min", "ClampMinBackward1")
-_CLAMP_MAX_TENSOR = _prim("clamp_max", "ClampMaxBackward1")
-
-
-def clamp_min(input, min):
-    """torch.clamp_min: input limited from below by min."""
-    x = as_tensor(input)
-    if isinstance(min, Tensor):
-        return nary(_CLAMP_MIN_TENSOR, (x, min))
-    return run(_CLAMP_MIN, (x, None), (x._value, x._value.dtype.type(min)))
-
-
-def clamp_max(input, max):
-    """torch.clamp_max: input limited from above by max."""
-    x = as_tensor(input)
-    if isinstance(max, Tensor):
-        return nary(_CLAMP_MAX_TENSOR, (x, max))
-    return run(_CLAMP_MAX, (x, None), (x._value, x._value.dtype.type(max)))
-
-
+clamp = clip = named(lambda input, min=None, max=None: _clamp(input, min, max, False), "clamp",
+                     "torch.clamp (also torch.clip): input limited to [min, max]; the gradient "
+                     "is zero outside.")
+clamp_min = named(lambda input, min: _clamp(input, min, None, True), "clamp_min",
+                  "torch.clamp_min: input limited from below by min.")
+clamp_max = named(lambda input, max: _clamp(input, None, max, True), "clamp_max",
+                  "torch.clamp_max: input limited from above by max.")
+lerp = named(lambda input, end, weight: add(input, mul(weight, sub(end, input))), "lerp",
+             "torch.lerp: input + weight * (end - input), differentiable in all three.")
 _NAN_TO_NUM = composite("NanToNumBackward0")(fnp.nan_to_num)  # gradient 1 where finite, else 0
 
 
@@ -369,23 +271,19 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     x = as_tensor(input)
     if x._value.dtype.kind not in "fc":
         return clone(x)
-    return run(_NAN_TO_NUM, (x,), (x._value,), {"nan": nan, "posinf": posinf, "neginf": neginf})
+    return unary(_NAN_TO_NUM, x, {"nan": nan, "posinf": posinf, "neginf": neginf})
 
 
-@composite("AddcmulBackward0")
-def _addcmul(x, t1, t2, value):
-    return E.add(x, E.mul(value, E.mul(t1, t2)))
+_ADDC = {"addcmul": composite("AddcmulBackward0")(lambda x, t1, t2, value:
+                                                  E.add(x, E.mul(value, E.mul(t1, t2)))),
+         "addcdiv": composite("AddcdivBackward0")(lambda x, t1, t2, value:
+                                                  E.add(x, E.mul(value, E.div(t1, t2))))}
 
 
-@composite("AddcdivBackward0")
-def _addcdiv(x, t1, t2, value):
-    return E.add(x, E.mul(value, E.div(t1, t2)))
-
-
-def _addc(op, input, tensor1, tensor2, value):
+def _addc(name, input, tensor1, tensor2, value):
     args = (as_tensor(input), as_tensor(tensor1), as_tensor(tensor2))
     dt = _dtype.result_type(*args)
-    if op is _addcdiv and dt.kind not in "fc":
+    if name == "addcdiv" and dt.kind not in "fc":
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic "
@@ -393,14 +291,12 @@ def _addc(op, input, tensor1, tensor2, value):
             "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
             "tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    return nary(op, (*args, value), dt, scalar_overload=True)
+    return nary(_ADDC[name], (*args, value), dt, scalar_overload=True)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
-    """torch.addcmul: input + value * tensor1 * tensor2."""
-    return _addc(_addcmul, input, tensor1, tensor2, value)
-
-
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    """torch.addcdiv: input + value * tensor1 / tensor2."""
-    return _addc(_addcdiv, input, tensor1, tensor2, value)
+addcmul = named(lambda input, tensor1, tensor2, *, value=1: _addc(
+    "addcmul", input, tensor1, tensor2, value), "addcmul",
+    "torch.addcmul: input + value * tensor1 * tensor2.")
+addcdiv = named(lambda input, tensor1, tensor2, *, value=1: _addc(
+    "addcdiv", input, tensor1, tensor2, value), "addcdiv",
+    "torch.addcdiv: input + value * tensor1 / tensor2.")

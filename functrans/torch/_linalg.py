@@ -1,4 +1,4 @@
-"""Products: mm, mv, dot, bmm, matmul, outer, einsum."""
+"""Products: mm, mv, dot, bmm, matmul, outer, einsum, addmm; cdist."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from functrans.torch._elementwise import mul
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import composite, run
 
+
 def _contraction(name, contract, batch=((), ())):
     dn = (contract, batch)
     return composite(name)(lambda a, b: REGISTRY["dot_general"].bind(a, b, dimension_numbers=dn))
@@ -24,61 +25,63 @@ _mv = _contraction("MvBackward0", ((1,), (0,)))
 _dot = _contraction("DotBackward0", ((0,), (0,)))
 _bmm = _contraction("BmmBackward0", ((2,), (1,)), ((0,), (0,)))
 _matmul_nd = composite("UnsafeViewBackward0")(fnp.matmul)
+_einsum = composite("ViewBackward0")(lambda *xs, spec: fnp.einsum(spec, *xs))
 
 
-def _check_same_dtype(a, b):
-    if a._value.dtype != b._value.dtype:
+def _operands(*args, same_dtype=True, promoted=False):
+    """The tensors of `args`, and their arrays (in one dtype if `promoted`); refused as
+    PyTorch refuses mixed dtypes."""
+    ts = [as_tensor(a) for a in args]
+    if promoted:
+        dt = _dtype.result_type(*ts)
+        return ts, [_operand(t, dt) for t in ts]
+    a, b = ts[-2:]
+    if same_dtype and a._value.dtype != b._value.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_long(a)} != {_long(b)}")
+                           f"{_dtype.cpp_name(a._value.dtype)} != "
+                           f"{_dtype.cpp_name(b._value.dtype)}")
+    return ts, [t._value for t in ts]
 
 
-def _long(t):
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
-        t._value.dtype.name, t._value.dtype.name)
-
-
-def _mat_shape_error(a, b):
-    sa, sb = a._value.shape, b._value.shape
-    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and "
-                        f"{sb[0]}x{sb[1]})")
+def _check_matrices(ts, first):
+    """PyTorch's checks of mm's and addmm's matrices, in its order."""
+    va, vb = ts[-2]._value, ts[-1]._value
+    for v, name in ((va, first), (vb, "mat2")):
+        if v.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix" + (
+                f", got {v.ndim}-D tensor" if first == "mat1" else ""))
+    _operands(*ts[-2:])
+    if va.shape[1] != vb.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({va.shape[0]}x"
+                           f"{va.shape[1]} and {vb.shape[0]}x{vb.shape[1]})")
 
 
 def mm(input, mat2):
     """torch.mm: the product of two matrices."""
-    a, b = as_tensor(input), as_tensor(mat2)
-    if a._value.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if b._value.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    _check_same_dtype(a, b)
-    if a._value.shape[1] != b._value.shape[0]:
-        raise _mat_shape_error(a, b)
-    return run(_mm, (a, b), (a._value, b._value))
+    ts, vs = _operands(input, mat2, same_dtype=False)
+    _check_matrices(ts, "self")
+    return run(_mm, ts, vs)
 
 
 def mv(input, vec):
     """torch.mv: the product of a matrix and a vector."""
-    a, b = as_tensor(input), as_tensor(vec)
-    _check_same_dtype(a, b)
-    if a._value.ndim != 2 or b._value.ndim != 1 or a._value.shape[1] != b._value.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({a._value.shape[0]}), mat "
-                           f"({'x'.join(map(str, a._value.shape))}), vec ({b._value.shape[0]})")
-    return run(_mv, (a, b), (a._value, b._value))
+    ts, (a, b) = _operands(input, vec)
+    if a.ndim != 2 or b.ndim != 1 or a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat "
+                           f"({'x'.join(map(str, a.shape))}), vec ({b.shape[0]})")
+    return run(_mv, ts, [a, b])
 
 
 def dot(input, other):
     """torch.dot (also inner): the inner product of two 1-d tensors."""
-    a, b = as_tensor(input), as_tensor(other)
-    if a._value.ndim != 1 or b._value.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a._value.ndim}D and "
-                           f"{b._value.ndim}D tensors")
-    if a._value.shape != b._value.shape:
-        raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to have "
-                           "the same number of elements, but got {} and {} elements "
-                           "respectively".format(a._value.shape[0], b._value.shape[0],
-                                                 a._value.shape[0], b._value.shape[0]))
-    _check_same_dtype(a, b)
-    return run(_dot, (a, b), (a._value, b._value))
+    ts, (a, b) = _operands(input, other, same_dtype=False)
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape != b.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    return run(_dot, *_operands(*ts))
 
 
 inner = dot
@@ -86,9 +89,7 @@ inner = dot
 
 def bmm(input, mat2):
     """torch.bmm: a batch of matrix products, (b, n, m) @ (b, m, p)."""
-    a, b = as_tensor(input), as_tensor(mat2)
-    _check_same_dtype(a, b)
-    return run(_bmm, (a, b), (a._value, b._value))
+    return run(_bmm, *_operands(input, mat2))
 
 
 def matmul(input, other):
@@ -98,17 +99,12 @@ def matmul(input, other):
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{na}D and {nb}D")
-    if na == 1 and nb == 1:
-        return dot(a, b)
-    if na == 2 and nb == 1:
-        return mv(a, b)
-    if na == 2 and nb == 2:
-        return mm(a, b)
+    if na <= 2 and nb <= 2 and (na, nb) != (1, 2):
+        return {(1, 1): dot, (2, 1): mv, (2, 2): mm}[(na, nb)](a, b)
     if na == 1 and nb == 2:  # PyTorch squeezes the product in place: SqueezeBackward4
         from functrans.torch._shape import SQUEEZE4, unsqueeze, view_op
         return view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)})
-    _check_same_dtype(a, b)
-    return run(_matmul_nd, (a, b), (a._value, b._value))
+    return run(_matmul_nd, *_operands(a, b))
 
 
 def outer(input, vec2):
@@ -121,16 +117,11 @@ def outer(input, vec2):
 ger = outer
 
 
-_einsum = composite("ViewBackward0")(lambda *xs, spec: fnp.einsum(spec, *xs))
-
-
 def einsum(equation, *operands):
     """torch.einsum: the contraction the equation names, over the operands."""
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
-    ts = [as_tensor(o) for o in operands]
-    dt = _dtype.result_type(*ts)
-    return run(_einsum, ts, [_operand(t, dt) for t in ts], {"spec": equation})
+    return run(_einsum, *_operands(*operands, promoted=True), {"spec": equation})
 
 
 @composite("AddmmBackward0")
@@ -142,29 +133,20 @@ def _addmm(x, a, b, *, beta, alpha):
         x = fnp.broadcast_to(x, prod.shape)
     if beta == 0:  # input is ignored (its NaN too); its gradient is zero
         return E.add(prod, E.select(np.zeros((), np.bool_), x, np.zeros((), x.dtype)))
-    if beta != 1:
-        x = E.mul(x, np.asarray(beta, x.dtype))
-    return E.add(x, prod)
+    return E.add(x if beta == 1 else E.mul(x, np.asarray(beta, x.dtype)), prod)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2)."""
-    x, a, b = as_tensor(input), as_tensor(mat1), as_tensor(mat2)
-    if a._value.ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {a._value.ndim}-D tensor")
-    if b._value.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {b._value.ndim}-D tensor")
-    _check_same_dtype(a, b)
-    if a._value.shape[1] != b._value.shape[0]:
-        raise _mat_shape_error(a, b)
-    out_shape = (a._value.shape[0], b._value.shape[1])
+    (x, a, b), vs = _operands(input, mat1, mat2, same_dtype=False)
+    _check_matrices((a, b), "mat1")
     from functrans.torch._shape import expand
-    expand(x.detach(), out_shape)  # PyTorch's message when input does not broadcast
-    if x._value.dtype != a._value.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_long(x).title()} "
-                           f"and {_long(b).title()}")
-    params = {"beta": beta, "alpha": alpha}
-    return run(_addmm, (x, a, b), (x._value, a._value, b._value), params)
+    expand(x.detach(), (vs[1].shape[0], vs[2].shape[1]))  # PyTorch's message: no broadcast
+    if vs[0].dtype != vs[1].dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_dtype.cpp_name(vs[0].dtype).title()} and "
+                           f"{_dtype.cpp_name(vs[2].dtype).title()}")
+    return run(_addmm, (x, a, b), vs, {"beta": beta, "alpha": alpha})
 
 
 @composite("CdistBackward0")
@@ -193,18 +175,13 @@ def _cdist(a, b, *, p):
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise p-norm distances between the rows of x1 and x2 (computed directly, not by
     matrix products: PyTorch's mm route, taken above 25 rows, rounds differently)."""
-    a, b = as_tensor(x1), as_tensor(x2)
-    if a._value.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: "
-                           f"{a._value.ndim}D")
-    if b._value.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: "
-                           f"{b._value.ndim}D")
-    if a._value.shape[-1] != b._value.shape[-1]:
+    ts, vs = _operands(x1, x2, same_dtype=False)
+    for v, name in zip(vs, ("X1", "X2")):
+        if v.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {v.ndim}D")
+    if vs[0].shape[-1] != vs[1].shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
-                           f"{a._value.shape[-1]} X2: {b._value.shape[-1]}")
+                           f"{vs[0].shape[-1]} X2: {vs[1].shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    p = float(p)
-    dt = _dtype.result_type(a, b)
-    return run(_cdist, (a, b), (_operand(a, dt), _operand(b, dt)), {"p": p})
+    return run(_cdist, *_operands(*ts, promoted=True), {"p": float(p)})

@@ -1,11 +1,8 @@
-"""Running PyTorch's ops on the primitive table: operands, dtype promotion, conversions.
+"""Running PyTorch's ops on the primitive table: operands, PyTorch's promotion, conversions.
 
-Each torch function promotes its operands as PyTorch does, runs one `Op` on the raw arrays and
-records one node named as PyTorch names it (see `_record`). Ops PyTorch shows as one node but
-that are several primitives for us (mean, relu, matmul, softmax, ...) are composites: functions
-of primitives whose backward program is the library's VJP of the whole function. No derivative
-formula lives in functrans.torch. The ops themselves: `_elementwise`, `_activations`,
-`_reductions`, `_linalg`, `_shape`.
+A torch function promotes its operands, runs one `Op` (a primitive row, or a composite of
+functrans.numpy calls recorded as one node, see `_record`) and records one node named as
+PyTorch names it. No derivative formula lives in functrans.torch.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._record import Op, prim_op, run, run1, run2
 from functrans.torch._tensor import Tensor, wrap
 
-# --- operands --------------------------------------------------------------------------------
 
 def as_tensor(x, dtype=None) -> Tensor:
     """`x` as a Tensor (no copy for Tensors and numpy arrays of the right dtype)."""
@@ -47,12 +43,21 @@ def _operand(x, dt):
     return np.asarray(getattr(x, "_value", x), dt)
 
 
+def _float_value(x):
+    v = x._value
+    return v if v.dtype.kind in "fc" else v.astype(_default_float())
+
+
+def _prim(name, torch_name=None) -> Op:
+    return prim_op(REGISTRY[name], torch_name)
+
+
 _PROMOTED: dict = {}
 
 
 def _promoted(op: Op) -> Op:
-    """`op` applied after converting its operands to one dtype, as a single node: gradients
-    then flow back to each operand in its own dtype."""
+    """`op` after converting its operands to one dtype, one node: gradients flow back to each
+    operand in its own dtype."""
     p = _PROMOTED.get(op)
     if p is None:
         def fn(*xs, dt):
@@ -63,8 +68,7 @@ def _promoted(op: Op) -> Op:
 
 def nary(op: Op, args, dt=None, scalar_overload=False):
     """Run `op` on Tensor/constant `args` promoted to one dtype (PyTorch's result_type).
-    `scalar_overload`: the op is PyTorch's Scalar overload, whose numbers are not inputs of
-    the node (they do not appear in next_functions)."""
+    `scalar_overload`: numbers are not inputs of the node (not in next_functions)."""
     if dt is None:
         dt = _dtype.result_type(*args)
     vals = []
@@ -73,8 +77,7 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
         if isinstance(a, Tensor):
             v = a._value
             if v.dtype != dt:
-                if a._requires_grad:
-                    mixed = True
+                mixed = mixed or a._requires_grad
                 v = v.astype(dt)
             vals.append(v)
         else:
@@ -128,28 +131,19 @@ def fast_unary_float(op: Op, name: str):
                  "tensors go to the default float dtype.")
 
 
-def unary_float(op: Op, x):
+def unary_float(op: Op, x, params=None):
     """An elementwise function of floats: integer and bool tensors go to the default dtype."""
-    if type(x) is not Tensor:
-        x = as_tensor(x)
+    x = as_tensor(x)
     v = x._value
-    if v.dtype.kind not in "fc":
-        return run(op, (x,), (v.astype(_default_float()),))
+    if params or v.dtype.kind not in "fc":
+        return run(op, (x,), (_float_value(x),), params)
     return run1(op, x, v)
 
 
-def unary(op: Op, x):
-    if type(x) is not Tensor:
-        x = as_tensor(x)
-    return run1(op, x, x._value)
-
-def _float_value(x):
-    v = x._value
-    return v if v.dtype.kind in "fc" else v.astype(_default_float())
-
-
-def _prim(name, torch_name=None) -> Op:
-    return prim_op(REGISTRY[name], torch_name)
+def unary(op: Op, x, params=None):
+    """`op` of one tensor (or number), with `params`."""
+    x = as_tensor(x)
+    return run(op, (x,), (x._value,), params) if params else run1(op, x, x._value)
 
 
 # --- conversions -----------------------------------------------------------------------------
@@ -158,6 +152,7 @@ TO_COPY = _prim("convert_element_type", "ToCopyBackward0")
 
 
 def to_dtype(x, np_dtype):
+    """`x` converted to `np_dtype` (ToCopyBackward0 for a float target, no graph otherwise)."""
     np_dtype = np.dtype(np_dtype)
     v = x._value
     if v.dtype == np_dtype:
@@ -177,10 +172,9 @@ _copy_for_grad = Op("CopyBackwards", _copy, lambda x: x)
 
 def clone(input, *, memory_format=None):
     """torch.clone: a copy of input that stays on the graph (CloneBackward0)."""
-    x = as_tensor(input)
-    return run(_clone, (x,), (x._value,))
+    return unary(_clone, input)
 
 
 def copy_for_grad(g):
     """The copy AccumulateGrad makes of a gradient that requires grad (create_graph=True)."""
-    return run(_copy_for_grad, (g,), (g._value,))
+    return unary(_copy_for_grad, g)

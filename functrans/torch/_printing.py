@@ -30,13 +30,11 @@ _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4,
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      profile=None, sci_mode=None):
     """As torch.set_printoptions."""
-    if profile in _PROFILES:  # precision, threshold, edgeitems, linewidth
-        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems,
-         PRINT_OPTS.linewidth) = _PROFILES[profile]
-    for name, value in (("precision", precision), ("threshold", threshold),
-                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
-        if value is not None:
-            setattr(PRINT_OPTS, name, value)
+    names = ("precision", "threshold", "edgeitems", "linewidth")
+    for name, value, default in zip(names, (precision, threshold, edgeitems, linewidth),
+                                    _PROFILES.get(profile, (None,) * 4)):
+        if value is not None or default is not None:
+            setattr(PRINT_OPTS, name, default if value is None else value)
     PRINT_OPTS.sci_mode = sci_mode
 
 
@@ -46,61 +44,50 @@ def get_printoptions() -> dict:
 
 
 class _Formatter:
+    """torch/_tensor_str.py's _Formatter: one format (int, fixed or scientific) and one width
+    for all the values printed."""
+
     def __init__(self, values: np.ndarray):
         self.floating = values.dtype.kind == "f"
-        self.int_mode = True
-        self.sci_mode = False
-        self.max_width = 1
+        self.int_mode, self.sci_mode = True, False
         flat = values.reshape(-1)
         if not self.floating:
-            for v in flat.tolist():
-                self.max_width = max(self.max_width, len(str(v)))
+            self.max_width = max([1] + [len(str(v)) for v in flat.tolist()])
             return
         finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
-        if finite.size == 0:
-            return
-        a = np.abs(finite)
-        lo, hi = float(a.min()), float(a.max())
-        self.int_mode = bool(np.all(finite == np.ceil(finite)))
-        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) \
-            if PRINT_OPTS.sci_mode is None else PRINT_OPTS.sci_mode
+        if finite.size:
+            a = np.abs(finite)
+            lo, hi = float(a.min()), float(a.max())
+            self.int_mode = bool(np.all(finite == np.ceil(finite)))
+            self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) \
+                if PRINT_OPTS.sci_mode is None else PRINT_OPTS.sci_mode
+        self.max_width = max([1] + [len(self._text(v)) for v in finite.tolist()])
+
+    def _text(self, value) -> str:
         p = PRINT_OPTS.precision
-        for v in finite.tolist():
-            if self.sci_mode:
-                w = len(f"{v:.{p}e}")
-            elif self.int_mode:
-                w = len(f"{v:.0f}") + 1
-            else:
-                w = len(f"{v:.{p}f}")
-            self.max_width = max(self.max_width, w)
+        if not self.floating:
+            return str(value)
+        if self.sci_mode:
+            return f"{value:.{p}e}"
+        if self.int_mode:
+            return f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        return f"{value:.{p}f}"
 
     def format(self, value) -> str:
-        p = PRINT_OPTS.precision
-        if self.floating:
-            if self.sci_mode:
-                ret = f"{value:{self.max_width}.{p}e}"
-            elif self.int_mode:
-                ret = f"{value:.0f}"
-                if not (math.isinf(value) or math.isnan(value)):
-                    ret += "."
-            else:
-                ret = f"{value:.{p}f}"
-        else:
-            ret = str(value)
-        return (self.max_width - len(ret)) * " " + ret
+        return self._text(value).rjust(self.max_width)
+
+
+def _rows(n, summarize):
+    """The indices printed of n rows (None: the "..." between the first and last edgeitems)."""
+    e = PRINT_OPTS.edgeitems
+    return [*range(e), None, *range(n - e, n)] if summarize and n > 2 * e else list(range(n))
 
 
 def _vector_str(values, indent, summarize, fmt) -> str:
-    element_length = fmt.max_width + 2
-    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
-    e = PRINT_OPTS.edgeitems
-    if summarize and not e:
-        data = ["..."]
-    elif summarize and values.shape[0] > 2 * e:
-        data = [fmt.format(v) for v in values[:e].tolist()] + [" ..."] + \
-               [fmt.format(v) for v in values[-e:].tolist()]
-    else:
-        data = [fmt.format(v) for v in values.tolist()]
+    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / (fmt.max_width + 2)))
+    data = ["..."] if summarize and not PRINT_OPTS.edgeitems else [
+        " ..." if i is None else fmt.format(values[i].item())
+        for i in _rows(values.shape[0], summarize)]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
@@ -111,10 +98,9 @@ def _tensor_str_with_formatter(values, indent, summarize, fmt) -> str:
         return fmt.format(values.item())
     if dim == 1:
         return _vector_str(values, indent, summarize, fmt)
-    e, n = PRINT_OPTS.edgeitems, values.shape[0]
-    rows = [*range(e), None, *range(n - e, n)] if summarize and n > 2 * e else range(n)
     slices = ["..." if i is None else _tensor_str_with_formatter(values[i], indent + 1,
-                                                                 summarize, fmt) for i in rows]
+                                                                 summarize, fmt)
+              for i in _rows(values.shape[0], summarize)]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
@@ -126,18 +112,16 @@ def _summarized(values):
         return np.concatenate([values[:e], values[-e:]]) if values.shape[0] > 2 * e else values
     if not e:
         return values[(slice(0, 0),) * values.ndim]
-    rows = list(range(e)) + list(range(values.shape[0] - e, values.shape[0])) \
-        if values.shape[0] > 2 * e else range(values.shape[0])
-    return np.stack([_summarized(values[i]) for i in rows])
+    return np.stack([_summarized(values[i]) for i in _rows(values.shape[0], True)
+                     if i is not None])
 
 
 def _tensor_str(values, indent) -> str:
     if values.size == 0:
         return "[]"
+    if values.dtype.kind == "c":  # complex printing: real parts only (rare in autograd code)
+        values = values.real
     summarize = values.size > PRINT_OPTS.threshold
-    if values.dtype.kind == "c":
-        real = _tensor_str(values.real, indent)
-        return real  # complex printing: real parts only (rare in autograd tutorials)
     fmt = _Formatter(_summarized(values) if summarize else values)
     return _tensor_str_with_formatter(values, indent, summarize, fmt)
 
@@ -158,24 +142,17 @@ def _add_suffixes(tensor_str, suffixes, indent) -> str:
 
 
 def tensor_repr(t) -> str:
+    """repr(t) as PyTorch prints it: values, then dtype, size, grad_fn or requires_grad."""
     values = t._value
-    prefix = "tensor("
-    indent = len(prefix)
+    default = _dtype.get_default_dtype()
     suffixes = []
-    default = (_dtype.get_default_dtype().dtype, np.dtype(np.int64), np.dtype(np.bool_),
-               _dtype.get_default_dtype().to_complex().dtype)
-    if values.size == 0:
-        if values.ndim != 1:
-            suffixes.append(f"size={tuple(values.shape)}")
-        if values.dtype != _dtype.get_default_dtype().dtype:
-            suffixes.append(f"dtype={_dtype.from_numpy(values.dtype)}")
-        body = "[]"
-    else:
-        if values.dtype not in default:
-            suffixes.append(f"dtype={_dtype.from_numpy(values.dtype)}")
-        body = _tensor_str(values, indent)
+    if values.size == 0 and values.ndim != 1:
+        suffixes.append(f"size={tuple(values.shape)}")
+    if values.dtype not in ((default.dtype,) if values.size == 0 else (
+            default.dtype, np.dtype(np.int64), np.dtype(np.bool_), default.to_complex().dtype)):
+        suffixes.append(f"dtype={_dtype.from_numpy(values.dtype)}")
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return _add_suffixes(prefix + body, suffixes, indent)
+    return _add_suffixes("tensor(" + _tensor_str(values, 7), suffixes, 7)

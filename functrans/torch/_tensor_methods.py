@@ -46,26 +46,18 @@ def _inplace_of(fn):
     return method
 
 
-def _to(self, *args, **kwargs):
+def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=None, **kwargs):
     """to(dtype) / to(device) / to(device, dtype) / to(other): a converted tensor (self when
     nothing changes); a device other than the CPU raises PyTorch's CPU-build error."""
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
     devices = [kwargs.pop("device")] if "device" in kwargs else []
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
+        if isinstance(a, _dtype.dtype | Tensor):
+            dtype = a if isinstance(a, _dtype.dtype) else a.dtype
         elif is_device_like(a):
             devices.append(a)
-        elif isinstance(a, bool):
-            continue                     # the positional non_blocking / copy flags
-        else:
+        elif not isinstance(a, bool):  # bools: the positional non_blocking / copy flags
             raise TypeError(f"to() received an invalid combination of arguments - got "
                             f"({type(a).__name__}); pass a dtype, a device or a tensor")
     for d in devices:
@@ -87,27 +79,9 @@ def _type(self, dtype=None):
     return _to(self, as_dtype(dtype))
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    return C.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
-
-
-def _new_full_factory(kind):
-    def method(self, *size, dtype=None, requires_grad=False, device=None, fill_value=None):
-        if kind == "full":
-            size, fill_value = size[0], size[1]
-            return C.full(size, fill_value, dtype=dtype or self.dtype,
-                          requires_grad=requires_grad, device=device)
-        fn = {"zeros": C.zeros, "ones": C.ones, "empty": C.empty}[kind]
-        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad, device=device)
-    return method
-
-
-def _sum(self, dim=None, keepdim=False, dtype=None):
-    return RD.sum(self, dim, keepdim, dtype=dtype)
-
-
-def _mean(self, dim=None, keepdim=False, dtype=None):
-    return RD.mean(self, dim, keepdim, dtype=dtype)
+def _new_factory(fn):
+    return lambda self, *args, dtype=None, **kwargs: fn(*args, dtype=dtype or self.dtype,
+                                                        **kwargs)
 
 
 def _write_random(self, draw):
@@ -124,13 +98,15 @@ def _write_random(self, draw):
     return self
 
 
-def _float_only(self, kernel):
-    if self._value.dtype.kind != "f":
-        raise RuntimeError(f"\"{kernel}\" not implemented for '{_type_word(self)}'")
-
-
-def _type_word(self):
-    return _dtype.kind(self._value.dtype)
+def _sample(self, kernel, generator, draw, refused=None):
+    """self filled by `draw(generator, n)`; `kernel` names the float-only kernel (its message
+    for other dtypes), `refused` a message for arguments out of range."""
+    if kernel and self._value.dtype.kind != "f":
+        raise RuntimeError(f"\"{kernel}\" not implemented for '{_dtype.kind(self._value.dtype)}'")
+    if refused:
+        raise RuntimeError(refused)
+    g = R.resolve(generator)
+    return _write_random(self, lambda n: draw(g, n))
 
 
 def _number(x):
@@ -139,94 +115,75 @@ def _number(x):
 
 def _uniform_(self, a=0.0, b=1.0, *, generator=None):
     """Tensor.uniform_: PyTorch's CPU uniform kernel, the same values for the same seed."""
-    _float_only(self, "check_uniform_bounds")
-    g = R.resolve(generator)
     a, b = float(_number(a)), float(_number(b))
-    return _write_random(self, lambda n: R.uniform(g, n, self._value.dtype, a, b))
+    return _sample(self, "check_uniform_bounds", generator,
+                   lambda g, n: R.uniform(g, n, self._value.dtype, a, b))
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Tensor.normal_: PyTorch's CPU normal kernel (blocks of 16 when contiguous)."""
-    _float_only(self, "normal_kernel_cpu")
-    g = R.resolve(generator)
-    mean, std = float(_number(mean)), float(_number(std))
-    contiguous = bool(self._value.flags.c_contiguous)
-    return _write_random(self, lambda n: R.normal(g, n, self._value.dtype, mean, std,
-                                                  contiguous))
+    mean, std, v = float(_number(mean)), float(_number(std)), self._value
+    return _sample(self, "normal_kernel_cpu", generator, lambda g, n: R.normal(
+        g, n, v.dtype, mean, std, bool(v.flags.c_contiguous)))
 
 
 def _random_(self, from_=None, to=None, *, generator=None):
     """Tensor.random_(): integers on [0, 2**mantissa] (floats) or [0, max] (integers);
     random_(to) on [0, to); random_(from, to) on [from, to)."""
-    g = R.resolve(generator)
     dt = self._value.dtype
     if from_ is None and to is None:
-        return _write_random(self, lambda n: R.random_full(g, n, dt))
+        return _sample(self, None, generator, lambda g, n: R.random_full(g, n, dt))
     if to is None and from_ is not None and not isinstance(from_, bool):
         low, high = 0, int(_number(from_))
     else:
         low = int(_number(from_ if from_ is not None else 0))
-        if to is None:
-            high = (1 << {2: 11, 4: 24, 8: 53}[dt.itemsize]) + 1 if dt.kind == "f" else \
-                int(np.iinfo(dt).max) + 1
-        else:
-            high = int(_number(to))
-    if not low < high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
-                           f"from={low} >= to={high}")
-    return _write_random(self, lambda n: R.random_from_to(g, n, low, high, dt))
+        high = int(_number(to)) if to is not None else int(np.iinfo(dt).max) + 1 \
+            if dt.kind != "f" else (1 << {2: 11, 4: 24, 8: 53}[dt.itemsize]) + 1
+    return _sample(self, None, generator, lambda g, n: R.random_from_to(g, n, low, high, dt),
+                   None if low < high else f"random_ expects 'from' to be less than 'to', but "
+                   f"got from={low} >= to={high}")
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     """Tensor.bernoulli_: 1 with probability p (a float or a tensor of probabilities)."""
-    g = R.resolve(generator)
     if isinstance(p, Tensor):
-        pv = np.broadcast_to(p._value, self._value.shape)
+        g = R.resolve(generator)
         I._check(self, MODE.enabled)
-        I.write(self, R.bernoulli_tensor(g, np.ascontiguousarray(pv)).astype(
-            self._value.dtype))
+        pv = np.ascontiguousarray(np.broadcast_to(p._value, self._value.shape))
+        I.write(self, R.bernoulli_tensor(g, pv).astype(self._value.dtype))
         return self
     p = float(p)
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _write_random(self, lambda n: R.bernoulli_scalar(g, n, p))
+    return _sample(self, None, generator, lambda g, n: R.bernoulli_scalar(g, n, p),
+                   None if 0 <= p <= 1 else f"bernoulli_ expects p to be in [0, 1], but got "
+                   f"p={p}")
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     """Tensor.exponential_: -log1p(-u) / lambd, PyTorch's draws."""
-    _float_only(self, "exponential_cpu")
     lambd = float(lambd)
-    if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    g = R.resolve(generator)
-    return _write_random(self, lambda n: R.exponential(g, n, lambd))
+    return _sample(self, "exponential_cpu", generator, lambda g, n: R.exponential(g, n, lambd),
+                   None if lambd > 0 else "exponential_ expects lambda > 0.0, but found "
+                   f"lambda={lambd}")
 
 
 def _geometric_(self, p, *, generator=None):
     """Tensor.geometric_: ceil(log(u) / log1p(-p)), PyTorch's draws."""
     p = float(p)
-    if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    g = R.resolve(generator)
-    return _write_random(self, lambda n: R.geometric(g, n, p))
+    return _sample(self, None, generator, lambda g, n: R.geometric(g, n, p),
+                   None if 0 < p < 1 else f"geometric_ expects p to be in (0, 1), but got p={p}")
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Tensor.log_normal_: exp of N(mean, std ** 2), PyTorch's draws."""
-    _float_only(self, "log_normal_cpu")
     mean, std = float(mean), float(std)
-    if not std > 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    g = R.resolve(generator)
-    return _write_random(self, lambda n: R.log_normal(g, n, mean, std))
+    return _sample(self, "log_normal_cpu", generator, lambda g, n: R.log_normal(g, n, mean, std),
+                   None if std > 0 else f"log_normal_ expects std > 0.0, but found std={std}")
 
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Tensor.cauchy_: median + sigma * tan(pi * (u - 1/2)), PyTorch's draws."""
-    _float_only(self, "cauchy_cpu")
-    g = R.resolve(generator)
     median, sigma = float(median), float(sigma)
-    return _write_random(self, lambda n: R.cauchy(g, n, median, sigma))
+    return _sample(self, "cauchy_cpu", generator, lambda g, n: R.cauchy(g, n, median, sigma))
 
 
 def _apply_(self, fn):
@@ -243,7 +200,7 @@ _METHODS = {
     # operators
     "__neg__": EW.neg, "__pos__": lambda self: self, "__abs__": EW.abs,
     "__add__": O.fast_binary(EW.ADD), "__radd__": O.fast_binary(EW.ADD),
-    "__sub__": O.fast_binary(EW.SUB), "__rsub__": lambda self, other: EW.rsub(self, other),
+    "__sub__": O.fast_binary(EW.SUB), "__rsub__": EW.rsub,
     "__mul__": O.fast_binary(EW.MUL), "__rmul__": O.fast_binary(EW.MUL),
     "__truediv__": O.fast_binary(EW.DIV, EW.div, float_only=True), "__rtruediv__": EW.rdiv,
     "__floordiv__": EW.floor_divide, "__rfloordiv__": _swap(EW.floor_divide),
@@ -277,29 +234,26 @@ _METHODS = {
              "median nanmedian isin as_strided sort argsort topk nonzero"),
     **_named(SC, "scatter scatter_add scatter_reduce index_add index_put index_fill"),
     # PyTorch's aliases and what differs from the function
-    "subtract": EW.sub, "multiply": EW.mul, "divide": EW.div, "true_divide": EW.div,
-    "negative": EW.neg, "absolute": EW.abs, "arcsin": EW.asin, "arccos": EW.acos,
-    "arctan": EW.atan, "arctan2": EW.atan2, "clip": EW.clamp, "greater": EW.gt, "less": EW.lt,
+    **_named(EW, "subtract multiply divide true_divide negative absolute arctan2 clip greater "
+             "less"),
+    "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
     "where": lambda self, condition, other: EW.where(condition, self, other),
-    "sum": _sum, "mean": _mean, "ravel": S.flatten, "swapaxes": S.transpose,
-    "swapdims": S.transpose, "moveaxis": S.movedim,
+    **{name: (lambda f: lambda self, dim=None, keepdim=False, dtype=None: f(
+        self, dim, keepdim, dtype=dtype))(getattr(RD, name)) for name in ("sum", "mean")},
+    "ravel": S.flatten, "swapaxes": S.transpose, "swapdims": S.transpose, "moveaxis": S.movedim,
     "view_as": lambda self, other: S.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
     "T": property(S.numpy_T), "mT": property(S.mT),
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,
-    "float": lambda self, memory_format=None: _to(self, _dtype.float32),
-    "double": lambda self, memory_format=None: _to(self, _dtype.float64),
-    "half": lambda self, memory_format=None: _to(self, _dtype.float16),
-    "long": lambda self, memory_format=None: _to(self, _dtype.int64),
-    "int": lambda self, memory_format=None: _to(self, _dtype.int32),
-    "bool": lambda self, memory_format=None: _to(self, _dtype.bool_),
+    **{name: (lambda d: lambda self, memory_format=None: _to(self, d))(_dtype.as_dtype(name))
+       for name in ("float", "double", "half", "long", "int", "bool")},
     "cpu": lambda self, memory_format=None: self,
     "type_as": lambda self, other: _to(self, other.dtype),
-    "new_tensor": _new_tensor, "new": new, "new_zeros": _new_full_factory("zeros"),
-    "new_ones": _new_full_factory("ones"), "new_empty": _new_full_factory("empty"),
-    "new_full": _new_full_factory("full"),
+    "new_tensor": _new_factory(C.tensor), "new": new, "new_zeros": _new_factory(C.zeros),
+    "new_ones": _new_factory(C.ones), "new_empty": _new_factory(C.empty),
+    "new_full": _new_factory(C.full),
     # in place
     **{name + "_": _inplace_of(fn) for name, fn in _named(
         EW, "add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clamp_min "
