@@ -1,12 +1,6 @@
-"""The backward engine: walk the recorded graph from the outputs, run each node's backward.
-
-Nodes run in PyTorch's order (a ready node with the highest sequence number first), each once
-all gradients flowing into it are summed. A plain backward passes raw arrays between nodes and
-runs each node's compiled backward program; `create_graph=True` passes recording tensors and
-evaluates the same programs through `eval_jaxpr`, so the gradients are themselves on the tape.
-Leaves receive gradients through their AccumulateGrad node (`.grad`); `autograd.grad` captures
-the gradients reaching its inputs instead and runs only the nodes that lead to them.
-"""
+"""The backward engine: run the recorded graph's nodes in PyTorch's order (the ready node with
+the highest sequence number first), each once all gradients flowing into it are summed. A plain
+backward passes arrays to compiled programs; `create_graph=True` passes recording tensors."""
 
 from __future__ import annotations
 
@@ -37,9 +31,8 @@ def make_roots(tensors, grads, create_graph):
     for i, (t, g) in enumerate(zip(tensors, grads)):
         root_edge = None
         if _is_gradient_edge(t):  # an output named by its graph edge (autograd.graph)
-            root_edge = tuple(t)
+            root_edge, t = tuple(t), None
             v = _edge_value_like(*root_edge)
-            t = None
         elif not isinstance(t, Tensor):
             raise TypeError(f"backward expects Tensors as outputs, got {type(t).__name__} at "
                             f"position {i}.")
@@ -54,8 +47,7 @@ def make_roots(tensors, grads, create_graph):
             if v.dtype.kind != "f":
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                    f"but got {t.dtype}")
-            g = np.ones(v.shape, v.dtype)
-            g = wrap(g) if create_graph else g
+            g = wrap(np.ones(v.shape, v.dtype)) if create_graph else np.ones(v.shape, v.dtype)
         else:
             if not isinstance(g, Tensor):
                 g = wrap(np.asarray(g, v.dtype))
@@ -82,8 +74,7 @@ def _is_gradient_edge(x) -> bool:
 
 
 def _edge_value_like(node, nr):
-    """A read-only array shaped and typed like output `nr` of `node` (for the implicit
-    gradient and the shape checks of an output given as a GradientEdge)."""
+    """A read-only array shaped and typed like output `nr` of `node` (a GradientEdge root)."""
     if node._is_accumulate:
         a = node.variable._value
         shape, dtype = a.shape, a.dtype
@@ -111,7 +102,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
-            if isinstance(t, tuple) and len(t) == 2 and hasattr(t, "node"):  # a GradientEdge
+            if _is_gradient_edge(t):
                 node, nr = t
             else:
                 if not isinstance(t, Tensor):
@@ -149,15 +140,10 @@ def _dependencies(roots, captures, run_captured=False):
     receives its gradient (its tensor hooks run and the capture is taken) but runs only if a
     node it leads to is captured too, or, for backward(inputs=...), because it is an input."""
     deps = {}
-    stack = []
     parents = {} if captures is not None else None
-    for e, _ in roots:
-        n = e[0]
-        if n in deps:
-            deps[n] += 1
-        else:
-            deps[n] = 1
-            stack.append(n)
+    for (n, _), _ in roots:
+        deps[n] = deps.get(n, 0) + 1
+    stack = list(deps)
     seen = set(stack)
     while stack:
         n = stack.pop()
@@ -165,10 +151,7 @@ def _dependencies(roots, captures, run_captured=False):
             if not e:
                 continue
             c = e[0]
-            if c in deps:
-                deps[c] += 1
-            else:
-                deps[c] = 1
+            deps[c] = deps.get(c, 0) + 1
             if parents is not None:
                 parents.setdefault(c, []).append(n)
             if c not in seen:
@@ -257,11 +240,12 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             prog = node._prog
             pairs = [(nexts[i], _zero_tensor(prog.in_avals[i], create_graph, zeros))
                      for i in prog.diff_inputs]
-        elif plain and not post and type(node)._backward is _opnode_backward \
+        elif plain and type(node)._backward is _opnode_backward \
                 and node._saved is not None and node._prog.error is None:
-            # the hot path, inlined: run the node's compiled backward program on arrays
+            # the hot path, written out (a call per node costs 2-3% of a backward): the node's
+            # compiled program on its saved inputs (version-checked), saved outputs and the
+            # gradients of its outputs (zeros where none is defined)
             prog = node._prog
-            # (the body of _plain_args, written out: a call per node is 2-3% of a backward)
             saved = node._saved
             args = []
             for t, v in saved:
@@ -285,7 +269,13 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             if not retain_graph and (saved or so):
                 node._saved = None
                 node._saved_out = None
-            pairs = zip([nexts[i] for i in prog.diff_inputs], res)
+            if post:
+                grads = [None] * len(nexts)
+                for i, r in zip(prog.diff_inputs, res):
+                    grads[i] = r
+                pairs = zip(nexts, _run_post_hooks(post, grads, buf, False, nexts))
+            else:
+                pairs = zip([nexts[i] for i in prog.diff_inputs], res)
         else:
             grads = node._backward(buf, create_graph)
             if not retain_graph:
@@ -474,67 +464,33 @@ def _copy_grad(g):
     return copy_for_grad(g)
 
 
-# --- the backward of a recorded op ----------------------------------------------------------
-
-def _plain_args(node, prog, buf) -> list:
-    """The arrays a node's compiled backward program takes: the saved inputs (checked against
-    their version counters), the saved outputs, and the gradients of its outputs (zeros where
-    none is defined)."""
-    args = []
-    for t, v in node._saved:
-        if t is None:
-            args.append(v)
-        else:
-            vc = t._vc
-            if vc is not None and vc[0] != v:
-                unpack_input(t, v)  # raises PyTorch's version error
-            args.append(t._value)
-    so = node._saved_out
-    if so:
-        for entry, k in zip(so, prog.used_outputs):
-            args.append(unpack_output(entry, node, k))
-    for k, g in enumerate(buf):
-        if g is None:
-            a = prog.out_avals[k]
-            g = np.zeros(a.shape, a.dtype)
-        args.append(g)
-    return args
-
-
 def _opnode_backward(node, buf, create_graph):
+    """A recorded op's backward under create_graph=True (the plain one is _execute's hot path):
+    its program evaluated on recording tensors."""
     prog = node._prog
     if prog.error is not None:
         raise RuntimeError(f"the derivative for '{node.name()}' is not implemented: "
                            f"{prog.error}")
-    saved = node._saved
-    if saved is None:
+    if node._saved is None:
         raise RuntimeError(ERR_BACKWARD_TWICE)
-    if not create_graph:
-        res = prog.fn(*_plain_args(node, prog, buf))
-    else:
-        args = []
-        for t, v in saved:
-            if t is None:
-                args.append(wrap(v))
-            else:
-                unpack_input(t, v)
-                args.append(t)
-        if node._saved_out:
-            for so, k in zip(node._saved_out, prog.used_outputs):
-                arr = unpack_output(so, node, k)
-                args.append(wrap(arr, True, node, k, so[1]))
-        for k, g in enumerate(buf):
-            if g is None:
-                a = prog.out_avals[k]
-                g = wrap(np.zeros(a.shape, a.dtype))
-            elif not isinstance(g, Tensor):
-                g = wrap(np.asarray(g))
-            args.append(g)
-        res = prog.run_tensors(args)
+    args = []
+    for t, v in node._saved:
+        if t is not None:
+            unpack_input(t, v)  # raises PyTorch's error if t changed in place since
+        args.append(wrap(v) if t is None else t)
+    for so, k in zip(node._saved_out or (), prog.used_outputs):
+        args.append(wrap(unpack_output(so, node, k), True, node, k, so[1]))
+    for k, g in enumerate(buf):
+        a = prog.out_avals[k]
+        args.append(wrap(np.zeros(a.shape, a.dtype)) if g is None else _as_tensor(g))
     out = [None] * len(node._next)
-    for i, r in zip(prog.diff_inputs, res):
-        out[i] = r if not create_graph or isinstance(r, Tensor) else wrap(np.asarray(r))
+    for i, r in zip(prog.diff_inputs, prog.run_tensors(args)):
+        out[i] = _as_tensor(r)
     return out
+
+
+def _as_tensor(g):
+    return g if isinstance(g, Tensor) else wrap(np.asarray(g))
 
 
 OpNode._backward = _opnode_backward

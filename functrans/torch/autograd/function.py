@@ -1,11 +1,6 @@
-"""`torch.autograd.Function`: user-defined forward and backward, recorded as one node.
-
-`apply` runs `forward` with grad mode off (combined `forward(ctx, ...)` style, or `forward(...)`
-followed by `setup_context(ctx, inputs, output)`), then makes the context object itself the
-`grad_fn` of the outputs (`<Name>Backward`), as PyTorch does. Its backward calls the user's
-`backward` with grad mode set to `create_graph`, so a differentiable backward (the seeds'
-MyCube) supports double backward, and `@once_differentiable` turns a second differentiation into
-PyTorch's error.
+"""`torch.autograd.Function`: user-defined forward and backward, recorded as one node whose
+`grad_fn` is the context object itself (`<Name>Backward`), as in PyTorch. The user's backward
+runs with grad mode set to `create_graph`, so a differentiable backward supports double backward.
 """
 
 from __future__ import annotations
@@ -58,19 +53,17 @@ class FunctionCtx:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         out = []
         for entry in saved:
-            if entry is None:
-                out.append(None)
-            elif entry[0] == "in":
+            if entry is not None and entry[0] == "in":
                 _, t, version = entry
                 cur = 0 if t._vc is None else t._vc[0]
                 if cur != version:
                     raise version_error(t._value, t.grad_fn, t._output_nr, cur, version)
-                out.append(t)
-            else:
+            elif entry is not None:
                 _, arr, vc, version, nr, differentiable = entry
                 if vc[0] != version:
                     raise version_error(arr, self, nr, vc[0], version)
-                out.append(wrap(arr, differentiable, self if differentiable else None, nr, vc))
+                t = wrap(arr, differentiable, self if differentiable else None, nr, vc)
+            out.append(None if entry is None else t)
         return tuple(out)
 
     @property
@@ -316,18 +309,17 @@ def _wrap_outputs(ctx, args, outputs, executable):
 
 
 def _save(ctx, originals, result, executable):
+    """ctx's saved tensors: ("out", array, version counter, version, output_nr, differentiable)
+    for its own outputs (no cycle through the graph), ("in", tensor, version) otherwise."""
     out_index = {id(o): k for k, o in originals}
-    tensors = result
     saved = []
     for t in ctx._to_save:
+        k = None if t is None else out_index.get(id(t))
         if t is None:
             saved.append(None)
-            continue
-        k = out_index.get(id(t))
-        if k is not None and tensors[k]._grad_fn is ctx:
-            out = tensors[k]
-            vc = _shared_vc(out)
-            saved.append(("out", out._value, vc, vc[0], k, executable))
+        elif k is not None and result[k]._grad_fn is ctx:
+            vc = _shared_vc(result[k])
+            saved.append(("out", result[k]._value, vc, vc[0], k, executable))
         else:
             if executable:
                 check_saveable(t)
@@ -365,18 +357,10 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        if not MODE.enabled:
-            return outputs
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        if not (MODE.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)):
             return outputs
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
-        fakes = []
-        for o in outs:
-            if isinstance(o, Tensor):
-                leaf = wrap(o._value, True)
-                fakes.append(edge(leaf))
-            else:
-                fakes.append(None)
+        fakes = [edge(wrap(o._value, True)) if isinstance(o, Tensor) else None for o in outs]
         err = Error(_ONCE_MSG, len(outs), fakes)
         wrapped = tuple(wrap(o._value, True, err, k) if isinstance(o, Tensor) else o
                         for k, o in enumerate(outs))
