@@ -11,7 +11,7 @@ import numpy as np
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
 from functrans.torch._record import loud, quiet
-from functrans.torch._tensor import Tensor, _shared_vc, edge, warn_once, wrap
+from functrans.torch._tensor import Size, Tensor, _shared_vc, edge, warn_once, wrap
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -19,10 +19,6 @@ CREATE_GRAPH_WARNING = (
     "autograd.grad when creating the graph to avoid this. If you have to use this function, "
     "make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak.")
-
-
-def _shape_str(shape) -> str:
-    return f"torch.Size([{', '.join(map(str, shape))}])"
 
 
 def make_roots(tensors, grads, create_graph):
@@ -54,8 +50,8 @@ def make_roots(tensors, grads, create_graph):
             if g._value.shape != v.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
-                    f"{_shape_str(g._value.shape)} and output[{i}] has a shape of "
-                    f"{_shape_str(v.shape)}.")
+                    f"{Size(g._value.shape)} and output[{i}] has a shape of "
+                    f"{Size(v.shape)}.")
             if g._value.dtype != v.dtype:
                 if root_edge is not None:
                     raise RuntimeError(

@@ -1,18 +1,8 @@
-"""Backward programs: the library's own VJP of a recorded operation, staged once and cached.
-
-A recorded node stands for `op` applied to inputs of given shapes and dtypes, some of which need
-a gradient. Its backward program is `functrans.transforms.vjp.vjp` of that operation, staged with
-`trace_to_jaxpr` into a jaxpr taking (inputs..., outputs..., cotangents...) and returning the
-cotangents of the inputs that need one. The VJP follows PyTorch's derivative convention where
-a row states one (`torch_jvp`). Where a rule reads the operation's own output, the program reads
-the saved output (so `exp` keeps its result, as PyTorch does); a value a rule computes again
-from the inputs stays computed from them (PyTorch's div reads its operands, not its result).
-That decides where a second-order gradient with respect to a non-leaf input flows. Dead
-equations are dropped; what the program still reads is exactly what a node must save.
-
-The program runs either compiled by the toolkit's code generator to straight-line calls on raw
-arrays (plain backward), or through `eval_jaxpr` on recording tensors (`create_graph=True`).
-"""
+"""Backward programs: the library's VJP of one recorded op at one signature, in PyTorch's
+derivative convention, staged once into a jaxpr (inputs, outputs, cotangents) -> input
+cotangents, cached, and compiled (plain backward) or evaluated on tensors (create_graph).
+A rule reading the op's own output reads the saved output (exp keeps its result, as PyTorch's
+does); what the program reads after DCE is exactly what a node saves."""
 
 from __future__ import annotations
 
@@ -77,17 +67,13 @@ class BackwardProgram:
 class MissingDerivative:
     """Stands in for a program that could not be built; raises when backward reaches it."""
 
-    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals",
-                 "zero_tensor")
+    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals")
+    zero_tensor = False
 
     def __init__(self, error, n_in, diff_inputs, in_avals, out_avals):
-        self.error = error
-        self.used_inputs = tuple(range(n_in))
-        self.used_outputs = ()
-        self.diff_inputs = diff_inputs
-        self.in_avals = in_avals
-        self.out_avals = out_avals
-        self.zero_tensor = False
+        self.error, self.diff_inputs = error, diff_inputs
+        self.in_avals, self.out_avals = in_avals, out_avals
+        self.used_inputs, self.used_outputs = tuple(range(n_in)), ()
 
 
 PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
