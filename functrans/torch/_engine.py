@@ -73,24 +73,20 @@ def _edge_value_like(node, nr):
     """A read-only array shaped and typed like output `nr` of `node` (a GradientEdge root)."""
     if node._is_accumulate:
         a = node.variable._value
-        shape, dtype = a.shape, a.dtype
+        meta = [(a.shape, a.dtype)]
     elif getattr(node, "_prog", None) is not None:
-        aval = node._prog.out_avals[nr]
-        shape, dtype = aval.shape, aval.dtype
+        meta = [(a.shape, a.dtype) for a in node._prog.out_avals]
     else:
         meta = getattr(node, "_out_meta", None)
-        if not meta or meta[nr] is None:
-            raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
-                            "pass the tensor itself instead of its GradientEdge")
-        shape, dtype = meta[nr]
-    return np.broadcast_to(np.zeros((), dtype), shape)
+    if not meta or meta[nr] is None:
+        raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
+                        "pass the tensor itself instead of its GradientEdge")
+    return np.broadcast_to(np.zeros((), meta[nr][1]), meta[nr][0])
 
 
-def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
-                 allow_unused=False, accumulate=True):
-    """The engine behind `Tensor.backward`, `autograd.backward` and `autograd.grad`.
-
-    Returns the gradients of `inputs` (arrays or tensors) when `inputs` is given."""
+def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, accumulate=True):
+    """The engine behind `Tensor.backward`, `autograd.backward` and `autograd.grad`: the
+    gradients of `inputs` (arrays or tensors) when they are given and not `accumulate`d."""
     roots = make_roots(tensors, grads, create_graph)
     if create_graph and accumulate:
         warn_once("create_graph", CREATE_GRAPH_WARNING, stacklevel=4)
@@ -120,14 +116,12 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
     finally:
         loud(token)
         MODE.enabled = prev_mode
-    if inputs is None:
-        return None
-    if accumulate:  # backward(inputs=...): non-leaf inputs get .grad as retain_grad would
-        for t, g in zip(inputs, captured):
-            if g is not None and isinstance(t, Tensor) and not edge(t)[0]._is_accumulate:
-                accumulate_grad(t, g, create_graph)
-        return None
-    return captured
+    if inputs is None or not accumulate:
+        return captured if inputs is not None else None
+    for t, g in zip(inputs, captured):  # backward(inputs=...): non-leaf inputs get .grad
+        if g is not None and isinstance(t, Tensor) and not edge(t)[0]._is_accumulate:
+            accumulate_grad(t, g, create_graph)
+    return None
 
 
 def _dependencies(roots, captures, run_captured=False):
@@ -194,7 +188,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
         if node._is_accumulate:
             m = node.variable._meta
             if m is not None and m.hooks:
-                _run_hooks_on(m.hooks, 0, buf, create_graph)
+                _run_leaf_hooks(m.hooks, buf, create_graph)
         pre = node._pre_hooks
         if pre:
             _run_tensor_hooks(pre, buf, create_graph)
@@ -345,14 +339,13 @@ def _skip(node, deps, buffers, heap):
                     stack.append(c)
 
 
-def _run_hooks_on(hooks, nr, buf, create_graph):
+def _run_leaf_hooks(hooks, buf, create_graph):
     for fn in list(hooks):
-        g = buf[nr]
-        if g is None:
+        if buf[0] is None:
             return
-        res = fn(g if create_graph else wrap(np.asarray(g)))
+        res = fn(_as_hook_arg(buf[0], create_graph))
         if res is not None:
-            buf[nr] = res if create_graph else res._value
+            buf[0] = _from_hook(res, create_graph)
 
 
 def _as_hook_arg(g, create_graph):
@@ -401,17 +394,16 @@ def _run_post_hooks(hooks, grads, buf, create_graph, nexts=()):
 
 
 def _retain(node, buf):
+    """retain_grad: the gradient flowing into a retained output, added to its `.grad`."""
     for nr, ref in node._retains.items():
-        t = ref()
-        g = buf[nr]
+        t, g = ref(), buf[nr]
         if t is None or g is None:
             continue
         m = t._get_meta()
         if isinstance(g, Tensor):
-            new = g.clone() if m.grad is None else m.grad + g
+            m.grad = g.clone() if m.grad is None else m.grad + g
         else:
-            new = wrap(np.array(g)) if m.grad is None else wrap(m.grad._value + g)
-        m.grad = new
+            m.grad = wrap(np.array(g)) if m.grad is None else wrap(m.grad._value + g)
 
 
 def accumulate_grad(t, g, create_graph):
@@ -424,7 +416,8 @@ def accumulate_grad(t, g, create_graph):
             g = g.to(t.dtype)
         if m.grad is None:
             if g._requires_grad:
-                m.grad = _copy_grad(g)
+                from functrans.torch._ops import copy_for_grad  # (_ops imports the engine)
+                m.grad = copy_for_grad(g)
                 m.grad._value = _laid_out_like(t._value, m.grad._value)
             else:
                 m.grad = wrap(_laid_out_like(t._value, g._value, copy=True))
@@ -453,11 +446,6 @@ def _add_in_place(m, g):
     else:
         grad._value = grad._value + g
     _shared_vc(grad)[0] += 1
-
-
-def _copy_grad(g):
-    from functrans.torch._ops import copy_for_grad
-    return copy_for_grad(g)
 
 
 def _opnode_backward(node, buf, create_graph):
