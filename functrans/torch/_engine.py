@@ -10,6 +10,7 @@ import numpy as np
 
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
+from functrans.torch._ops import copy_for_grad
 from functrans.torch._record import loud, quiet
 from functrans.torch._tensor import Size, Tensor, _shared_vc, edge, warn_once, wrap
 
@@ -416,7 +417,6 @@ def accumulate_grad(t, g, create_graph):
             g = g.to(t.dtype)
         if m.grad is None:
             if g._requires_grad:
-                from functrans.torch._ops import copy_for_grad  # (_ops imports the engine)
                 m.grad = copy_for_grad(g)
                 m.grad._value = _laid_out_like(t._value, m.grad._value)
             else:

@@ -73,9 +73,7 @@ class TapeTrace(Trace):
     __slots__ = ()
 
     def pure(self, val):
-        if isinstance(val, Tensor):
-            return val
-        return wrap(np.asarray(val))
+        return val if isinstance(val, Tensor) else wrap(np.asarray(val))
 
     lift = pure
 
@@ -110,8 +108,7 @@ class Tensor(Tracer):
 
     @property
     def aval(self) -> ShapedArray:
-        v = self._value
-        return ShapedArray(v.shape, v.dtype)
+        return ShapedArray(self._value.shape, self._value.dtype)
 
     def concrete_value(self):
         return self._value
@@ -142,11 +139,7 @@ class Tensor(Tracer):
     ndimension = dim
     nelement = numel
     device = property(lambda self: CPU)
-    is_cuda = False
-    is_sparse = False
-    is_quantized = False
-    is_meta = False
-    is_nested = False
+    is_cuda = is_sparse = is_quantized = is_meta = is_nested = False
     layout = "torch.strided"
 
     def is_floating_point(self) -> bool:
@@ -185,11 +178,8 @@ class Tensor(Tracer):
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(flag)
 
-    @property
-    def _base(self):
-        """The tensor this one is a view of (None when it is not a view), as in PyTorch."""
-        m = self._meta
-        return None if m is None else m.base
+    # the tensor this one is a view of (None when it is not a view), as in PyTorch
+    _base = property(lambda self: None if self._meta is None else self._meta.base)
 
     @property
     def volatile(self) -> bool:
@@ -201,9 +191,8 @@ class Tensor(Tracer):
     def _is_view(self) -> bool:
         return self._base is not None
 
-    @property
-    def is_leaf(self) -> bool:
-        return self._grad_fn is None
+    is_leaf = property(lambda self: self._grad_fn is None)
+    output_nr = property(lambda self: self._output_nr)
 
     @property
     def grad_fn(self):
@@ -211,10 +200,6 @@ class Tensor(Tracer):
         if m is not None and m.base is not None and self._vc[1] != m.view_rebases:
             self._retake_view()
         return self._grad_fn
-
-    @property
-    def output_nr(self) -> int:
-        return self._output_nr
 
     @property
     def _version(self) -> int:
@@ -232,8 +217,7 @@ class Tensor(Tracer):
     @property
     def grad(self):
         m = self._meta
-        if self._grad_fn is not None and (m is None or not m.retains_grad) and \
-                (m is None or m.grad is None):
+        if self._grad_fn is not None and (m is None or not m.retains_grad and m.grad is None):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return None if m is None else m.grad
 
@@ -311,9 +295,7 @@ class Tensor(Tracer):
         if self._grad_fn is not None and self._meta is not None and \
                 self._meta.base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self._grad_fn = None
-        self._output_nr = 0
-        self._requires_grad = False
+        self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
 
     @property
