@@ -76,20 +76,12 @@ class FunctionCtx:
 class BackwardCFunction(FunctionCtx, Node):
     """The node of one `Function.apply`: also the `ctx` its forward and backward receive."""
 
-    _is_accumulate = False
+    _to_save = _saved = _dirty = _non_differentiable = needs_input_grad = ()
+    _materialize = True
 
     def __init__(self):
-        self._next = ()
-        self._seq = new_seq()
-        self._n_out = 0
-        self._pre_hooks = None
-        self._retains = None
-        self._to_save = ()
-        self._saved = ()
-        self._dirty = ()
-        self._non_differentiable = ()
-        self._materialize = True
-        self.needs_input_grad = ()
+        self._next, self._seq, self._n_out = (), new_seq(), 0
+        self._pre_hooks = self._retains = None
 
     def _release(self):
         if self._saved:
@@ -97,16 +89,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def _backward(self, buf, create_graph):
         grads = []
-        for g, meta in zip(buf, self._out_meta):
-            if meta is None:  # a non-tensor output
-                grads.append(None)
-                continue
-            if g is None:
-                if self._materialize:
-                    g = wrap(np.zeros(*meta))
-            elif not isinstance(g, Tensor):
+        for g, meta in zip(buf, self._out_meta):  # meta is None for a non-tensor output
+            if g is None and meta is not None and self._materialize:
+                g = wrap(np.zeros(*meta))
+            elif g is not None and not isinstance(g, Tensor):
                 g = wrap(np.asarray(g))
-            grads.append(g)
+            grads.append(None if meta is None else g)
         res = _user_backward(self._forward_cls)(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -242,29 +230,19 @@ class Function(_SingleLevelFunction):
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
         ctx = cls._backward_class()()
-        tensor_slots, edges, in_meta = [], [], []
-        for a in args:
-            if isinstance(a, Tensor):
-                tensor_slots.append(len(edges))
-                edges.append(a)
-                in_meta.append((a._value.shape, a._value.dtype))
-            else:
-                tensor_slots.append(None)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        slots = iter(range(len(tensors)))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         executable = MODE.enabled and any(ctx.needs_input_grad)
-        prev = MODE.enabled
-        MODE.enabled = False
-        try:
+        with no_grad():
             if separate:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
-        finally:
-            MODE.enabled = prev
-        ctx._arg_edges = tensor_slots
-        ctx._in_meta = in_meta
-        ctx._next = tuple(edge(t) if executable else None for t in edges)
+        ctx._arg_edges = [next(slots) if isinstance(a, Tensor) else None for a in args]
+        ctx._in_meta = [(t._value.shape, t._value.dtype) for t in tensors]
+        ctx._next = tuple(edge(t) if executable else None for t in tensors)
         return _wrap_outputs(ctx, args, outputs, executable)
 
 
@@ -291,14 +269,11 @@ def _wrap_outputs(ctx, args, outputs, executable):
         elif id(o) in input_ids:
             o = wrap(o._value, vc=_shared_vc(o))  # a view of the input, as PyTorch returns
         if differentiable:
-            o._requires_grad = True
-            o._grad_fn = ctx
-            o._output_nr = nr
+            o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
         elif executable and id(o) in dirty:
             o._grad_fn, o._requires_grad = None, False
         result.append(o)
-    ctx._n_out = len(meta)
-    ctx._out_meta = meta
+    ctx._n_out, ctx._out_meta = len(meta), meta
     ctx._saved = _save(ctx, originals, result, executable)
     for o in result:
         # a view modified in place (mark_dirty): its base's history records the change too
