@@ -88,8 +88,7 @@ def inplace(self, fn, *args, **kwargs):
     needs = recording and (self._requires_grad or base is not None and base._requires_grad or
                            any(isinstance(a, Tensor) and a._requires_grad for a in args))
     if not needs:
-        res = fn(self, *args, **kwargs)
-        write(self, res)
+        write(self, fn(self, *args, **kwargs))
         return self
     if base is not None:
         if self._meta.no_grad_view:
@@ -105,9 +104,8 @@ def inplace(self, fn, *args, **kwargs):
             write(self, res)  # raises PyTorch's cast error
         res = to_dtype(res, self._value.dtype)
     node = res._grad_fn
-    if isinstance(node, OpNode) and node._saved:
-        if any(t is src for t, _ in node._saved):
-            src._value = src._value.copy()  # the old value, needed by backward
+    if isinstance(node, OpNode) and node._saved and any(t is src for t, _ in node._saved):
+        src._value = src._value.copy()  # the old value, needed by backward
     if base is not None:
         return rebase_view(self, base, res, written=False)
     write(self, res)
@@ -134,13 +132,10 @@ def rebase_view(view, base, res, written=True):
 def _rebase(self, res, vc):
     node = res._grad_fn
     old_fn, old_nr = self._grad_fn, self._output_nr
-    self._grad_fn = node
-    self._output_nr = res._output_nr
-    self._requires_grad = True
+    self._grad_fn, self._output_nr, self._requires_grad = node, res._output_nr, True
     if isinstance(node, OpNode) and node._saved_out:
-        prog = node._prog
         node._saved_out = [(self._value, vc, vc[0]) if k == res._output_nr else so
-                           for so, k in zip(node._saved_out, prog.used_outputs)]
+                           for so, k in zip(node._saved_out, node._prog.used_outputs)]
     move_retained_grad(self, old_fn, old_nr)
 
 
@@ -197,10 +192,9 @@ def setitem(self, idx, value):
     if not recording:
         _check(self, MODE.enabled)
         np_idx = numpy_index(idx)
-        v = value._value if isinstance(value, Tensor) else value
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
-        self._value[np_idx] = v
+        self._value[np_idx] = value._value if isinstance(value, Tensor) else value
         _shared_vc(self)[0] += 1
         return
     if self._requires_grad and self._grad_fn is None and _takes_view(self, idx):

@@ -11,7 +11,8 @@ import numpy as np
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
 from functrans.torch._graph import _seq, node_class
 from functrans.torch._programs import get_program
-from functrans.torch._tensor import Tensor, check_saveable, edge, mark_inference, wrap
+from functrans.torch._tensor import (Tensor, _shared_vc, check_saveable, edge, mark_inference,
+                                    wrap)
 
 _new = object.__new__
 
@@ -171,8 +172,7 @@ def record(op, inputs, vals, out, needs, params):
     prog = get_program(op, params, vals, needs, (out,))
     node = _new(op.node_cls)
     node._seq = next(_seq)
-    node._pre_hooks = None
-    node._retains = None
+    node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = 1
     if n == 2:
@@ -198,12 +198,8 @@ def record(op, inputs, vals, out, needs, params):
     t._value = out
     t._output_nr = 0
     t._meta = None
-    if out.dtype.kind in "fc":
-        t._requires_grad = True
-        t._grad_fn = node
-    else:
-        t._requires_grad = False
-        t._grad_fn = None
+    differentiable = t._requires_grad = out.dtype.kind in "fc"
+    t._grad_fn = node if differentiable else None
     if prog.used_outputs:
         vc = t._vc = [0, 0]
         node._saved_out = [(out, vc, 0)]
@@ -219,8 +215,7 @@ def record_multiple(op, inputs, vals, out, needs, params):
     prog = get_program(op, params, vals, needs, outs)
     node = _new(op.node_cls)
     node._seq = next(_seq)
-    node._pre_hooks = None
-    node._retains = None
+    node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = len(outs)
     node._next = tuple([edge(t) if n else (None if t is not None else False)
@@ -230,14 +225,7 @@ def record_multiple(op, inputs, vals, out, needs, params):
     for k, o in enumerate(outs):
         differentiable = o.dtype.kind in "fc"
         results.append(wrap(o, differentiable, node if differentiable else None, k))
-    if prog.used_outputs:
-        so = []
-        for k in prog.used_outputs:
-            vc = results[k]._vc = [0, 0]
-            so.append((outs[k], vc, 0))
-        node._saved_out = so
-    else:
-        node._saved_out = None
+    node._saved_out = [(outs[k], _shared_vc(results[k]), 0) for k in prog.used_outputs] or None
     return results
 
 
