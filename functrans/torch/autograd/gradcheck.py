@@ -236,14 +236,17 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
     return all(check(c) for c in cases)
 
 
+def _deprecated(name, grad_out):
+    warnings.warn(_PRIVATE_API.format(name=name), FutureWarning, stacklevel=3)
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of "
+                         "grad_out != 1.0.")
+
+
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     """The finite-difference Jacobians of fn's first output (fn takes the inputs as one
     tuple), one (input numel, output numel) tensor per input requiring grad (deprecated)."""
-    warnings.warn(_PRIVATE_API.format(name="get_numerical_jacobian"), FutureWarning,
-                  stacklevel=2)
-    if grad_out != 1.0:
-        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
-                         "supports values of grad_out != 1.0.")
+    _deprecated("get_numerical_jacobian", grad_out)
     inputs = _as_tuple(inputs)
     targets = _as_tuple(target) if target is not None else inputs
     diff = [targets[i] for i in _diff_indices(targets)]
@@ -258,11 +261,7 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     """(Jacobians, reentrant, sizes_ok, types_ok) of `output` with respect to the inputs that
     require grad, computed twice to detect nondeterminism (deprecated)."""
-    warnings.warn(_PRIVATE_API.format(name="get_analytical_jacobian"), FutureWarning,
-                  stacklevel=2)
-    if grad_out != 1.0:
-        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
-                         "supports values of grad_out != 1.0.")
+    _deprecated("get_analytical_jacobian", grad_out)
     if output.is_complex():
         raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
                          "supports functions that return complex outputs.")
