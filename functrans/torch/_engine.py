@@ -126,10 +126,8 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, acc
 
 
 def _dependencies(roots, captures, run_captured=False):
-    """In-degree of every node reachable from the roots; with `captures`, (the nodes that run,
-    the nodes that receive gradients), else (None, None). As in PyTorch, a captured node
-    receives its gradient (its tensor hooks run and the capture is taken) but runs only if a
-    node it leads to is captured too, or, for backward(inputs=...), because it is an input."""
+    """(in-degrees, nodes that run, nodes that receive gradients). As in PyTorch, a captured
+    node runs only if a node it leads to is captured too, or for backward(inputs=...)."""
     deps = {}
     parents = {} if captures is not None else None
     for (n, _), _ in roots:

@@ -116,9 +116,8 @@ def inplace(self, fn, *args, **kwargs):
 
 
 def rebase_view(view, base, res, written=True):
-    """The history of `view` (of `base`) after it was overwritten in place with `res` (already
-    `written` into its storage, or written here): the base becomes CopySlices(base, res), and
-    the view is taken again from it."""
+    """`view` (of `base`) overwritten with `res` (`written` already, or here): the base becomes
+    CopySlices(base, res), and the view is taken again from it."""
     new_base = copy_slices(base, res, view_positions(view))
     if not written:
         write(view, res)  # the storage is shared: this writes the base too

@@ -25,13 +25,14 @@ from functrans.transforms.vjp import vjp
 
 
 class BackwardProgram:
-    """The VJP of one op at one signature, and which inputs/outputs it reads."""
+    """The VJP of one op at one signature, and which inputs/outputs it reads; or, with an
+    `error`, what stands for one that could not be built (it raises when backward reaches it)."""
 
     __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
                  "out_avals", "fn", "error", "graph", "zero_tensor")
 
     def __init__(self, jaxpr, consts, used_inputs, used_outputs, diff_inputs, in_avals,
-                 out_avals):
+                 out_avals, error=None):
         self.jaxpr = jaxpr                  # (used inputs, used outputs, cts) -> input cts
         self.consts = consts                # values of jaxpr.constvars (arrays ops built)
         self.used_inputs = used_inputs      # indices of the inputs the program reads
@@ -41,8 +42,9 @@ class BackwardProgram:
         self.out_avals = out_avals
         # inputs may pass straight through (a cotangent that is the input's own): the engine
         # never writes into the arrays a backward program returns
-        self.fn = compile_program(ClosedJaxpr(jaxpr, consts), may_return_inputs=True).fn
-        self.error = None
+        self.fn = None if error else compile_program(ClosedJaxpr(jaxpr, consts),
+                                                     may_return_inputs=True).fn
+        self.error = error
         # None: the same program serves create_graph=True; else a function building the one
         # that does (a rule read the grad mode, which is off in this plain program)
         self.graph = None
@@ -64,24 +66,11 @@ class BackwardProgram:
         return eval_jaxpr(g.jaxpr, g.consts, *picked, *args[n_in + n_out:])
 
 
-class MissingDerivative:
-    """Stands in for a program that could not be built; raises when backward reaches it."""
-
-    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals")
-    zero_tensor = False
-
-    def __init__(self, error, n_in, diff_inputs, in_avals, out_avals):
-        self.error, self.diff_inputs = error, diff_inputs
-        self.in_avals, self.out_avals = in_avals, out_avals
-        self.used_inputs, self.used_outputs = tuple(range(n_in)), ()
-
-
 PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
 
 
 def params_key(params) -> tuple | None:
-    """`params` as a cache key: each value with its type, so values Python counts equal that
-    can build different programs (1, 1.0 and True; 0.0 and -0.0; [1] and (1,)) stay apart.
+    """`params` as a cache key, each value with its type (1, 1.0, True; 0.0, -0.0 stay apart);
     None when a value cannot be hashed (an array, a slice): such a program is not kept."""
     if not params:
         return ()
@@ -129,7 +118,8 @@ def get_program(op, params, vals, needs, outs):
         try:
             prog = build_program(op, params, in_avals, diff, out_avals)
         except FunctransError as e:
-            prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
+            prog = BackwardProgram(None, (), tuple(range(len(vals))), (), diff, in_avals,
+                                   out_avals, error=e)
         if key is not None:
             prog = PROGRAMS.put(key, prog)
     return prog

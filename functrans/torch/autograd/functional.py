@@ -131,9 +131,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
 
 
 def _last_backward(outputs, inputs, v, refs, strict, create_graph, stage):
-    """The final backward pass, in the caller's grad mode (on under create_graph), with zeros
-    (shaped like `refs`) for the None gradients or, in strict mode, PyTorch's error for the
-    `stage` that found the independence."""
+    """The last backward pass (grad mode on under create_graph): zeros like `refs` for None
+    gradients or, in strict mode, PyTorch's error for the `stage` that found them."""
     with set_grad_enabled(create_graph or is_grad_enabled()):
         res = []
         for i, g in enumerate(_autograd_grad(outputs, inputs, v, create_graph=create_graph)):
