@@ -308,16 +308,11 @@ class Error(Node):
     (PyTorch's DelayedError node): differentiating through it raises."""
 
     __slots__ = ("_msg",)
-    _is_accumulate = False
     _cpp_prefix = "torch::autograd::"
 
     def __init__(self, msg, n_out, edges):
-        self._msg = msg
-        self._next = tuple(edges)
-        self._n_out = n_out
-        self._seq = new_seq()
-        self._pre_hooks = None
-        self._retains = None
+        self._msg, self._next, self._n_out, self._seq = msg, tuple(edges), n_out, new_seq()
+        self._pre_hooks = self._retains = None
 
     def _backward(self, buf, create_graph):
         raise RuntimeError(self._msg)
