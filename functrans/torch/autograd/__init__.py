@@ -11,7 +11,8 @@ from functrans.torch._tensor import Tensor
 from functrans.torch.autograd import functional, graph  # noqa: F401
 from functrans.torch.autograd.function import (  # noqa: F401
     Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable)
-from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from functrans.torch.autograd.gradcheck import (  # noqa: F401
+    GradcheckError, gradcheck, gradgradcheck)
 from functrans.torch.autograd._gradients import backward, grad  # noqa: F401
 
 class _VariableMeta(type):
