@@ -96,29 +96,17 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-def is_inference(input) -> bool:
-    """Whether `input` is an inference tensor (made in `inference_mode()`)."""
-    return input.is_inference()
+def _tensor_method(name):
+    """torch.NAME(input), which is input.NAME(), as in PyTorch."""
+    def fn(input):
+        return getattr(input, name)()
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}(input): input.{name}()."
+    return fn
 
 
-def is_floating_point(input) -> bool:
-    """torch.is_floating_point: whether input's dtype is a float type."""
-    return input.is_floating_point()
-
-
-def is_complex(input) -> bool:
-    """torch.is_complex: whether input's dtype is a complex type."""
-    return input.is_complex()
-
-
-def numel(input) -> int:
-    """torch.numel: the number of elements of input."""
-    return input.numel()
-
-
-def detach(input):
-    """torch.detach: input.detach(), a tensor sharing data but off the graph."""
-    return input.detach()
+is_inference, is_floating_point, is_complex, numel, detach = map(_tensor_method, [
+    "is_inference", "is_floating_point", "is_complex", "numel", "detach"])
 
 
 def result_type(tensor1, tensor2):

@@ -1,12 +1,6 @@
-"""The backward engine: walk the recorded graph from the outputs, run each node's backward.
-
-Nodes run in PyTorch's order (a ready node with the highest sequence number first), each once
-all gradients flowing into it are summed. A plain backward passes raw arrays between nodes and
-runs each node's compiled backward program; `create_graph=True` passes recording tensors and
-evaluates the same programs through `eval_jaxpr`, so the gradients are themselves on the tape.
-Leaves receive gradients through their AccumulateGrad node (`.grad`); `autograd.grad` captures
-the gradients reaching its inputs instead and runs only the nodes that lead to them.
-"""
+"""The backward engine: run the recorded graph's nodes in PyTorch's order (the ready node with
+the highest sequence number first), each once all gradients flowing into it are summed. A plain
+backward passes arrays to compiled programs; `create_graph=True` passes recording tensors."""
 
 from __future__ import annotations
 
@@ -16,8 +10,9 @@ import numpy as np
 
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
+from functrans.torch._ops import copy_for_grad
 from functrans.torch._record import loud, quiet
-from functrans.torch._tensor import Tensor, _shared_vc, edge, warn_once, wrap
+from functrans.torch._tensor import Size, Tensor, _shared_vc, edge, warn_once, wrap
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -27,19 +22,14 @@ CREATE_GRAPH_WARNING = (
     "cycle and avoid the leak.")
 
 
-def _shape_str(shape) -> str:
-    return f"torch.Size([{', '.join(map(str, shape))}])"
-
-
 def make_roots(tensors, grads, create_graph):
     """(edge, gradient) per output, with PyTorch's checks and its implicit scalar gradient."""
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
         root_edge = None
         if _is_gradient_edge(t):  # an output named by its graph edge (autograd.graph)
-            root_edge = tuple(t)
+            root_edge, t = tuple(t), None
             v = _edge_value_like(*root_edge)
-            t = None
         elif not isinstance(t, Tensor):
             raise TypeError(f"backward expects Tensors as outputs, got {type(t).__name__} at "
                             f"position {i}.")
@@ -54,16 +44,15 @@ def make_roots(tensors, grads, create_graph):
             if v.dtype.kind != "f":
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                    f"but got {t.dtype}")
-            g = np.ones(v.shape, v.dtype)
-            g = wrap(g) if create_graph else g
+            g = wrap(np.ones(v.shape, v.dtype)) if create_graph else np.ones(v.shape, v.dtype)
         else:
             if not isinstance(g, Tensor):
                 g = wrap(np.asarray(g, v.dtype))
             if g._value.shape != v.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
-                    f"{_shape_str(g._value.shape)} and output[{i}] has a shape of "
-                    f"{_shape_str(v.shape)}.")
+                    f"{Size(g._value.shape)} and output[{i}] has a shape of "
+                    f"{Size(v.shape)}.")
             if g._value.dtype != v.dtype:
                 if root_edge is not None:
                     raise RuntimeError(
@@ -82,28 +71,23 @@ def _is_gradient_edge(x) -> bool:
 
 
 def _edge_value_like(node, nr):
-    """A read-only array shaped and typed like output `nr` of `node` (for the implicit
-    gradient and the shape checks of an output given as a GradientEdge)."""
+    """A read-only array shaped and typed like output `nr` of `node` (a GradientEdge root)."""
     if node._is_accumulate:
         a = node.variable._value
-        shape, dtype = a.shape, a.dtype
+        meta = [(a.shape, a.dtype)]
     elif getattr(node, "_prog", None) is not None:
-        aval = node._prog.out_avals[nr]
-        shape, dtype = aval.shape, aval.dtype
+        meta = [(a.shape, a.dtype) for a in node._prog.out_avals]
     else:
         meta = getattr(node, "_out_meta", None)
-        if not meta or meta[nr] is None:
-            raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
-                            "pass the tensor itself instead of its GradientEdge")
-        shape, dtype = meta[nr]
-    return np.broadcast_to(np.zeros((), dtype), shape)
+    if not meta or meta[nr] is None:
+        raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
+                        "pass the tensor itself instead of its GradientEdge")
+    return np.broadcast_to(np.zeros((), meta[nr][1]), meta[nr][0])
 
 
-def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
-                 allow_unused=False, accumulate=True):
-    """The engine behind `Tensor.backward`, `autograd.backward` and `autograd.grad`.
-
-    Returns the gradients of `inputs` (arrays or tensors) when `inputs` is given."""
+def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, accumulate=True):
+    """The engine behind `Tensor.backward`, `autograd.backward` and `autograd.grad`: the
+    gradients of `inputs` (arrays or tensors) when they are given and not `accumulate`d."""
     roots = make_roots(tensors, grads, create_graph)
     if create_graph and accumulate:
         warn_once("create_graph", CREATE_GRAPH_WARNING, stacklevel=4)
@@ -111,7 +95,7 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
-            if isinstance(t, tuple) and len(t) == 2 and hasattr(t, "node"):  # a GradientEdge
+            if _is_gradient_edge(t):
                 node, nr = t
             else:
                 if not isinstance(t, Tensor):
@@ -133,31 +117,22 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None,
     finally:
         loud(token)
         MODE.enabled = prev_mode
-    if inputs is None:
-        return None
-    if accumulate:  # backward(inputs=...): non-leaf inputs get .grad as retain_grad would
-        for t, g in zip(inputs, captured):
-            if g is not None and isinstance(t, Tensor) and not edge(t)[0]._is_accumulate:
-                accumulate_grad(t, g, create_graph)
-        return None
-    return captured
+    if inputs is None or not accumulate:
+        return captured if inputs is not None else None
+    for t, g in zip(inputs, captured):  # backward(inputs=...): non-leaf inputs get .grad
+        if g is not None and isinstance(t, Tensor) and not edge(t)[0]._is_accumulate:
+            accumulate_grad(t, g, create_graph)
+    return None
 
 
 def _dependencies(roots, captures, run_captured=False):
-    """In-degree of every node reachable from the roots; with `captures`, (the nodes that run,
-    the nodes that receive gradients), else (None, None). As in PyTorch, a captured node
-    receives its gradient (its tensor hooks run and the capture is taken) but runs only if a
-    node it leads to is captured too, or, for backward(inputs=...), because it is an input."""
+    """(in-degrees, nodes that run, nodes that receive gradients). As in PyTorch, a captured
+    node runs only if a node it leads to is captured too, or for backward(inputs=...)."""
     deps = {}
-    stack = []
     parents = {} if captures is not None else None
-    for e, _ in roots:
-        n = e[0]
-        if n in deps:
-            deps[n] += 1
-        else:
-            deps[n] = 1
-            stack.append(n)
+    for (n, _), _ in roots:
+        deps[n] = deps.get(n, 0) + 1
+    stack = list(deps)
     seen = set(stack)
     while stack:
         n = stack.pop()
@@ -165,10 +140,7 @@ def _dependencies(roots, captures, run_captured=False):
             if not e:
                 continue
             c = e[0]
-            if c in deps:
-                deps[c] += 1
-            else:
-                deps[c] = 1
+            deps[c] = deps.get(c, 0) + 1
             if parents is not None:
                 parents.setdefault(c, []).append(n)
             if c not in seen:
@@ -215,7 +187,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
         if node._is_accumulate:
             m = node.variable._meta
             if m is not None and m.hooks:
-                _run_hooks_on(m.hooks, 0, buf, create_graph)
+                _run_leaf_hooks(m.hooks, buf, create_graph)
         pre = node._pre_hooks
         if pre:
             _run_tensor_hooks(pre, buf, create_graph)
@@ -257,11 +229,12 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             prog = node._prog
             pairs = [(nexts[i], _zero_tensor(prog.in_avals[i], create_graph, zeros))
                      for i in prog.diff_inputs]
-        elif plain and not post and type(node)._backward is _opnode_backward \
+        elif plain and type(node)._backward is _opnode_backward \
                 and node._saved is not None and node._prog.error is None:
-            # the hot path, inlined: run the node's compiled backward program on arrays
+            # the hot path, written out (a call per node costs 2-3% of a backward): the node's
+            # compiled program on its saved inputs (version-checked), saved outputs and the
+            # gradients of its outputs (zeros where none is defined)
             prog = node._prog
-            # (the body of _plain_args, written out: a call per node is 2-3% of a backward)
             saved = node._saved
             args = []
             for t, v in saved:
@@ -285,7 +258,13 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             if not retain_graph and (saved or so):
                 node._saved = None
                 node._saved_out = None
-            pairs = zip([nexts[i] for i in prog.diff_inputs], res)
+            if post:
+                grads = [None] * len(nexts)
+                for i, r in zip(prog.diff_inputs, res):
+                    grads[i] = r
+                pairs = zip(nexts, _run_post_hooks(post, grads, buf, False, nexts))
+            else:
+                pairs = zip([nexts[i] for i in prog.diff_inputs], res)
         else:
             grads = node._backward(buf, create_graph)
             if not retain_graph:
@@ -359,14 +338,13 @@ def _skip(node, deps, buffers, heap):
                     stack.append(c)
 
 
-def _run_hooks_on(hooks, nr, buf, create_graph):
+def _run_leaf_hooks(hooks, buf, create_graph):
     for fn in list(hooks):
-        g = buf[nr]
-        if g is None:
+        if buf[0] is None:
             return
-        res = fn(g if create_graph else wrap(np.asarray(g)))
+        res = fn(_as_hook_arg(buf[0], create_graph))
         if res is not None:
-            buf[nr] = res if create_graph else res._value
+            buf[0] = _from_hook(res, create_graph)
 
 
 def _as_hook_arg(g, create_graph):
@@ -415,17 +393,16 @@ def _run_post_hooks(hooks, grads, buf, create_graph, nexts=()):
 
 
 def _retain(node, buf):
+    """retain_grad: the gradient flowing into a retained output, added to its `.grad`."""
     for nr, ref in node._retains.items():
-        t = ref()
-        g = buf[nr]
+        t, g = ref(), buf[nr]
         if t is None or g is None:
             continue
         m = t._get_meta()
         if isinstance(g, Tensor):
-            new = g.clone() if m.grad is None else m.grad + g
+            m.grad = g.clone() if m.grad is None else m.grad + g
         else:
-            new = wrap(np.array(g)) if m.grad is None else wrap(m.grad._value + g)
-        m.grad = new
+            m.grad = wrap(np.array(g)) if m.grad is None else wrap(m.grad._value + g)
 
 
 def accumulate_grad(t, g, create_graph):
@@ -438,7 +415,7 @@ def accumulate_grad(t, g, create_graph):
             g = g.to(t.dtype)
         if m.grad is None:
             if g._requires_grad:
-                m.grad = _copy_grad(g)
+                m.grad = copy_for_grad(g)
                 m.grad._value = _laid_out_like(t._value, m.grad._value)
             else:
                 m.grad = wrap(_laid_out_like(t._value, g._value, copy=True))
@@ -469,72 +446,33 @@ def _add_in_place(m, g):
     _shared_vc(grad)[0] += 1
 
 
-def _copy_grad(g):
-    from functrans.torch._ops import copy_for_grad
-    return copy_for_grad(g)
-
-
-# --- the backward of a recorded op ----------------------------------------------------------
-
-def _plain_args(node, prog, buf) -> list:
-    """The arrays a node's compiled backward program takes: the saved inputs (checked against
-    their version counters), the saved outputs, and the gradients of its outputs (zeros where
-    none is defined)."""
-    args = []
-    for t, v in node._saved:
-        if t is None:
-            args.append(v)
-        else:
-            vc = t._vc
-            if vc is not None and vc[0] != v:
-                unpack_input(t, v)  # raises PyTorch's version error
-            args.append(t._value)
-    so = node._saved_out
-    if so:
-        for entry, k in zip(so, prog.used_outputs):
-            args.append(unpack_output(entry, node, k))
-    for k, g in enumerate(buf):
-        if g is None:
-            a = prog.out_avals[k]
-            g = np.zeros(a.shape, a.dtype)
-        args.append(g)
-    return args
-
-
 def _opnode_backward(node, buf, create_graph):
+    """A recorded op's backward under create_graph=True (the plain one is _execute's hot path):
+    its program evaluated on recording tensors."""
     prog = node._prog
     if prog.error is not None:
         raise RuntimeError(f"the derivative for '{node.name()}' is not implemented: "
                            f"{prog.error}")
-    saved = node._saved
-    if saved is None:
+    if node._saved is None:
         raise RuntimeError(ERR_BACKWARD_TWICE)
-    if not create_graph:
-        res = prog.fn(*_plain_args(node, prog, buf))
-    else:
-        args = []
-        for t, v in saved:
-            if t is None:
-                args.append(wrap(v))
-            else:
-                unpack_input(t, v)
-                args.append(t)
-        if node._saved_out:
-            for so, k in zip(node._saved_out, prog.used_outputs):
-                arr = unpack_output(so, node, k)
-                args.append(wrap(arr, True, node, k, so[1]))
-        for k, g in enumerate(buf):
-            if g is None:
-                a = prog.out_avals[k]
-                g = wrap(np.zeros(a.shape, a.dtype))
-            elif not isinstance(g, Tensor):
-                g = wrap(np.asarray(g))
-            args.append(g)
-        res = prog.run_tensors(args)
+    args = []
+    for t, v in node._saved:
+        if t is not None:
+            unpack_input(t, v)  # raises PyTorch's error if t changed in place since
+        args.append(wrap(v) if t is None else t)
+    for so, k in zip(node._saved_out or (), prog.used_outputs):
+        args.append(wrap(unpack_output(so, node, k), True, node, k, so[1]))
+    for k, g in enumerate(buf):
+        a = prog.out_avals[k]
+        args.append(wrap(np.zeros(a.shape, a.dtype)) if g is None else _as_tensor(g))
     out = [None] * len(node._next)
-    for i, r in zip(prog.diff_inputs, res):
-        out[i] = r if not create_graph or isinstance(r, Tensor) else wrap(np.asarray(r))
+    for i, r in zip(prog.diff_inputs, prog.run_tensors(args)):
+        out[i] = _as_tensor(r)
     return out
+
+
+def _as_tensor(g):
+    return g if isinstance(g, Tensor) else wrap(np.asarray(g))
 
 
 OpNode._backward = _opnode_backward

@@ -1,8 +1,6 @@
 """Grad mode: whether operations on tensors that require grad are recorded (thread-local).
-
-`no_grad`, `enable_grad` and `set_grad_enabled` work as context managers and as decorators, as
-in PyTorch; `set_grad_enabled(False)` called as a plain function switches the mode at once.
-"""
+`no_grad`, `enable_grad`, `set_grad_enabled` and `inference_mode` are context managers and
+decorators, as in PyTorch; `set_grad_enabled(False)` called alone switches the mode at once."""
 
 from __future__ import annotations
 
@@ -38,17 +36,23 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _GradModeContext:
-    """Base of the grad-mode context managers; instances also decorate functions."""
+    """Sets MODE's fields (`_fields()`) on entry and restores them on exit; an instance also
+    decorates functions (and generators, whose body runs in the mode at every resumption)."""
 
     _target = True
 
+    def _fields(self) -> dict:
+        return {"enabled": self._target}
+
     def __enter__(self):
-        self._prev = MODE.enabled
-        MODE.enabled = self._target
-        return None
+        fields = self._fields()
+        self._prev = {k: getattr(MODE, k) for k in fields}
+        for k, v in fields.items():
+            setattr(MODE, k, v)
 
     def __exit__(self, *exc):
-        MODE.enabled = self._prev
+        for k, v in self._prev.items():
+            setattr(MODE, k, v)
         return False
 
     def clone(self):
@@ -131,30 +135,24 @@ class set_grad_enabled(_GradModeContext):
     """Switch grad mode on or off now; as a context manager, restore it on exit."""
 
     def __init__(self, mode: bool):
-        self._prev = MODE.enabled
         self._target = bool(mode)
-        MODE.enabled = self._target
+        super().__enter__()
 
     def __enter__(self):
         return None
 
-    def __exit__(self, *exc):
-        MODE.enabled = self._prev
-        return False
-
     def __call__(self, fn):
-        MODE.enabled = self._prev  # used as a decorator: switch only while `fn` runs
+        self.__exit__()  # used as a decorator: switch only while `fn` runs
         return super().__call__(fn)
 
     def clone(self):
-        return set_grad_enabled(self._target)
+        return type(self)(self._target)
 
 
 class inference_mode(_GradModeContext):
     """no_grad whose tensors are inference tensors, as in PyTorch: autograd refuses to save
     them for backward, and outside inference mode they refuse in-place updates and
-    `requires_grad=True`. `inference_mode(False)` turns it off (and grad mode on).
-    `@torch.inference_mode` without parentheses decorates too, as in PyTorch."""
+    `requires_grad=True`. `inference_mode(False)` turns it off (and grad mode on)."""
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
@@ -163,47 +161,34 @@ class inference_mode(_GradModeContext):
 
     def __init__(self, mode: bool = True):
         self._mode = bool(mode)
-        self._target = not mode
+
+    def _fields(self) -> dict:
+        return {"enabled": not self._mode, "inference": self._mode}
+
+    def _count(self, step):
+        if self._mode:
+            with _BLOCKS_LOCK:
+                INFERENCE_BLOCKS[0] += step
 
     def __enter__(self):
-        self._prev = MODE.enabled
-        self._prev_inference = MODE.inference
-        MODE.enabled = self._target
-        MODE.inference = self._mode
-        if self._mode:
-            with _BLOCKS_LOCK:
-                INFERENCE_BLOCKS[0] += 1
-        return None
+        super().__enter__()
+        self._count(1)
 
     def __exit__(self, *exc):
-        MODE.enabled = self._prev
-        MODE.inference = self._prev_inference
-        if self._mode:
-            with _BLOCKS_LOCK:
-                INFERENCE_BLOCKS[0] -= 1
+        super().__exit__()
+        self._count(-1)
         return False
 
     def clone(self):
         return inference_mode(self._mode)
 
 
-class _force_original_view_tracking(_GradModeContext):
+class _force_original_view_tracking(set_grad_enabled):
     """torch.autograd._force_original_view_tracking: whether views replay their original view
-    op (PyTorch's alternative to as_strided). Here every view already rebuilds through the op
-    that made it, so the flag changes no value; it is kept, like PyTorch's, for code that sets
-    and restores it. Calling it sets the flag at once; as a context manager it restores it."""
+    op. Every view here rebuilds through the op that made it, so the flag changes no value; it
+    is kept for code that sets and restores it (at once; restored on exit)."""
 
-    def __init__(self, mode: bool):
-        self._prev_replay = MODE.view_replay
-        self._mode = bool(mode)
-        MODE.view_replay = self._mode
+    __call__ = _GradModeContext.__call__
 
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        MODE.view_replay = self._prev_replay
-        return False
-
-    def clone(self):
-        return _force_original_view_tracking(self._mode)
+    def _fields(self) -> dict:
+        return {"view_replay": self._target}

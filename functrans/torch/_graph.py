@@ -1,15 +1,7 @@
-"""The recorded graph: nodes (`grad_fn`s) and the values they save for backward.
-
-One node kind stands for every recorded op: its class is named as PyTorch names the op
-(`MulBackward0`, `MeanBackward0`, ...), its `next_functions` are the edges to its inputs'
-nodes, and its backward is the op's cached backward program (see `_programs`). A leaf that
-requires grad is reached through its `AccumulateGrad` node, as in PyTorch.
-
-Saved values follow PyTorch's SavedVariable: an input is saved as the tensor itself with the
-version it had; an output is saved as its array with its version counter (a tensor pointing back
-at this node is rebuilt on unpacking, so the graph holds no cycle). Unpacking checks versions
-and whether the graph was freed, raising PyTorch's messages.
-"""
+"""The recorded graph: nodes (`grad_fn`s, one class per PyTorch name: `MulBackward0`, ...),
+leaves' `AccumulateGrad` nodes, and saved values as PyTorch's SavedVariable keeps them: an input
+as (tensor, version), an output as (array, version counter, version), so the graph holds no
+cycle; unpacking checks the version, with PyTorch's message."""
 
 from __future__ import annotations
 
@@ -82,18 +74,15 @@ class _RemovableHandle:
     __slots__ = ("_list", "_item")
 
     def __init__(self, lst, item):
-        self._list = lst
-        self._item = item
+        self._list, self._item = lst, item
 
     def remove(self):
-        try:
+        if self._item in self._list:
             self._list.remove(self._item)
-        except ValueError:
-            pass
 
 
 class OpNode(Node):
-    """A recorded op: its op and params, backward program, and saved values."""
+    """A recorded op: its backward program and saved values."""
 
     __slots__ = ("_prog", "_saved", "_saved_out")
 
@@ -106,8 +95,6 @@ class OpNode(Node):
 # one class per torch name (bounded by the primitive table and the shim's ops); never evicted,
 # since type(grad_fn) identity must hold; setdefault keeps one class when threads race
 _NODE_CLASSES: dict[str, type] = {}
-
-
 _CPP_NODES = {"CopySlices", "CopyBackwards"}
 
 
@@ -142,23 +129,19 @@ def new_seq() -> int:
     return next(_seq)
 
 
-# --- saved values ----------------------------------------------------------------------------
-
 def op_display_name(node) -> str:
-    """`AddBackward0` -> `Add`: how PyTorch names a node in the version-mismatch message."""
+    """`AddBackward0` -> `Add`: how PyTorch names a node in its messages."""
     return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
-def type_string(value) -> str:
-    """PyTorch's legacy type name of an array (`torch.FloatTensor`) with its sizes."""
-    return f"torch.{kind(value.dtype)}Tensor [{', '.join(map(str, value.shape))}]"
-
-
 def version_error(value, grad_fn, output_nr, current, saved) -> RuntimeError:
+    """PyTorch's message for a saved value changed in place."""
     where = f", which is output {output_nr} of {op_display_name(grad_fn)}," if grad_fn else ""
+    shape = ", ".join(map(str, value.shape))
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{type_string(value)}]{where} is at version {current}; expected version "
+        f"operation: [torch.{kind(value.dtype)}Tensor [{shape}]]{where} is at version "
+        f"{current}; expected version "
         f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to "
         "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 

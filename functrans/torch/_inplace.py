@@ -1,13 +1,6 @@
-"""In-place operations with PyTorch's rules.
-
-`x.op_(...)` computes `op(x, ...)` out of place, writes the result into x's storage (so views
-and `.data` aliases see it), and bumps x's version counter. When grad mode is on and something
-requires grad, x's history is rebased onto the new node (x's `grad_fn` becomes e.g.
-`AddBackward0`), exactly as PyTorch does; a leaf that requires grad refuses in-place changes.
-The old value of x, if the new node needs it for backward, is copied before being overwritten.
-
-On a view, the base's history is rewritten too: the base becomes CopySlices(old base, new view
-values), and the view is taken again from it, as PyTorch does.
+"""In-place operations with PyTorch's rules: `x.op_(...)` computes `op(x, ...)`, writes it into
+x's storage, bumps the version counter and, when recording, rebases x's history onto the new
+node. On a view, the base becomes CopySlices(old base, new values) and the view is taken again.
 """
 
 from __future__ import annotations
@@ -30,19 +23,10 @@ from functrans.torch._views import mode_view_error, move_retained_grad, view_pos
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                       "in-place operation.")
-
-
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
     "clone to get a normal tensor before doing inplace update.See "
     "https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-
-def _base(self):
-    m = self._meta
-    return m.base if m is not None else None
-
-
 MULTI_VIEW_ERROR = (
     "Output {k} of {name} is a view and is being modified inplace. This view is the output of "
     "a function that returns multiple views. Such functions do not allow the output views to "
@@ -50,6 +34,8 @@ MULTI_VIEW_ERROR = (
 
 
 def _check(self, recording):
+    """PyTorch's refusals of an in-place change to a leaf, a view of one, or a view made in
+    no_grad mode or by a function returning several views."""
     if not recording:
         return
     m = self._meta
@@ -61,7 +47,7 @@ def _check(self, recording):
             raise RuntimeError(MULTI_VIEW_ERROR.format(k=k, name=name))
     if self._requires_grad and self._grad_fn is None:
         raise RuntimeError(LEAF_ERROR)
-    base = _base(self)
+    base = self._base
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
@@ -98,12 +84,11 @@ def inplace(self, fn, *args, **kwargs):
     """self <- fn(self, *args): the in-place form of an out-of-place op."""
     recording = MODE.enabled
     _check(self, recording)
-    base = _base(self)
-    needs = recording and (self._requires_grad or _any_requires_grad(args) or
-                           base is not None and base._requires_grad)
+    base = self._base
+    needs = recording and (self._requires_grad or base is not None and base._requires_grad or
+                           any(isinstance(a, Tensor) and a._requires_grad for a in args))
     if not needs:
-        res = fn(self, *args, **kwargs)
-        write(self, res)
+        write(self, fn(self, *args, **kwargs))
         return self
     if base is not None:
         if self._meta.no_grad_view:
@@ -119,11 +104,10 @@ def inplace(self, fn, *args, **kwargs):
             write(self, res)  # raises PyTorch's cast error
         res = to_dtype(res, self._value.dtype)
     node = res._grad_fn
-    if isinstance(node, OpNode) and node._saved:
-        if any(t is src for t, _ in node._saved):
-            src._value = src._value.copy()  # the old value, needed by backward
+    if isinstance(node, OpNode) and node._saved and any(t is src for t, _ in node._saved):
+        src._value = src._value.copy()  # the old value, needed by backward
     if base is not None:
-        return _inplace_on_view(self, base, res)
+        return rebase_view(self, base, res, written=False)
     write(self, res)
     vc = self._vc
     vc[1] += 1  # the history changed: views taken before must be taken again
@@ -131,16 +115,9 @@ def inplace(self, fn, *args, **kwargs):
     return self
 
 
-def _inplace_on_view(view, base, res):
-    """`view` (of `base`) <- res: the base becomes CopySlices(base, res), the view is taken
-    again from it."""
-    return rebase_view(view, base, res, written=False)
-
-
 def rebase_view(view, base, res, written=True):
-    """The history of `view` (of `base`) after it was overwritten in place with `res` (already
-    `written` into its storage, or written here): the base becomes CopySlices(base, res), and
-    the view is taken again from it."""
+    """`view` (of `base`) overwritten with `res` (`written` already, or here): the base becomes
+    CopySlices(base, res), and the view is taken again from it."""
     new_base = copy_slices(base, res, view_positions(view))
     if not written:
         write(view, res)  # the storage is shared: this writes the base too
@@ -154,21 +131,11 @@ def rebase_view(view, base, res, written=True):
 def _rebase(self, res, vc):
     node = res._grad_fn
     old_fn, old_nr = self._grad_fn, self._output_nr
-    self._grad_fn = node
-    self._output_nr = res._output_nr
-    self._requires_grad = True
+    self._grad_fn, self._output_nr, self._requires_grad = node, res._output_nr, True
     if isinstance(node, OpNode) and node._saved_out:
-        prog = node._prog
         node._saved_out = [(self._value, vc, vc[0]) if k == res._output_nr else so
-                           for so, k in zip(node._saved_out, prog.used_outputs)]
+                           for so, k in zip(node._saved_out, node._prog.used_outputs)]
     move_retained_grad(self, old_fn, old_nr)
-
-
-def _any_requires_grad(args):
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            return True
-    return False
 
 
 # --- the in-place-only ops -------------------------------------------------------------------
@@ -224,10 +191,9 @@ def setitem(self, idx, value):
     if not recording:
         _check(self, MODE.enabled)
         np_idx = numpy_index(idx)
-        v = value._value if isinstance(value, Tensor) else value
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
-        self._value[np_idx] = v
+        self._value[np_idx] = value._value if isinstance(value, Tensor) else value
         _shared_vc(self)[0] += 1
         return
     if self._requires_grad and self._grad_fn is None and _takes_view(self, idx):
@@ -269,10 +235,7 @@ def _view_inplace(self, op, params, out_of_place):
     _check(self, recording)
     m = self._meta
     if recording and self._requires_grad:
-        if m is not None and m.base is not None:
-            if m.no_grad_view:
-                raise RuntimeError(mode_view_error(m.no_grad_view, rebased=False))
-            self.grad_fn  # noqa: B018  (regenerates the view's history if its base changed)
+        self.grad_fn  # noqa: B018  (a view's history taken again if its base changed)
         old_fn, old_nr = self._grad_fn, self._output_nr
         src = wrap(self._value, True, old_fn, old_nr)
         out = run(op, (src,), (self._value,), params)
@@ -286,21 +249,25 @@ def _view_inplace(self, op, params, out_of_place):
     return self
 
 
+def _view_op(prim, name):
+    return prim_op(REGISTRY[prim], name)
+
+
 def squeeze_(self, dim=None):
     name = "SqueezeBackward" + ("3" if dim is None else "4" if isinstance(dim, int) else "5")
-    return _view_inplace(self, _VIEW_INPLACE[name],
+    return _view_inplace(self, _view_op("squeeze", name),
                          {"dimensions": SH.squeeze_dims(self._value.shape, dim)},
                          lambda t: SH.squeeze(t, dim))
 
 
 def unsqueeze_(self, dim):
     d = _dim(dim, self._value.ndim + 1)
-    return _view_inplace(self, _VIEW_INPLACE["UnsqueezeBackward1"], {"dimensions": (d,)},
+    return _view_inplace(self, _view_op("expand_dims", "UnsqueezeBackward1"), {"dimensions": (d,)},
                          lambda t: SH.unsqueeze(t, dim))
 
 
 def transpose_(self, dim0, dim1):
-    return _view_inplace(self, _VIEW_INPLACE["TransposeBackward1"],
+    return _view_inplace(self, _view_op("transpose", "TransposeBackward1"),
                          {"permutation": SH.swapped(self._value.ndim, dim0, dim1)},
                          lambda t: SH.transpose(t, dim0, dim1))
 
@@ -310,11 +277,5 @@ def t_(self):
     if nd > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {nd}D")
     perm = (1, 0) if nd == 2 else tuple(range(nd))
-    return _view_inplace(self, _VIEW_INPLACE["TBackward1"], {"permutation": perm},
-                         SH.t)
+    return _view_inplace(self, _view_op("transpose", "TBackward1"), {"permutation": perm}, SH.t)
 
-
-_VIEW_INPLACE = {name: prim_op(REGISTRY[prim], name) for name, prim in (
-    ("SqueezeBackward3", "squeeze"), ("SqueezeBackward4", "squeeze"),
-    ("SqueezeBackward5", "squeeze"), ("UnsqueezeBackward1", "expand_dims"),
-    ("TransposeBackward1", "transpose"), ("TBackward1", "transpose"))}

@@ -1,18 +1,8 @@
-"""Backward programs: the library's own VJP of a recorded operation, staged once and cached.
-
-A recorded node stands for `op` applied to inputs of given shapes and dtypes, some of which need
-a gradient. Its backward program is `functrans.transforms.vjp.vjp` of that operation, staged with
-`trace_to_jaxpr` into a jaxpr taking (inputs..., outputs..., cotangents...) and returning the
-cotangents of the inputs that need one. The VJP follows PyTorch's derivative convention where
-a row states one (`torch_jvp`). Where a rule reads the operation's own output, the program reads
-the saved output (so `exp` keeps its result, as PyTorch does); a value a rule computes again
-from the inputs stays computed from them (PyTorch's div reads its operands, not its result).
-That decides where a second-order gradient with respect to a non-leaf input flows. Dead
-equations are dropped; what the program still reads is exactly what a node must save.
-
-The program runs either compiled by the toolkit's code generator to straight-line calls on raw
-arrays (plain backward), or through `eval_jaxpr` on recording tensors (`create_graph=True`).
-"""
+"""Backward programs: the library's VJP of one recorded op at one signature, in PyTorch's
+derivative convention, staged once into a jaxpr (inputs, outputs, cotangents) -> input
+cotangents, cached, and compiled (plain backward) or evaluated on tensors (create_graph).
+A rule reading the op's own output reads the saved output (exp keeps its result, as PyTorch's
+does); what the program reads after DCE is exactly what a node saves."""
 
 from __future__ import annotations
 
@@ -35,13 +25,14 @@ from functrans.transforms.vjp import vjp
 
 
 class BackwardProgram:
-    """The VJP of one op at one signature, and which inputs/outputs it reads."""
+    """The VJP of one op at one signature, and which inputs/outputs it reads; or, with an
+    `error`, what stands for one that could not be built (it raises when backward reaches it)."""
 
     __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
                  "out_avals", "fn", "error", "graph", "zero_tensor")
 
     def __init__(self, jaxpr, consts, used_inputs, used_outputs, diff_inputs, in_avals,
-                 out_avals):
+                 out_avals, error=None):
         self.jaxpr = jaxpr                  # (used inputs, used outputs, cts) -> input cts
         self.consts = consts                # values of jaxpr.constvars (arrays ops built)
         self.used_inputs = used_inputs      # indices of the inputs the program reads
@@ -51,8 +42,9 @@ class BackwardProgram:
         self.out_avals = out_avals
         # inputs may pass straight through (a cotangent that is the input's own): the engine
         # never writes into the arrays a backward program returns
-        self.fn = compile_program(ClosedJaxpr(jaxpr, consts), may_return_inputs=True).fn
-        self.error = None
+        self.fn = None if error else compile_program(ClosedJaxpr(jaxpr, consts),
+                                                     may_return_inputs=True).fn
+        self.error = error
         # None: the same program serves create_graph=True; else a function building the one
         # that does (a rule read the grad mode, which is off in this plain program)
         self.graph = None
@@ -74,28 +66,11 @@ class BackwardProgram:
         return eval_jaxpr(g.jaxpr, g.consts, *picked, *args[n_in + n_out:])
 
 
-class MissingDerivative:
-    """Stands in for a program that could not be built; raises when backward reaches it."""
-
-    __slots__ = ("error", "used_inputs", "used_outputs", "diff_inputs", "in_avals", "out_avals",
-                 "zero_tensor")
-
-    def __init__(self, error, n_in, diff_inputs, in_avals, out_avals):
-        self.error = error
-        self.used_inputs = tuple(range(n_in))
-        self.used_outputs = ()
-        self.diff_inputs = diff_inputs
-        self.in_avals = in_avals
-        self.out_avals = out_avals
-        self.zero_tensor = False
-
-
 PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
 
 
 def params_key(params) -> tuple | None:
-    """`params` as a cache key: each value with its type, so values Python counts equal that
-    can build different programs (1, 1.0 and True; 0.0 and -0.0; [1] and (1,)) stay apart.
+    """`params` as a cache key, each value with its type (1, 1.0, True; 0.0, -0.0 stay apart);
     None when a value cannot be hashed (an array, a slice): such a program is not kept."""
     if not params:
         return ()
@@ -143,7 +118,8 @@ def get_program(op, params, vals, needs, outs):
         try:
             prog = build_program(op, params, in_avals, diff, out_avals)
         except FunctransError as e:
-            prog = MissingDerivative(e, len(vals), diff, in_avals, out_avals)
+            prog = BackwardProgram(None, (), tuple(range(len(vals))), (), diff, in_avals,
+                                   out_avals, error=e)
         if key is not None:
             prog = PROGRAMS.put(key, prog)
     return prog

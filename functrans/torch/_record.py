@@ -1,20 +1,18 @@
-"""Running an op on tensors and recording it: the forward half of the tape.
-
-An `Op` is either one primitive of the table (run by its numpy `impl`) or a composite function
-of primitives that PyTorch shows as one node (mean, relu, matmul, ...). Either way it runs on
-the raw arrays, and when grad mode is on and an input requires grad, one node is recorded whose
-class is named as PyTorch names the op and whose backward program (cached per op, params,
-input signature and which inputs need a gradient) is the library's VJP of the op.
-"""
+"""Running an op on tensors and recording it: the forward half of the tape. An `Op` (a primitive,
+or a function of primitives PyTorch shows as one node) runs on the arrays; when something
+requires grad, one node named as PyTorch names it records, its backward the library's VJP."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
 from functrans.torch._graph import _seq, node_class
 from functrans.torch._programs import get_program
-from functrans.torch._tensor import Tensor, check_saveable, edge, mark_inference, wrap
+from functrans.torch._tensor import (Tensor, _shared_vc, check_saveable, edge, mark_inference,
+                                    wrap)
 
 _new = object.__new__
 
@@ -25,20 +23,15 @@ try:
     from numpy._core.umath import _make_extobj
     _QUIET = _make_extobj(all="ignore")
     _set, loud = _EXTOBJ.set, _EXTOBJ.reset
-
-    def quiet():
-        return _set(_QUIET)
-except ImportError:  # another numpy: the public (slower) way
+except ImportError:  # numpy 1.x: the public (slower) way
     _QUIET = "ignore"
 
-    def _set(_):
-        return np.seterr(all="ignore")
-
-    def quiet():
-        return np.seterr(all="ignore")
+    def _set(level):
+        return np.seterr(all=level)
 
     def loud(token):
         np.seterr(**token)
+quiet = functools.partial(_set, _QUIET)
 
 
 class Op:
@@ -48,10 +41,7 @@ class Op:
                  "zero_tensor_derivative", "__weakref__")
 
     def __init__(self, name, impl, traced, multiple=False, forward_params=()):
-        self.name = name
-        self.impl = impl
-        self.traced = traced
-        self.multiple = multiple
+        self.name, self.impl, self.traced, self.multiple = name, impl, traced, multiple
         # params only `impl` reads: left out of the backward program and of its cache key
         self.forward_params = forward_params
         self.node_cls = node_class(name)
@@ -71,7 +61,7 @@ def prim_op(prim, name=None) -> Op:
     key = (prim, name)
     op = _PRIM_OPS.get(key)
     if op is None:
-        nm = name or prim.torch_name or f"{''.join(w.title() for w in prim.name.split('_'))}" \
+        nm = name or prim.torch_name or "".join(w.title() for w in prim.name.split("_")) + \
             "Backward0"
         # setdefault: threads racing here share one Op (it keys the backward programs)
         op = Op(nm, prim.impl, prim.bind, prim.multiple_results)
@@ -92,12 +82,9 @@ def _as_array(x):
 
 
 def run(op: Op, inputs, vals, params=None):
-    """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it. An input
-    given as None is an operand PyTorch does not count among the node's inputs (an index, a
-    number in a Scalar overload): it is left out of next_functions. The backward program is
-    cached by `params` themselves (see _programs.params_key).
-
-    Returns a Tensor, or a list of Tensors for ops with several results."""
+    """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it: a
+    Tensor, or a list for several results. An input given as None is an operand PyTorch does
+    not count among the node's inputs (an index, a number in a Scalar overload)."""
     token = quiet()
     try:
         out = op.impl(*vals, **params) if params else op.impl(*vals)
@@ -185,8 +172,7 @@ def record(op, inputs, vals, out, needs, params):
     prog = get_program(op, params, vals, needs, (out,))
     node = _new(op.node_cls)
     node._seq = next(_seq)
-    node._pre_hooks = None
-    node._retains = None
+    node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = 1
     if n == 2:
@@ -212,12 +198,8 @@ def record(op, inputs, vals, out, needs, params):
     t._value = out
     t._output_nr = 0
     t._meta = None
-    if out.dtype.kind in "fc":
-        t._requires_grad = True
-        t._grad_fn = node
-    else:
-        t._requires_grad = False
-        t._grad_fn = None
+    differentiable = t._requires_grad = out.dtype.kind in "fc"
+    t._grad_fn = node if differentiable else None
     if prog.used_outputs:
         vc = t._vc = [0, 0]
         node._saved_out = [(out, vc, 0)]
@@ -233,8 +215,7 @@ def record_multiple(op, inputs, vals, out, needs, params):
     prog = get_program(op, params, vals, needs, outs)
     node = _new(op.node_cls)
     node._seq = next(_seq)
-    node._pre_hooks = None
-    node._retains = None
+    node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = len(outs)
     node._next = tuple([edge(t) if n else (None if t is not None else False)
@@ -244,14 +225,7 @@ def record_multiple(op, inputs, vals, out, needs, params):
     for k, o in enumerate(outs):
         differentiable = o.dtype.kind in "fc"
         results.append(wrap(o, differentiable, node if differentiable else None, k))
-    if prog.used_outputs:
-        so = []
-        for k in prog.used_outputs:
-            vc = results[k]._vc = [0, 0]
-            so.append((outs[k], vc, 0))
-        node._saved_out = so
-    else:
-        node._saved_out = None
+    node._saved_out = [(outs[k], _shared_vc(results[k]), 0) for k in prog.used_outputs] or None
     return results
 
 

@@ -1,17 +1,12 @@
-"""`Tensor`: an eager array that records onto the tape, with PyTorch's leaf semantics.
-
-A Tensor is a functrans `Tracer` of the global tape trace (level 0.5, between eager evaluation
-and every transform), so `bind` routes primitives applied to it to the tape, and functrans.numpy
-and the transforms accept it. Its state: the numpy array (`_value`, the storage: views share
-it, in-place operations write into it), `requires_grad`, `grad_fn` with `output_nr` (None for
-leaves), a version counter shared with its views (`_vc`, created lazily; None means version 0),
-and rarely used metadata (`.grad`, retain_grad, hooks, the leaf's AccumulateGrad) in `_meta`.
-What needs the layers above is installed onto the class from there: views' bookkeeping by
-`_views`, math methods, operators, `backward` and the tape's primitive rule by `_tensor_methods`.
-"""
+"""`Tensor`: an eager array with PyTorch's autograd state, and a functrans `Tracer` of the tape
+trace (so `bind` on it records). State: the array (`_value`, shared by views), `requires_grad`,
+`grad_fn` and `output_nr`, a version counter shared with views (`_vc`, [version, rebases]; None
+is version 0) and rare metadata (`_meta`). Methods needing the layers above are installed by
+`_views` and `_tensor_methods`."""
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 import weakref
@@ -58,44 +53,27 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self) -> int:
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return math.prod(self)
 
 
 class _Meta:
-    """Rarely used per-tensor autograd state."""
+    """Rarely used per-tensor autograd state; the class attributes are the defaults."""
 
-    __slots__ = ("grad", "retains_grad", "acc", "base", "replay", "no_grad_view", "view_rebases",
-                 "hooks", "post_hooks", "name", "multi_view", "inference")
-
-    def __init__(self):
-        self.view_rebases = 0
-        self.replay = ()
-        self.no_grad_view = False  # or the mode the view was made in: "no_grad", "inference"
-        self.grad = None
-        self.retains_grad = False
-        self.acc = None
-        self.base = None
-        self.hooks = None
-        self.post_hooks = None
-        self.name = None
-        self.multi_view = None
-        self.inference = False  # made in inference mode (or a view or detach of such a tensor)
+    grad = acc = base = hooks = post_hooks = name = multi_view = None
+    retains_grad = inference = False  # inference: made in inference mode (or a view of such)
+    no_grad_view = False  # or the mode the view was made in: "no_grad", "inference"
+    view_rebases = 0
+    replay = ()
 
 
 class TapeTrace(Trace):
-    """The trace every Tensor belongs to. `process_primitive` (installed by _tensor_methods:
-    _record.apply_primitive) runs the primitive eagerly on the arrays and records a node when
-    grad mode is on and an input requires grad."""
+    """The trace every Tensor belongs to (its process_primitive, _record.apply_primitive, is
+    installed by _tensor_methods)."""
 
     __slots__ = ()
 
     def pure(self, val):
-        if isinstance(val, Tensor):
-            return val
-        return wrap(np.asarray(val))
+        return val if isinstance(val, Tensor) else wrap(np.asarray(val))
 
     lift = pure
 
@@ -120,8 +98,7 @@ class Tensor(Tracer):
     _trace = TAPE  # every Tensor belongs to the tape (a class attribute: nothing to set)
     _retake_view = None  # installed by _views: a view's grad_fn taken again from its base
 
-    def __init__(self, *args):
-        # the legacy constructor torch.Tensor(data) / torch.Tensor(*sizes): float32
+    def __init__(self, *args):  # the legacy torch.Tensor(data) / torch.Tensor(*sizes)
         dt = _dtype.get_default_dtype().dtype
         if len(args) == 1 and not isinstance(args[0], int):
             value = np.array(getattr(args[0], "_value", args[0]), dtype=dt)
@@ -129,17 +106,12 @@ class Tensor(Tracer):
             value = np.zeros(tuple(args) if args else (0,), dt)
         _init(self, value, False, None, 0)
 
-    # --- what a functrans tracer must provide ------------------------------------------------
-
     @property
     def aval(self) -> ShapedArray:
-        v = self._value
-        return ShapedArray(v.shape, v.dtype)
+        return ShapedArray(self._value.shape, self._value.dtype)
 
     def concrete_value(self):
         return self._value
-
-    # --- shape and dtype ---------------------------------------------------------------------
 
     @property
     def shape(self) -> Size:
@@ -154,32 +126,20 @@ class Tensor(Tracer):
     def dtype(self) -> _dtype.dtype:
         return _dtype.from_numpy(self._value.dtype)
 
-    @property
-    def ndim(self) -> int:
-        return self._value.ndim
-
     def dim(self) -> int:
         return self._value.ndim
-
-    ndimension = dim
 
     def numel(self) -> int:
         return int(self._value.size)
 
-    nelement = numel
-
     def element_size(self) -> int:
         return self._value.itemsize
 
-    @property
-    def device(self) -> device:
-        return CPU
-
-    is_cuda = False
-    is_sparse = False
-    is_quantized = False
-    is_meta = False
-    is_nested = False
+    ndim = property(dim)
+    ndimension = dim
+    nelement = numel
+    device = property(lambda self: CPU)
+    is_cuda = is_sparse = is_quantized = is_meta = is_nested = False
     layout = "torch.strided"
 
     def is_floating_point(self) -> bool:
@@ -190,8 +150,6 @@ class Tensor(Tracer):
 
     def get_device(self) -> int:
         return -1
-
-    # --- autograd state ----------------------------------------------------------------------
 
     @property
     def requires_grad(self) -> bool:
@@ -220,11 +178,8 @@ class Tensor(Tracer):
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(flag)
 
-    @property
-    def _base(self):
-        """The tensor this one is a view of (None when it is not a view), as in PyTorch."""
-        m = self._meta
-        return None if m is None else m.base
+    # the tensor this one is a view of (None when it is not a view), as in PyTorch
+    _base = property(lambda self: None if self._meta is None else self._meta.base)
 
     @property
     def volatile(self) -> bool:
@@ -234,12 +189,10 @@ class Tensor(Tracer):
         return False
 
     def _is_view(self) -> bool:
-        """Whether this tensor is a view of another (its `_base`)."""
         return self._base is not None
 
-    @property
-    def is_leaf(self) -> bool:
-        return self._grad_fn is None
+    is_leaf = property(lambda self: self._grad_fn is None)
+    output_nr = property(lambda self: self._output_nr)
 
     @property
     def grad_fn(self):
@@ -247,10 +200,6 @@ class Tensor(Tracer):
         if m is not None and m.base is not None and self._vc[1] != m.view_rebases:
             self._retake_view()
         return self._grad_fn
-
-    @property
-    def output_nr(self) -> int:
-        return self._output_nr
 
     @property
     def _version(self) -> int:
@@ -268,8 +217,7 @@ class Tensor(Tracer):
     @property
     def grad(self):
         m = self._meta
-        if self._grad_fn is not None and (m is None or not m.retains_grad) and \
-                (m is None or m.grad is None):
+        if self._grad_fn is not None and (m is None or not m.retains_grad and m.grad is None):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return None if m is None else m.grad
 
@@ -347,9 +295,7 @@ class Tensor(Tracer):
         if self._grad_fn is not None and self._meta is not None and \
                 self._meta.base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self._grad_fn = None
-        self._output_nr = 0
-        self._requires_grad = False
+        self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
 
     @property
@@ -372,8 +318,6 @@ class Tensor(Tracer):
     def data(self):
         raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
-    # --- conversion to Python and numpy ------------------------------------------------------
-
     def item(self):
         v = self._value
         if v.size != 1:
@@ -391,11 +335,8 @@ class Tensor(Tracer):
         return self._value
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and MODE.enabled:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        return self._value if dtype is None else self._value.astype(dtype)
-
+        v = self.numpy()
+        return v if dtype is None else v.astype(dtype)
 
     # numpy sees a Tensor as PyTorch's does: as an array (refused while it requires grad), with
     # ufunc results wrapped back into tensors; not as a traced value to stage
@@ -473,7 +414,7 @@ class Tensor(Tracer):
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (self._value.copy(), self._requires_grad))
+        return (wrap, (self._value.copy(), self._requires_grad))
 
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
@@ -489,10 +430,6 @@ _OPERATOR_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": o
                     "true_divide": operator.truediv, "divide": operator.truediv,
                     "floor_divide": operator.floordiv, "remainder": operator.mod,
                     "power": operator.pow, "matmul": operator.matmul}
-
-
-def _rebuild(value, requires_grad):
-    return wrap(value, requires_grad)
 
 
 _NON_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
@@ -565,9 +502,7 @@ def _shared_vc(t):
 
 def accumulator(t) -> AccumulateGrad:
     """The leaf's AccumulateGrad node (held weakly by the leaf, strongly by the graph)."""
-    m = t._meta
-    if m is None:
-        m = t._meta = _Meta()
+    m = t._get_meta()
     acc = m.acc() if m.acc is not None else None
     if acc is None:
         acc = AccumulateGrad(t)

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import contextlib
 
-from functrans.torch._grad_mode import (  # noqa
-    _force_original_view_tracking,
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    set_grad_enabled,
-)
+from functrans.torch._grad_mode import (  # noqa: F401
+    _force_original_view_tracking, enable_grad, inference_mode, is_grad_enabled, no_grad,
+    set_grad_enabled)
 from functrans.torch._tensor import Tensor
 from functrans.torch.autograd import functional, graph  # noqa: F401
 from functrans.torch.autograd.function import (  # noqa: F401
-    Function,
-    FunctionCtx,
-    InplaceFunction,
-    NestedIOFunction,
-    once_differentiable,
-)
-from functrans.torch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+    Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable)
+from functrans.torch.autograd.gradcheck import (  # noqa: F401
+    GradcheckError, gradcheck, gradgradcheck)
 from functrans.torch.autograd._gradients import backward, grad  # noqa: F401
 
 class _VariableMeta(type):

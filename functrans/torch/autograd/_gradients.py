@@ -10,12 +10,8 @@ from functrans.torch._tensor import Tensor, wrap
 from functrans.torch.autograd.graph import GradientEdge
 
 
-def _tensors(x, what):
-    if isinstance(x, Tensor | GradientEdge):
-        return (x,)
-    if x is None:
-        return None
-    return tuple(x)
+def _tensors(x):
+    return (x,) if isinstance(x, Tensor | GradientEdge) else None if x is None else tuple(x)
 
 
 def _grads(grad_tensors, n, what):
@@ -32,17 +28,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of `tensors` into the `.grad` of the graph's leaves (or of
     `inputs` only)."""
-    tensors = _tensors(tensors, "tensors")
-    if grad_variables is not None:
-        grad_tensors = grad_variables
-    inputs = _tensors(inputs, "inputs")
+    tensors, inputs = _tensors(tensors), _tensors(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _grads(grad_tensors, len(tensors), "grad_tensors")
-    if retain_graph is None:
-        retain_graph = create_graph
+    grads = _grads(grad_tensors if grad_variables is None else grad_variables, len(tensors),
+                   "grad_tensors")
+    retain_graph = create_graph if retain_graph is None else retain_graph
     run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=inputs, accumulate=True)
+                 inputs=inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -58,13 +51,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                              allow_unused, materialize_grads)
-    outputs = _tensors(outputs, "outputs")
+    outputs = _tensors(outputs)
     if type(inputs) is dict:  # PyTorch answers a dict of inputs with a dict of gradients
         keys = list(inputs)
         return dict(zip(keys, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph,
                                    create_graph, only_inputs, allow_unused, is_grads_batched,
                                    materialize_grads)))
-    inputs = _tensors(inputs, "inputs")
+    inputs = _tensors(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
@@ -107,7 +100,7 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                   materialize_grads):
     """grad with is_grads_batched=True: one backward per entry of the grad_outputs' first
     dimension (PyTorch vmaps the backward), results stacked along a new first dimension."""
-    outs = _tensors(outputs, "outputs")
+    outs = _tensors(outputs)
     gos = _grads(grad_outputs, len(outs), "grad_outputs")
     batch = None
     for i, (o, g) in enumerate(zip(outs, gos)):
@@ -133,12 +126,12 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                  allow_unused=allow_unused)
             for b in range(batch)]
     result = []
-    for k, x in enumerate(_tensors(inputs, "inputs")):
+    for k, x in enumerate(_tensors(inputs)):
         col = [r[k] for r in rows]
         if col[0] is None:  # unused: materialized unbatched, as PyTorch does after its vmap
-            result.append(wrap(np.zeros(x._value.shape, x._value.dtype))
-                          if materialize_grads else None)
-            continue
-        st = stack(col)
-        result.append(st.view(tuple(st.shape)) if create_graph else st.detach())
+            st = wrap(np.zeros(x._value.shape, x._value.dtype)) if materialize_grads else None
+        else:
+            st = stack(col)
+            st = st.view(tuple(st.shape)) if create_graph else st.detach()
+        result.append(st)
     return tuple(result)

@@ -1,11 +1,6 @@
-"""`torch.autograd.Function`: user-defined forward and backward, recorded as one node.
-
-`apply` runs `forward` with grad mode off (combined `forward(ctx, ...)` style, or `forward(...)`
-followed by `setup_context(ctx, inputs, output)`), then makes the context object itself the
-`grad_fn` of the outputs (`<Name>Backward`), as PyTorch does. Its backward calls the user's
-`backward` with grad mode set to `create_graph`, so a differentiable backward (the seeds'
-MyCube) supports double backward, and `@once_differentiable` turns a second differentiation into
-PyTorch's error.
+"""`torch.autograd.Function`: user-defined forward and backward, recorded as one node whose
+`grad_fn` is the context object itself (`<Name>Backward`), as in PyTorch. The user's backward
+runs with grad mode set to `create_graph`, so a differentiable backward supports double backward.
 """
 
 from __future__ import annotations
@@ -58,19 +53,17 @@ class FunctionCtx:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         out = []
         for entry in saved:
-            if entry is None:
-                out.append(None)
-            elif entry[0] == "in":
+            if entry is not None and entry[0] == "in":
                 _, t, version = entry
                 cur = 0 if t._vc is None else t._vc[0]
                 if cur != version:
                     raise version_error(t._value, t.grad_fn, t._output_nr, cur, version)
-                out.append(t)
-            else:
+            elif entry is not None:
                 _, arr, vc, version, nr, differentiable = entry
                 if vc[0] != version:
                     raise version_error(arr, self, nr, vc[0], version)
-                out.append(wrap(arr, differentiable, self if differentiable else None, nr, vc))
+                t = wrap(arr, differentiable, self if differentiable else None, nr, vc)
+            out.append(None if entry is None else t)
         return tuple(out)
 
     @property
@@ -83,20 +76,12 @@ class FunctionCtx:
 class BackwardCFunction(FunctionCtx, Node):
     """The node of one `Function.apply`: also the `ctx` its forward and backward receive."""
 
-    _is_accumulate = False
+    _to_save = _saved = _dirty = _non_differentiable = needs_input_grad = ()
+    _materialize = True
 
     def __init__(self):
-        self._next = ()
-        self._seq = new_seq()
-        self._n_out = 0
-        self._pre_hooks = None
-        self._retains = None
-        self._to_save = ()
-        self._saved = ()
-        self._dirty = ()
-        self._non_differentiable = ()
-        self._materialize = True
-        self.needs_input_grad = ()
+        self._next, self._seq, self._n_out = (), new_seq(), 0
+        self._pre_hooks = self._retains = None
 
     def _release(self):
         if self._saved:
@@ -104,16 +89,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
     def _backward(self, buf, create_graph):
         grads = []
-        for g, meta in zip(buf, self._out_meta):
-            if meta is None:  # a non-tensor output
-                grads.append(None)
-                continue
-            if g is None:
-                if self._materialize:
-                    g = wrap(np.zeros(*meta))
-            elif not isinstance(g, Tensor):
+        for g, meta in zip(buf, self._out_meta):  # meta is None for a non-tensor output
+            if g is None and meta is not None and self._materialize:
+                g = wrap(np.zeros(*meta))
+            elif g is not None and not isinstance(g, Tensor):
                 g = wrap(np.asarray(g))
-            grads.append(g)
+            grads.append(None if meta is None else g)
         res = _user_backward(self._forward_cls)(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -249,29 +230,19 @@ class Function(_SingleLevelFunction):
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
         ctx = cls._backward_class()()
-        tensor_slots, edges, in_meta = [], [], []
-        for a in args:
-            if isinstance(a, Tensor):
-                tensor_slots.append(len(edges))
-                edges.append(a)
-                in_meta.append((a._value.shape, a._value.dtype))
-            else:
-                tensor_slots.append(None)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        slots = iter(range(len(tensors)))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         executable = MODE.enabled and any(ctx.needs_input_grad)
-        prev = MODE.enabled
-        MODE.enabled = False
-        try:
+        with no_grad():
             if separate:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
-        finally:
-            MODE.enabled = prev
-        ctx._arg_edges = tensor_slots
-        ctx._in_meta = in_meta
-        ctx._next = tuple(edge(t) if executable else None for t in edges)
+        ctx._arg_edges = [next(slots) if isinstance(a, Tensor) else None for a in args]
+        ctx._in_meta = [(t._value.shape, t._value.dtype) for t in tensors]
+        ctx._next = tuple(edge(t) if executable else None for t in tensors)
         return _wrap_outputs(ctx, args, outputs, executable)
 
 
@@ -298,14 +269,11 @@ def _wrap_outputs(ctx, args, outputs, executable):
         elif id(o) in input_ids:
             o = wrap(o._value, vc=_shared_vc(o))  # a view of the input, as PyTorch returns
         if differentiable:
-            o._requires_grad = True
-            o._grad_fn = ctx
-            o._output_nr = nr
+            o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
         elif executable and id(o) in dirty:
             o._grad_fn, o._requires_grad = None, False
         result.append(o)
-    ctx._n_out = len(meta)
-    ctx._out_meta = meta
+    ctx._n_out, ctx._out_meta = len(meta), meta
     ctx._saved = _save(ctx, originals, result, executable)
     for o in result:
         # a view modified in place (mark_dirty): its base's history records the change too
@@ -316,18 +284,17 @@ def _wrap_outputs(ctx, args, outputs, executable):
 
 
 def _save(ctx, originals, result, executable):
+    """ctx's saved tensors: ("out", array, version counter, version, output_nr, differentiable)
+    for its own outputs (no cycle through the graph), ("in", tensor, version) otherwise."""
     out_index = {id(o): k for k, o in originals}
-    tensors = result
     saved = []
     for t in ctx._to_save:
+        k = None if t is None else out_index.get(id(t))
         if t is None:
             saved.append(None)
-            continue
-        k = out_index.get(id(t))
-        if k is not None and tensors[k]._grad_fn is ctx:
-            out = tensors[k]
-            vc = _shared_vc(out)
-            saved.append(("out", out._value, vc, vc[0], k, executable))
+        elif k is not None and result[k]._grad_fn is ctx:
+            vc = _shared_vc(result[k])
+            saved.append(("out", result[k]._value, vc, vc[0], k, executable))
         else:
             if executable:
                 check_saveable(t)
@@ -341,16 +308,11 @@ class Error(Node):
     (PyTorch's DelayedError node): differentiating through it raises."""
 
     __slots__ = ("_msg",)
-    _is_accumulate = False
     _cpp_prefix = "torch::autograd::"
 
     def __init__(self, msg, n_out, edges):
-        self._msg = msg
-        self._next = tuple(edges)
-        self._n_out = n_out
-        self._seq = new_seq()
-        self._pre_hooks = None
-        self._retains = None
+        self._msg, self._next, self._n_out, self._seq = msg, tuple(edges), n_out, new_seq()
+        self._pre_hooks = self._retains = None
 
     def _backward(self, buf, create_graph):
         raise RuntimeError(self._msg)
@@ -365,18 +327,10 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        if not MODE.enabled:
-            return outputs
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        if not (MODE.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)):
             return outputs
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
-        fakes = []
-        for o in outs:
-            if isinstance(o, Tensor):
-                leaf = wrap(o._value, True)
-                fakes.append(edge(leaf))
-            else:
-                fakes.append(None)
+        fakes = [edge(wrap(o._value, True)) if isinstance(o, Tensor) else None for o in outs]
         err = Error(_ONCE_MSG, len(outs), fakes)
         wrapped = tuple(wrap(o._value, True, err, k) if isinstance(o, Tensor) else o
                         for k, o in enumerate(outs))

@@ -1,92 +1,36 @@
-"""torch.autograd.functional: vjp, jacobian and hessian of functions of tensors, built from
-`autograd.grad` (reverse mode, one row of the Jacobian per output element)."""
+"""torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp and hvp of functions of tensors,
+built from `autograd.grad` as PyTorch builds them (jvp and hvp by the double-backward trick)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-from functrans.torch._tensor import Tensor, wrap
 from functrans.torch._creation import zeros_like
 from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from functrans.torch._shape import stack
+from functrans.torch._tensor import Tensor, wrap
 from functrans.torch.autograd._gradients import grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
-
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), v^T J)."""
-    with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        outputs = func(*ins)
-        is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
-                                           "vjp")
-        _check_requires_grad(outs, "outputs", strict)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            v = _grad_preprocess(v, create_graph, need_graph=False)
-            _validate_v(v, outs, is_outputs_tuple)
-        elif len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the user-provided function "
-                               "returns a single Tensor with a single element.")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(outs, ins, v, create_graph=create_graph)
-        res = _fill_in_zeros(grads, ins, strict, create_graph, "back")
-    return (_unpack_one(_grad_postprocess(outs, create_graph), is_outputs_tuple),
-            _unpack_one(_grad_postprocess(res, create_graph), is_inputs_tuple))
-
-
-def _validate_v(v, other, is_other_tuple):
-    """PyTorch's check that v matches `other` (outputs for vjp, inputs for jvp/vhp/hvp)."""
-    if len(other) != len(v):
-        if is_other_tuple:
-            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
-                               f"{len(v)}.")
-        raise RuntimeError("The given v should contain a single Tensor.")
-    for idx, (el_v, el_other) in enumerate(zip(v, other)):
-        if el_v.size() != el_other.size():
-            prepend = f"Entry {idx} in " if is_other_tuple else ""
-            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but "
-                               f"got {el_v.size()}.")
-
-
-def _check_requires_grad(tensors, kind, strict):
-    """In strict mode, PyTorch's error for the first tensor that is None or does not require
-    grad; `kind` says which stage made them (outputs, grad_inputs, jacobian, hessian)."""
-    if not strict:
-        return
-    for i, t in enumerate(tensors):
-        if t is None:
-            raise RuntimeError(f"The output of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode.")
-        if t.requires_grad:
-            continue
-        if kind == "hessian":
-            raise RuntimeError(
-                f"The hessian of the user-provided function with respect to input {i} is "
-                "independent of the input. This is not allowed in strict mode. You should "
-                "ensure that your function is thrice differentiable and that the hessian "
-                "depends on the inputs.")
-        if kind == "jacobian":
-            raise RuntimeError(
-                "While computing the hessian, found that the jacobian of the user-provided "
-                f"function with respect to input {i} is independent of the input. This is not "
+# strict mode's errors: a tensor that does not require grad, by the stage that made it
+_NO_GRAD = {
+    "outputs": "Output {i} of the user-provided function does not require gradients. The "
+               "outputs must be computed in a differentiable manner from the input when running "
+               "in strict mode.",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the "
+                   "user-provided function. This is not allowed in strict mode.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided "
+                "function with respect to input {i} is independent of the input. This is not "
                 "allowed in strict mode. You should ensure that your function is twice "
                 "differentiable and that the jacobian depends on the inputs (this would be "
-                "violated by a linear function for example).")
-        if kind == "grad_inputs":
-            raise RuntimeError(
-                f"The gradient with respect to input {i} is independent of the inputs of the "
-                "user-provided function. This is not allowed in strict mode.")
-        raise RuntimeError(
-            f"Output {i} of the user-provided function does not require gradients. The outputs "
-            "must be computed in a differentiable manner from the input when running in strict "
-            "mode.")
-
-
+                "violated by a linear function for example).",
+    "hessian": "The hessian of the user-provided function with respect to input {i} is "
+               "independent of the input. This is not allowed in strict mode. You should ensure "
+               "that your function is thrice differentiable and that the hessian depends on the "
+               "inputs.",
+}
+# strict mode's errors: a gradient that is None, by the backward stage that found it
 _INDEPENDENT = {
     "back": "The output of the user-provided function is independent of input {i}. This is not "
             "allowed in strict mode.",
@@ -100,51 +44,12 @@ _INDEPENDENT = {
                          "prevents from using the double backward trick to replace forward "
                          "mode AD.",
 }
-
-
-def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    """Zeros (shaped like `refs`) for the None gradients, or in strict mode PyTorch's error
-    for the backward `stage` that found the independence."""
-    res = []
-    for i, g in enumerate(grads):
-        if g is None:
-            if strict:
-                raise RuntimeError(_INDEPENDENT[stage].format(i=i))
-            g = zeros_like(refs[i])
-        elif strict and create_graph and not g.requires_grad:
-            what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode when "
-                               "create_graph=True.")
-        res.append(g)
-    return tuple(res)
-
-
-def _grad_postprocess(ts, create_graph):
-    return tuple(ts) if create_graph else tuple(t.detach() for t in ts)
-
-
-def _unpack_one(ts, is_tuple):
-    return ts if is_tuple else ts[0]
-
-
-def _construct_standard_basis_for(tensors, tensor_numels):
-    """One (total numel, numel_i) block per tensor of the identity of size total numel, in
-    each tensor's dtype: the basis `jacobian(vectorize=True)` pushes through a backward pass."""
-    assert len(tensors) == len(tensor_numels) > 0
-    total = sum(tensor_numels)
-    chunks, start = [], 0
-    for t, n in zip(tensors, tensor_numels):
-        block = np.zeros((total, n), t._value.dtype)
-        block[start:start + n] = np.eye(n, dtype=t._value.dtype)
-        chunks.append(wrap(block))
-        start += n
-    return tuple(chunks)
-
-
 _STRATEGY_HINT = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
                   'your function has more outputs than inputs, "forward-mode" tends to be more '
                   'performant. Otherwise, prefer to use "reverse-mode".')
+_FORWARD_ONLY = ("torch.autograd.functional.jacobian: `{0}=True` and `strategy=\"forward-mode\"` "
+                 "are not supported together (yet). Please either set `{0}=False` or "
+                 "`strategy=\"reverse-mode\"`.")
 
 
 def _as_tuple(x, arg_name, fn_name):
@@ -166,6 +71,54 @@ def _grad_preprocess(inputs, create_graph, need_graph=True):
                  else x.detach().requires_grad_(need_graph) for x in inputs)
 
 
+def _inputs(inputs, create_graph, name):
+    is_tuple, ins = _as_tuple(inputs, "inputs", name)
+    return is_tuple, _grad_preprocess(ins, create_graph)
+
+
+def _outputs(outputs, strict, name):
+    is_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", name)
+    _check_requires_grad(outs, "outputs", strict)
+    return is_tuple, outs
+
+
+def _checked_v(v, other, is_other_tuple, create_graph, name):
+    """v as PyTorch checks it against `other` (outputs for vjp, inputs for jvp/vhp/hvp)."""
+    _, v = _as_tuple(v, "v", name)
+    v = _grad_preprocess(v, create_graph, need_graph=False)
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
+                               f"{len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if el_v.size() != el_other.size():
+            prepend = f"Entry {idx} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but "
+                               f"got {el_v.size()}.")
+    return v
+
+
+def _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name):
+    """v checked against the inputs (jvp, vhp, hvp), or None for a one-element input."""
+    if v is not None:
+        return _checked_v(v, ins, is_inputs_tuple, create_graph, name)
+    if len(ins) != 1 or ins[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                           "function is a single Tensor with a single element.")
+    return None
+
+
+def _check_requires_grad(tensors, kind, strict):
+    """In strict mode, PyTorch's error for the first tensor that is None or does not require
+    grad; `kind` says which stage made them."""
+    for i, t in enumerate(tensors if strict else ()):
+        if t is None:
+            raise RuntimeError(_INDEPENDENT["back"].format(i=i))
+        if not t.requires_grad:
+            raise RuntimeError(_NO_GRAD[kind].format(i=i))
+
+
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
     """autograd.grad of the outputs that require grad (None for every input if none does)."""
     if grad_outputs is None:
@@ -177,10 +130,59 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
                 create_graph=create_graph, allow_unused=True)
 
 
-def _unpack(res, is_outputs_tuple, is_inputs_tuple):
-    if not is_inputs_tuple:
-        res = tuple(r[0] for r in res)
-    return res if is_outputs_tuple else res[0]
+def _last_backward(outputs, inputs, v, refs, strict, create_graph, stage):
+    """The last backward pass (grad mode on under create_graph): zeros like `refs` for None
+    gradients or, in strict mode, PyTorch's error for the `stage` that found them."""
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        res = []
+        for i, g in enumerate(_autograd_grad(outputs, inputs, v, create_graph=create_graph)):
+            if g is None:
+                if strict:
+                    raise RuntimeError(_INDEPENDENT[stage].format(i=i))
+                g = zeros_like(refs[i])
+            elif strict and create_graph and not g.requires_grad:
+                what = "hessian" if "double" in stage else "jacobian"
+                raise RuntimeError(f"The {what} of the user-provided function is independent of "
+                                   f"input {i}. This is not allowed in strict mode when "
+                                   "create_graph=True.")
+            res.append(g)
+    return tuple(res)
+
+
+def _result(ts, is_tuple, create_graph):
+    ts = tuple(ts) if create_graph else tuple(t.detach() for t in ts)
+    return ts if is_tuple else ts[0]
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T J)."""
+    with enable_grad():
+        is_inputs_tuple, ins = _inputs(inputs, create_graph, "vjp")
+        is_outputs_tuple, outs = _outputs(func(*ins), strict, "vjp")
+        if v is not None:
+            v = _checked_v(v, outs, is_outputs_tuple, create_graph, "vjp")
+        elif len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function "
+                               "returns a single Tensor with a single element.")
+    res = _last_backward(outs, ins, v, ins, strict, create_graph, "back")
+    return (_result(outs, is_outputs_tuple, create_graph),
+            _result(res, is_inputs_tuple, create_graph))
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J v), by the double-backward trick PyTorch uses: J v is the gradient,
+    with respect to a dummy cotangent u, of u^T J applied to v."""
+    with enable_grad():
+        is_inputs_tuple, ins = _inputs(inputs, create_graph, "jvp")
+        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "jvp")
+        is_outputs_tuple, outs = _outputs(func(*ins), strict, "jvp")
+        # u^T J is linear in u: any finite u gives the same second backward
+        us = tuple(zeros_like(o, requires_grad=True) for o in outs)
+        grad_inputs = _autograd_grad(outs, ins, us, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+    res = _last_backward(grad_inputs, us, v, outs, strict, create_graph, "back_trick")
+    return (_result(outs, is_outputs_tuple, create_graph),
+            _result(res, is_outputs_tuple, create_graph))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -189,7 +191,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     element (`vectorize` and forward-mode give the same values the same way)."""
     is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
     jac, is_outputs_tuple = _jacobian(func, ins, create_graph, strict, vectorize, strategy)
-    return _unpack(jac, is_outputs_tuple, is_inputs_tuple)
+    if not is_inputs_tuple:
+        jac = tuple(r[0] for r in jac)
+    return jac if is_outputs_tuple else jac[0]
 
 
 def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_graph=False):
@@ -199,17 +203,10 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
         raise AssertionError(_STRATEGY_HINT)
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `create_graph=True` and "
-                '`strategy="forward-mode"` are not supported together (yet). Please either set '
-                '`create_graph=False` or `strategy="reverse-mode"`.')
+            raise NotImplementedError(_FORWARD_ONLY.format("create_graph"))
         if strict:
-            raise RuntimeError(
-                "torch.autograd.functional.jacobian: `strict=True` and "
-                '`strategy="forward-mode"` are not supported together (yet). Please either set '
-                '`strict=False` or `strategy="reverse-mode"`.')
-        if not vectorize:
-            # sic: PyTorch's message lacks the space
+            raise RuntimeError(_FORWARD_ONLY.format("strict"))
+        if not vectorize:  # sic: PyTorch's message lacks the space
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                       "Hessian isonly implemented for `vectorize=True`.")
         # PyTorch's forward tangents have history when the primal computation has: keep the
@@ -221,10 +218,7 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
         return jac, is_outputs_tuple
     with enable_grad():
         ins = _grad_preprocess(ins, create_graph)
-        outputs = func(*ins)
-        is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
-                                           "jacobian")
-        _check_requires_grad(outs, "outputs", strict)
+        is_outputs_tuple, outs = _outputs(func(*ins), strict, "jacobian")
         if vectorize and strict:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                "`vectorized=True` are not supported together. Please either set "
@@ -247,20 +241,27 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
                                            f"independent of input {i}. This is not allowed in "
                                            "strict mode when create_graph=True.")
                     rows[k].append(g)
-            jac.append(tuple(
-                stack(r, 0).view(tuple(out.shape) + tuple(x.shape)) if r
-                else zeros_like(x).reshape(tuple(out.shape) + tuple(x.shape))
-                for r, x in zip(rows, ins)))
+            shapes = [tuple(out.shape) + tuple(x.shape) for x in ins]
+            jac.append(tuple(stack(r, 0).view(s) if r else zeros_like(x).reshape(s)
+                             for r, x, s in zip(rows, ins, shapes)))
     if not create_graph:
         jac = [tuple(t.detach() for t in row) for row in jac]
     return tuple(jac), is_outputs_tuple
 
 
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """One (total numel, numel_i) block per tensor of the identity of size total numel, in
+    each tensor's dtype (PyTorch's private helper, which its tests call)."""
+    assert len(tensors) == len(tensor_numels) > 0
+    starts = np.cumsum((0, *tensor_numels))
+    return tuple(wrap(np.ascontiguousarray(np.eye(starts[-1], dtype=t._value.dtype)[:, a:b]))
+                 for t, a, b in zip(tensors, starts, starts[1:]))
+
+
 def _forward_layout(j, x):
     """J (out.shape + x.shape) recomposed as PyTorch's forward mode builds it: one tangent per
     input element, then permute and reshape."""
-    n_out = j.ndim - x.ndim
-    out_shape = tuple(j.shape[:n_out])
+    out_shape = tuple(j.shape[:j.ndim - x.ndim])
     tangents = j.reshape(-1, x.numel()).t().contiguous().view((x.numel(),) + out_shape)
     return tangents.permute(*range(1, tangents.ndim), 0).reshape(out_shape + tuple(x.shape))
 
@@ -273,7 +274,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def single_output(*xs):
-        return _scalar_function_outputs(func, xs, strict, "hessian")[0].squeeze()
+        return _scalar_outputs(func(*xs), strict, "hessian")[0].squeeze()
 
     def jac_func(*xs):
         if outer_jacobian_strategy == "forward-mode":
@@ -284,48 +285,11 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     res, _ = _jacobian(jac_func, ins, create_graph, strict, vectorize, outer_jacobian_strategy,
                        tangent_graph=True)
-    return _unpack(res, is_inputs_tuple, is_inputs_tuple)
+    return res if is_inputs_tuple else res[0][0]
 
 
-def _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name):
-    """v checked against the inputs (jvp, vhp, hvp), or None for a one-element input."""
-    if v is not None:
-        _, v = _as_tuple(v, "v", name)
-        v = _grad_preprocess(v, create_graph, need_graph=False)
-        _validate_v(v, ins, is_inputs_tuple)
-        return v
-    if len(ins) != 1 or ins[0].numel() != 1:
-        raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                           "function is a single Tensor with a single element.")
-    return None
-
-
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), J v), by the double-backward trick PyTorch uses: J v is the gradient,
-    with respect to a dummy cotangent u, of u^T J applied to v."""
-    with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "jvp")
-        outputs = func(*ins)
-        is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function",
-                                           "jvp")
-        _check_requires_grad(outs, "outputs", strict)
-        # u^T J is linear in u: any finite u gives the same second backward
-        us = tuple(zeros_like(o, requires_grad=True) for o in outs)
-        grad_inputs = _autograd_grad(outs, ins, us, create_graph=True)
-        _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True) if create_graph else contextlib.nullcontext():
-        grads = _autograd_grad(grad_inputs, us, v, create_graph=create_graph)
-        res = _fill_in_zeros(grads, outs, strict, create_graph, "back_trick")
-    return (_unpack_one(_grad_postprocess(outs, create_graph), is_outputs_tuple),
-            _unpack_one(_grad_postprocess(res, create_graph), is_outputs_tuple))
-
-
-def _scalar_function_outputs(func, ins, strict, name):
-    outputs = func(*ins)
-    is_outputs_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", name)
-    _check_requires_grad(outs, "outputs", strict)
+def _scalar_outputs(outputs, strict, name):
+    is_outputs_tuple, outs = _outputs(outputs, strict, name)
     if is_outputs_tuple:
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outs[0].numel() != 1:
@@ -336,10 +300,9 @@ def _scalar_function_outputs(func, ins, strict, name):
 
 def _gradient_of_scalar(func, inputs, v, create_graph, strict, name):
     """(is_inputs_tuple, inputs, v, outputs, gradient) of a scalar function, with its graph."""
-    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", name)
-    ins = _grad_preprocess(ins, create_graph, need_graph=True)
+    is_inputs_tuple, ins = _inputs(inputs, create_graph, name)
     v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name)
-    outs = _scalar_function_outputs(func, ins, strict, name)
+    outs = _scalar_outputs(func(*ins), strict, name)
     jac = _autograd_grad(outs, ins, create_graph=True)
     _check_requires_grad(jac, "jacobian", strict)
     return is_inputs_tuple, ins, v, outs, jac
@@ -350,11 +313,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, ins, v, outs, jac = _gradient_of_scalar(func, inputs, v, create_graph,
                                                                  strict, "vhp")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(jac, ins, v, create_graph=create_graph)
-        res = _fill_in_zeros(grads, ins, strict, create_graph, "double_back")
-    return (_grad_postprocess(outs, create_graph)[0],
-            _unpack_one(_grad_postprocess(res, create_graph), is_inputs_tuple))
+    res = _last_backward(jac, ins, v, ins, strict, create_graph, "double_back")
+    return _result(outs, False, create_graph), _result(res, is_inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -365,8 +325,5 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_jac = tuple(zeros_like(x, requires_grad=True) for x in ins)
         double_back = _autograd_grad(jac, ins, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        res = _fill_in_zeros(grads, ins, strict, create_graph, "double_back_trick")
-    return (_grad_postprocess(outs, create_graph)[0],
-            _unpack_one(_grad_postprocess(res, create_graph), is_inputs_tuple))
+    res = _last_backward(double_back, grad_jac, v, ins, strict, create_graph, "double_back_trick")
+    return _result(outs, False, create_graph), _result(res, is_inputs_tuple, create_graph)

@@ -1,9 +1,5 @@
-"""gradcheck and gradgradcheck: autograd's Jacobians against central finite differences.
-
-The analytical Jacobian is built row by row with `autograd.grad` and one-hot output
-gradients; the numerical one column by column, perturbing each input element by +-eps in place.
-They must agree elementwise within `atol + rtol * |numerical|`.
-"""
+"""gradcheck and gradgradcheck: autograd's Jacobians (one backward per output element) against
+central finite differences (each input element perturbed in place by +-eps)."""
 
 from __future__ import annotations
 
@@ -37,6 +33,13 @@ If the test
 - is a Module test (e.g., in common_nn.py), then modify the corresponding
   module_test entry to have `gradcheck_nondet_tol=<tol>`
 """
+_UNDEFINED_NOTE = 'Please look at "Notes about undefined output gradients" in ' \
+    '"tools/autograd/derivatives.yaml"'
+_PRIVATE_API = (
+    "`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+    "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+    "specific use for this or feature request for this to be a stable API, please file us an "
+    "issue at https://github.com/pytorch/pytorch/issues/new")
 
 
 class GradcheckError(RuntimeError):
@@ -54,14 +57,20 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, tuple | list) else (x,)
 
 
-def _differentiable(outputs):
-    return tuple(o for o in outputs if isinstance(o, Tensor) and o.requires_grad)
+def _outputs(outputs, differentiable=True):
+    """The tensor outputs (those requiring grad, when `differentiable`)."""
+    return [o for o in _as_tuple(outputs) if isinstance(o, Tensor)
+            and (o.requires_grad or not differentiable)]
+
+
+def _diff_indices(inputs):
+    return [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
 
 def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
     """jac[o][j]: (numel of input j, numel of output o), by central differences."""
-    jac = [[None] * len(diff_idx) for _ in out_sizes]
-    for jj, j in enumerate(diff_idx):
+    jac = [[] for _ in out_sizes]
+    for j in diff_idx:
         x = inputs[j]._value
         flat = x.reshape(-1)
         if not np.shares_memory(flat, x):
@@ -69,51 +78,42 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
         cols = [np.zeros((x.size, n), np.float64) for n in out_sizes]
         for k in range(x.size):
             orig = flat[k].copy()
-            # outputs are copied at once: one may alias the input being perturbed
-            flat[k] = orig - eps
-            minus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
-            flat[k] = orig + eps
-            plus_t = [np.array(o._value) for o in _tensor_outputs(func(*inputs))]
+            sides = []
+            for value in (orig - eps, orig + eps):
+                flat[k] = value  # outputs are copied at once: one may alias the input
+                sides.append([np.array(o._value) for o in _outputs(func(*inputs), False)])
             flat[k] = orig
-            _check_same_outputs(minus_t, plus_t, tuple(int(i) for i in np.unravel_index(
-                k, x.shape)), eps)
-            minus = [m.astype(np.float64).reshape(-1) for m in minus_t]
-            plus = [p.astype(np.float64).reshape(-1) for p in plus_t]
-            for o, (p, m) in enumerate(zip(plus, minus)):
-                cols[o][k] = (p - m) / (2 * eps)
-        for o in range(len(out_sizes)):
-            jac[o][jj] = cols[o]
+            _check_same_outputs(*sides, tuple(int(i) for i in np.unravel_index(k, x.shape)), eps)
+            for o, (m, p) in enumerate(zip(*sides)):
+                cols[o][k] = (p.astype(np.float64).reshape(-1) -
+                              m.astype(np.float64).reshape(-1)) / (2 * eps)
+        for o, col in enumerate(cols):
+            jac[o].append(col)
     return jac
 
 
 def _check_same_outputs(first, second, idx, eps):
     """PyTorch's check that perturbing an input changes no output's shape or dtype."""
     for a, b in zip(first, second):
-        if a.shape != b.shape:
-            raise AssertionError(
-                f"Expected `func` to return outputs with the same shape when inputs are "
-                f"perturbed on index {idx} by {eps}, but got: shapes {Size(a.shape)} and "
-                f"{Size(b.shape)}.")
-        if a.dtype != b.dtype:
-            raise AssertionError(
-                f"Expected `func` to return outputs with the same dtype when inputs are "
-                f"perturbed on index {idx} by {eps}, but got: dtypes {from_numpy(a.dtype)} and "
-                f"{from_numpy(b.dtype)}.")
-
-
-def _tensor_outputs(outputs):
-    return [o for o in _as_tuple(outputs) if isinstance(o, Tensor)]
+        for what, x, y, show in (("shape", a.shape, b.shape, Size),
+                                 ("dtype", a.dtype, b.dtype, from_numpy)):
+            if x != y:
+                raise AssertionError(
+                    f"Expected `func` to return outputs with the same {what} when inputs are "
+                    f"perturbed on index {idx} by {eps}, but got: {what}s {show(x)} and "
+                    f"{show(y)}.")
 
 
 def _analytical_jacobians(outputs, inputs, diff_idx):
     diff_inputs = [inputs[j] for j in diff_idx]
     jac = []
     for o in outputs:
-        rows = [np.zeros((inputs[j]._value.size, o._value.size), np.float64) for j in diff_idx]
-        for m in range(o._value.size):
-            onehot = np.zeros(o._value.size, o._value.dtype)
+        v = o._value
+        rows = [np.zeros((x._value.size, v.size), np.float64) for x in diff_inputs]
+        for m in range(v.size):
+            onehot = np.zeros(v.size, v.dtype)
             onehot[m] = 1
-            gs = grad(o, diff_inputs, wrap(onehot.reshape(o._value.shape)), retain_graph=True,
+            gs = grad(o, diff_inputs, wrap(onehot.reshape(v.shape)), retain_graph=True,
                       allow_unused=True)
             for r, g in zip(rows, gs):
                 if g is not None:
@@ -122,8 +122,8 @@ def _analytical_jacobians(outputs, inputs, diff_idx):
     return jac
 
 
-def _jac_str(a):
-    return tensor_repr(wrap(a))
+def _reentrant(first, second, nondet_tol) -> bool:
+    return all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol for a, b in zip(first, second))
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -138,7 +138,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     True
     """
     inputs = _as_tuple(inputs)
-    diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    diff_idx = _diff_indices(inputs)
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
                          "none of them have requires_grad=True.")
@@ -151,64 +151,50 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
                              "to be True")
-    all_outputs = _tensor_outputs(func(*inputs))
-    outputs = _differentiable(all_outputs)
-    if not outputs:
-        # no differentiable output: the numerical gradient must be zero
-        numerical = _numerical_jacobians(func, inputs, diff_idx,
-                                         [o._value.size for o in all_outputs], eps)
+    all_outputs = _outputs(func(*inputs), False)
+    outputs = [o for o in all_outputs if o.requires_grad]
+    numerical = _numerical_jacobians(func, inputs, diff_idx,
+                                     [o._value.size for o in outputs or all_outputs], eps)
+    if not outputs:  # no differentiable output: the numerical gradient must be zero
         zero = not any(np.any(j != 0) for row in numerical for j in row)
         return zero or _fail(raise_exception, "Numerical gradient for function expected to be "
                              "zero")
-    numerical = _numerical_jacobians(func, inputs, diff_idx,
-                                     [o._value.size for o in outputs], eps)
     analytical = _analytical_jacobians(outputs, inputs, diff_idx)
-    for o in range(len(outputs)):
-        for jj, j in enumerate(diff_idx):
-            a, n = analytical[o][jj], numerical[o][jj]
+    for o, (a_row, n_row) in enumerate(zip(analytical, numerical)):
+        for j, a, n in zip(diff_idx, a_row, n_row):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(raise_exception, f"Jacobian mismatch for output {o} with respect to "
-                             f"input {j},\nnumerical:{_jac_str(n)}\nanalytical:{_jac_str(a)}\n")
+                             f"input {j},\nnumerical:{tensor_repr(wrap(n))}\n"
+                             f"analytical:{tensor_repr(wrap(a))}\n")
     # PyTorch computes the analytical Jacobian twice: a backward giving different values for
     # the same input and grad_output is "not reentrant" (nondeterministic)
     again = _analytical_jacobians(outputs, inputs, diff_idx)
-    for first, second in zip(analytical, again):
-        for a1, a2 in zip(first, second):
-            if a1.size and np.max(np.abs(a1 - a2)) > nondet_tol:
-                return _fail(
-                    raise_exception, "Backward is not reentrant, i.e., running backward with same "
-                    "input and grad_output multiple times gives different values, although "
-                    "analytical gradient matches numerical gradient.The tolerance for "
-                    f"nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
-    if check_backward_ad and not _check_mul_by_grad_output(outputs, inputs, diff_idx,
-                                                           raise_exception):
-        return False
-    if check_undefined_grad and check_backward_ad:
-        if not _check_undefined_grad(func, inputs, diff_idx, raise_exception):
-            return False
-    return True
-
-
-def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
-    """PyTorch's check that backward is linear in grad_output: zero in, zero out."""
+    if not all(_reentrant(a, b, nondet_tol) for a, b in zip(analytical, again)):
+        return _fail(raise_exception, "Backward is not reentrant, i.e., running backward with "
+                     "same input and grad_output multiple times gives different values, although "
+                     "analytical gradient matches numerical gradient.The tolerance for "
+                     f"nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
+    if not check_backward_ad:
+        return True
+    # backward is linear in grad_output: zero in, zero out
     gis = grad(outputs, [inputs[j] for j in diff_idx], [zeros_like(o) for o in outputs],
                allow_unused=True)
-    for gi in gis:
-        if gi is not None and np.any(gi._value != 0):
-            return _fail(raise_exception, "backward not multiplied by grad_output")
-    return True
+    if any(gi is not None and np.any(gi._value != 0) for gi in gis):
+        return _fail(raise_exception, "backward not multiplied by grad_output")
+    return not check_undefined_grad or _check_undefined_grad(func, inputs, diff_idx,
+                                                             raise_exception)
+
+
+class UndefinedGrad(Node):
+    """A node whose backward gives an undefined gradient (PyTorch's UndefinedGrad)."""
+
+    __slots__ = ()
+
+    def _backward(self, buf, create_graph):
+        return [None]
 
 
 def _undefined(t):
-    """t through a node whose backward gives an undefined gradient (PyTorch's UndefinedGrad)."""
-
-    class UndefinedGrad(Node):
-        __slots__ = ()
-        _is_accumulate = False
-
-        def _backward(self, buf, create_graph):
-            return [None]
-
     node = UndefinedGrad()
     node._next, node._n_out, node._seq = (edge(t),), 1, new_seq()
     node._pre_hooks = node._retains = None
@@ -234,50 +220,39 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
             warn_bc_breaking()
             if not raise_exception:
                 return False
-            raise GradcheckError(
-                "Expected backward function to handle undefined output grads. Please look at "
-                '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
-            ) from e
-        for gi in gis:
-            if gi is not None and np.any(gi._value != 0):
-                warn_bc_breaking()
-                return _fail(
-                    raise_exception, "Expected all input grads to be undefined or zero when all "
-                    'output grads are undefined or zero. Please look at "Notes about undefined '
-                    'output gradients" in "tools/autograd/derivatives.yaml"')
+            raise GradcheckError("Expected backward function to handle undefined output grads. "
+                                 + _UNDEFINED_NOTE) from e
+        if any(gi is not None and np.any(gi._value != 0) for gi in gis):
+            warn_bc_breaking()
+            return _fail(raise_exception, "Expected all input grads to be undefined or zero when "
+                         "all output grads are undefined or zero. " + _UNDEFINED_NOTE)
         return True
 
-    outs = _differentiable(_tensor_outputs(func(*inputs)))
+    outs = _outputs(func(*inputs))
     cases = [[_undefined(o) for o in outs]]
-    if len(outs) > 1:
-        for k in range(len(outs)):
-            again = _differentiable(_tensor_outputs(func(*inputs)))
-            cases.append([_undefined(o) if i == k else o for i, o in enumerate(again)])
+    for k in range(len(outs) if len(outs) > 1 else 0):
+        cases.append([_undefined(o) if i == k else o
+                      for i, o in enumerate(_outputs(func(*inputs)))])
     return all(check(c) for c in cases)
 
 
-_PRIVATE_API = (
-    "`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
-    "deprecating it and it will be removed in a future version of PyTorch. If you have a "
-    "specific use for this or feature request for this to be a stable API, please file us an "
-    "issue at https://github.com/pytorch/pytorch/issues/new")
+def _deprecated(name, grad_out):
+    warnings.warn(_PRIVATE_API.format(name=name), FutureWarning, stacklevel=3)
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of "
+                         "grad_out != 1.0.")
 
 
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     """The finite-difference Jacobians of fn's first output (fn takes the inputs as one
-    tuple), one (input numel, output numel) tensor per input requiring grad (deprecated in
-    PyTorch, kept for old tests)."""
-    warnings.warn(_PRIVATE_API.format(name="get_numerical_jacobian"), FutureWarning,
-                  stacklevel=2)
-    if grad_out != 1.0:
-        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer "
-                         "supports values of grad_out != 1.0.")
+    tuple), one (input numel, output numel) tensor per input requiring grad (deprecated)."""
+    _deprecated("get_numerical_jacobian", grad_out)
     inputs = _as_tuple(inputs)
     targets = _as_tuple(target) if target is not None else inputs
-    diff = [t for t in targets if isinstance(t, Tensor) and t.requires_grad]
+    diff = [targets[i] for i in _diff_indices(targets)]
 
     def first_output(*_):  # the targets are perturbed in place; fn reads them from inputs
-        return _tensor_outputs(fn(inputs))[0]
+        return _outputs(fn(inputs), False)[0]
     out = first_output()._value
     jac = _numerical_jacobians(first_output, diff, range(len(diff)), [out.size], eps)[0]
     return tuple(wrap(j.astype(out.dtype)) for j in jac)
@@ -285,24 +260,16 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
 
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
     """(Jacobians, reentrant, sizes_ok, types_ok) of `output` with respect to the inputs that
-    require grad, by backward passes, computed twice to detect nondeterminism (deprecated in
-    PyTorch, kept for old tests)."""
-    warnings.warn(_PRIVATE_API.format(name="get_analytical_jacobian"), FutureWarning,
-                  stacklevel=2)
-    if grad_out != 1.0:
-        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer "
-                         "supports values of grad_out != 1.0.")
+    require grad, computed twice to detect nondeterminism (deprecated)."""
+    _deprecated("get_analytical_jacobian", grad_out)
     if output.is_complex():
         raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
                          "supports functions that return complex outputs.")
     inputs = _as_tuple(inputs)
-    diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
-    first = _analytical_jacobians([output], inputs, diff_idx)[0]
-    second = _analytical_jacobians([output], inputs, diff_idx)[0]
-    reentrant = all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
-                    for a, b in zip(first, second))
+    diff_idx = _diff_indices(inputs)
+    first, second = (_analytical_jacobians([output], inputs, diff_idx)[0] for _ in range(2))
     jacs = tuple(wrap(a.astype(inputs[j]._value.dtype)) for a, j in zip(first, diff_idx))
-    return jacs, reentrant, True, True
+    return jacs, _reentrant(first, second, nondet_tol), True, True
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -313,20 +280,18 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     """gradcheck of the gradient itself: second derivatives against finite differences of the
     first (through `create_graph=True`)."""
     inputs = _as_tuple(inputs)
-    outputs = _differentiable(_tensor_outputs(func(*inputs)))
-    if grad_outputs is None:        # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
+    outputs = _outputs(func(*inputs))
+    if grad_outputs is None:  # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
         g = _random.default_generator
-        grad_outputs = tuple(
-            wrap(_random.uniform(g, o._value.size, o._value.dtype, -1.0, 1.0).reshape(
-                o._value.shape), True)
-            for o in outputs)
+        grad_outputs = tuple(wrap(_random.uniform(g, o._value.size, o._value.dtype, -1.0, 1.0)
+                                  .reshape(o._value.shape), True) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)
 
     def new_func(*args):
         input_args, gos = args[:-n_out], args[-n_out:]
-        outs = _differentiable(_tensor_outputs(func(*input_args)))
-        diff = tuple(x for x in input_args if isinstance(x, Tensor) and x.requires_grad)
+        outs = _outputs(func(*input_args))
+        diff = tuple(input_args[i] for i in _diff_indices(input_args))
         gis = grad(outs, diff, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gis if g is not None)
 

@@ -1,11 +1,5 @@
-"""torch.autograd.graph: the graph's node type, gradient edges, and version bumps.
-
-`Node` is the base class of every `grad_fn` (so `isinstance(t.grad_fn, Node)` holds), with
-`name()`, `next_functions`, `register_hook` and `register_prehook`. A `GradientEdge` names one
-input slot of a node; `autograd.grad` and `autograd.backward` accept one wherever they accept an
-input tensor, and give the gradient flowing along that edge, even after the tensor it came from
-was changed in place.
-"""
+"""torch.autograd.graph: `Node` (the base of every grad_fn), `GradientEdge` (one input slot of a
+node, accepted by autograd.grad and backward wherever a tensor is) and version bumps."""
 
 from __future__ import annotations
 
