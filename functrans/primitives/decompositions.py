@@ -345,9 +345,9 @@ def _lu_abstract(a):
             ShapedArray((*batch, m), np.dtype(np.int32))]
 
 
-def pivots_to_permutation(pivots, m: int):
-    """The row permutation (int32, length m) that LAPACK's row swaps `pivots` apply, for a
-    concrete stack of pivots: row i was swapped with row pivots[i], in order."""
+def _pivots_to_permutation(pivots, m: int):
+    """The row permutation (int32, length m) that LAPACK's row swaps `pivots` apply: row i was
+    swapped with row pivots[i], in order."""
     pivots = np.asarray(pivots)
     perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*pivots.shape[:-1], m)).copy()
     flat_perm, flat_piv = perm.reshape(-1, m), pivots.reshape(-1, pivots.shape[-1])
@@ -392,7 +392,7 @@ def _lu_impl(a):
         pivots = np.stack([f[1] for f in facts]).reshape(*batch, min(m, n)).astype(np.int32)
     else:
         packed, pivots = _lu_numpy(a)
-    return [packed, pivots, pivots_to_permutation(pivots, m)]
+    return [packed, pivots, _pivots_to_permutation(pivots, m)]
 
 
 def _lu_jvp(primals, tangents):
@@ -437,3 +437,31 @@ def _rect_mask(m, n, dtype, *, lower):
 lu_p = define("lu", impl=_lu_impl, abstract=_lu_abstract, jvp=_lu_jvp,
               multiple_results=True, torch_name="LinalgLuBackward0")
 lu_p.rules["batch"] = _one_matrix_batch(lu_p)
+
+
+# --- lu_pivots_to_permutation -----------------------------------------------------------------
+
+def lu_pivots_to_permutation(pivots, *, permutation_size: int):
+    """The row permutation (int32) that LAPACK's row swaps `pivots` (..., k) apply to
+    `permutation_size` rows: a[..., perm, :] = L @ U for lu's pivots."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _pivots_abstract(pivots, *, permutation_size):
+    if pivots.ndim < 1 or pivots.dtype.kind not in "iu":
+        raise DTypeError(f"lu_pivots_to_permutation: needs integer pivots (..., k), got "
+                         f"{pivots.dtype.name}{list(pivots.shape)} (lu_factor's second "
+                         "result).")
+    if pivots.shape[-1] > permutation_size:
+        raise ShapeError(f"lu_pivots_to_permutation: {pivots.shape[-1]} pivots for "
+                         f"{permutation_size} rows; there is one pivot per row at most.")
+    return ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))
+
+
+lu_pivots_to_permutation_p = define(
+    "lu_pivots_to_permutation",
+    impl=lambda pivots, *, permutation_size: _pivots_to_permutation(pivots, permutation_size),
+    abstract=_pivots_abstract)
+lu_pivots_to_permutation_p.rules["jvp"] = zero_jvp(lu_pivots_to_permutation_p)
+lu_pivots_to_permutation_p.rules["batch"] = lambda vals, dims, **params: (
+    lu_pivots_to_permutation(moveaxis(vals[0], dims[0], 0), **params), 0)
