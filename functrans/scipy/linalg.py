@@ -14,12 +14,14 @@ array([1., 2.])
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
+from functrans.numpy._results import return_arrays
 from functrans.primitives import decompositions as D
 from functrans.primitives import matrix_functions as M
 from functrans.primitives import square_matrices as P
@@ -268,3 +270,7 @@ def block_diag(*arrs: Any):
         rows.append(pad(x, zero, [(0, 0, 0), (col, width - col - c, 0)]))
         col += c
     return concatenate(rows, 0)
+
+
+# results follow the inputs' array library (dask, CuPy), as functrans.numpy's do
+return_arrays(sys.modules[__name__], __all__)
