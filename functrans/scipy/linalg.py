@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from functrans.core.ownership import unaliased
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.numpy._results import return_arrays
@@ -269,7 +270,8 @@ def block_diag(*arrs: Any):
         x = reshape(x, (r, c))
         rows.append(pad(x, zero, [(0, 0, 0), (col, width - col - c, 0)]))
         col += c
-    return concatenate(rows, 0)
+    # one block with nothing around it would come back as (a view of) the caller's array
+    return unaliased([concatenate(rows, 0)], blocks)[0]
 
 
 # results follow the inputs' array library (dask, CuPy), as functrans.numpy's do
