@@ -500,6 +500,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """
     from functrans.numpy import _elementwise as _E
     from functrans.numpy import _reductions as _R
+    from functrans.numpy._shape import expand_dims
     if rtol is not None and tol is not None:
         raise ValueError("matrix_rank: `tol` and `rtol` can't be both set; pass one.")
     A = asarray(A)
@@ -509,10 +510,10 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     s, = svd_p(A, compute_uv=False)
     if tol is None:
         rtol = max(A.shape[-2:]) * float(np.finfo(s.dtype).eps) if rtol is None else \
-            _E.expand_dims(asarray(rtol), -1)
+            expand_dims(asarray(rtol), -1)
         tol = _R.max(s, axis=-1, keepdims=True, initial=0) * rtol
     else:
-        tol = _E.expand_dims(asarray(tol), -1)
+        tol = expand_dims(asarray(tol), -1)
     return _R.count_nonzero(s > tol, axis=-1)
 
 
@@ -535,7 +536,8 @@ def cond(x, p=None):
     if p is None or p in (2, -2):
         s, = svd_p(x, compute_uv=False)
         first, last = s[..., 0], s[..., -1]
-        r = last / first if p == -2 else first / last
+        with np.errstate(divide="ignore", invalid="ignore"):   # singular: inf, as numpy
+            r = last / first if p == -2 else first / last
     else:
         r = norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
     bad = _E.isnan(r) & ~_R.any(_E.isnan(x), axis=(-2, -1))

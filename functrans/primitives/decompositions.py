@@ -48,7 +48,8 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.errors import DTypeError, MissingRuleError, ShapeError
 from functrans.primitives import xla_math
 from functrans.core.symbolic import Zero
-from functrans.primitives.elementwise import add, convert_element_type, div, eq_p, mul, neg, sub
+from functrans.primitives.elementwise import (add, convert_element_type, div, eq_p, mul, neg,
+                                              select, sub)
 from functrans.primitives.layout import expand_dims, moveaxis, zero_jvp
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
@@ -209,12 +210,16 @@ def _eigh_impl(a, *, lower):
 
 
 def _off_diagonal_reciprocals(w):
-    """F_ij = 1 / (w_j - w_i) for i != j, 0 on the diagonal (no 1/0 evaluated there)."""
+    """F_ij = 1 / (w_j - w_i) for i != j (inf for repeated eigenvalues, as JAX's 1/0), 0 on
+    the diagonal; no division by zero is evaluated."""
     n = shape_of(w)[-1]
     eye = np.eye(n, dtype=w.dtype)
     w_row = expand_dims(w, (ndim_of(w) - 1,))                  # (..., 1, n): w_j
-    diffs = sub(w_row, matrix_transpose(w_row))                # w_j - w_i
-    return sub(div(np.ones((), w.dtype), add(diffs, eye)), eye)
+    d = add(sub(w_row, matrix_transpose(w_row)), eye)          # w_j - w_i, 1 on the diagonal
+    repeated = eq_p.bind(d, np.zeros((), w.dtype))
+    safe = select(repeated, np.ones((), w.dtype), d)
+    return sub(select(repeated, np.asarray(np.inf, w.dtype), div(np.ones((), w.dtype), safe)),
+               eye)
 
 
 def _eigh_jvp(primals, tangents, *, lower):
