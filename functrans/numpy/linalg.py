@@ -256,6 +256,7 @@ def cross(x1, x2, /, *, axis=-1):
 # --- svd and least squares --------------------------------------------------------------------
 
 class SVDResult(NamedTuple):
+    """svd's results: a = U @ diag(S) @ Vh."""
     U: Any
     S: Any
     Vh: Any
@@ -281,6 +282,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 class QRResult(NamedTuple):
+    """qr's results: a = Q @ R."""
     Q: Any
     R: Any
 
@@ -382,11 +384,13 @@ def svdvals(x, /):
 # --- eigenvalues ------------------------------------------------------------------------------
 
 class EighResult(NamedTuple):
+    """eigh's results: ascending eigenvalues and the eigenvectors (columns)."""
     eigenvalues: Any
     eigenvectors: Any
 
 
 class EigResult(NamedTuple):
+    """eig's results: complex eigenvalues and right eigenvectors (columns)."""
     eigenvalues: Any
     eigenvectors: Any
 
