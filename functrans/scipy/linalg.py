@@ -31,7 +31,7 @@ from functrans.primitives.shape_ops import (broadcast_to, concatenate, expand_di
                                             reshape, slice_)
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
-           "lu_solve", "expm", "sqrtm", "block_diag"]
+           "lu_solve", "expm", "sqrtm", "solve_sylvester", "block_diag"]
 
 
 def _float_operands(name, *xs):
@@ -241,6 +241,35 @@ def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
     a, = _float_operands("sqrtm", A)
     _square("sqrtm", a)
     return M.sqrtm(a)
+
+
+def solve_sylvester(a: Any, b: Any, q: Any):
+    """scipy.linalg.solve_sylvester: X with a @ X + X @ b = q, for one (m x m) a, (n x n) b and
+    (m x n) q. Solved as the (mn x mn) linear system (I kron a + b.T kron I) vec(X) = vec(q),
+    so its derivatives are solve's in every argument; meant for small matrices (scipy's
+    Bartels-Stewart method is O(m^3 + n^3), this O((mn)^3)).
+
+    >>> import numpy as np, functrans.scipy.linalg as fsl
+    >>> fsl.solve_sylvester(np.eye(2), np.eye(2), 2 * np.eye(2))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    from functrans.numpy._linalg import kron
+    a, b, q = _float_operands("solve_sylvester", a, b, q)
+    if a.ndim != 2 or b.ndim != 2 or q.ndim != 2:
+        raise ShapeError(f"solve_sylvester: expected matrices, got shapes {tuple(a.shape)}, "
+                         f"{tuple(b.shape)} and {tuple(q.shape)}.")
+    _square("solve_sylvester", a)
+    _square("solve_sylvester", b)
+    m, n = a.shape[0], b.shape[0]
+    if q.shape != (m, n):
+        raise ShapeError(f"solve_sylvester: q must be {m} x {n} for a {tuple(a.shape)} and b "
+                         f"{tuple(b.shape)}, got shape {tuple(q.shape)}.")
+    # row-major vec: vec(a X) = (a kron I_n) vec(X), vec(X b) = (I_m kron b^T) vec(X)
+    system = kron(a, np.eye(n, dtype=a.dtype)) + kron(np.eye(m, dtype=a.dtype),
+                                                      P.matrix_transpose(b))
+    x = P.solve(system, reshape(q, (m * n, 1)))
+    return reshape(x, (m, n))
 
 
 # --- block_diag -------------------------------------------------------------------------------

@@ -143,6 +143,16 @@ def test_block_diag_equals_scipy(sl):
         np.testing.assert_array_equal(got, want)
 
 
+def test_solve_sylvester_equals_scipy_and_differentiates(sl):
+    a, b, q = RNG.normal(size=(3, 3)), RNG.normal(size=(2, 2)), RNG.normal(size=(3, 2))
+    x = fsl.solve_sylvester(a, b, q)
+    np.testing.assert_allclose(x, sl.solve_sylvester(a, b, q), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a @ x + x @ b, q, atol=1e-12)
+    check_grads(fsl.solve_sylvester, (a, b, q), order=2, modes=("fwd", "rev"))
+    with pytest.raises(ShapeError, match="q must be 3 x 2"):
+        fsl.solve_sylvester(a, b, q.T)
+
+
 def test_results_never_alias_inputs():
     a = np.eye(3)
     for out in (fsl.block_diag(a), fsl.expm(np.zeros((3, 3))), fsl.sqrtm(a),
