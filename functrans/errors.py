@@ -3,6 +3,8 @@ what happened, why, and what to do about it."""
 
 from __future__ import annotations
 
+import numpy as _np
+
 
 class FunctransError(Exception):
     """Base class of every functrans-specific error."""
@@ -57,6 +59,11 @@ class UnexpectedTracerError(FunctransError, RuntimeError):
 
 class MissingRuleError(FunctransError, NotImplementedError):
     """A primitive lacks the rule a transform needs (the message names the file to edit)."""
+
+
+class LinAlgError(FunctransError, _np.linalg.LinAlgError):
+    """A matrix has no result of the kind asked (no real square root, no convergence); a
+    numpy.linalg.LinAlgError, so code catching numpy's catches it."""
 
 
 class InvalidJaxprError(FunctransError, ValueError):

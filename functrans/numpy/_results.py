@@ -112,7 +112,7 @@ def return_arrays(module: types.ModuleType, names) -> None:
     for name in names:
         fn = getattr(module, name, None)
         if not isinstance(fn, types.FunctionType) or getattr(fn, "returns_arrays", False) \
-                or not fn.__module__.startswith("functrans.numpy"):
+                or not fn.__module__.startswith(("functrans.numpy", "functrans.scipy")):
             continue
         if id(fn) not in done:
             done[id(fn)] = _following_inputs(fn, module.__name__)

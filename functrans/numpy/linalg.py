@@ -1,6 +1,8 @@
-"""functrans.numpy.linalg: norms (numpy.linalg's API), written with the same primitives; qr and
-svd (functrans/primitives/decompositions.py), and lstsq built on svd as JAX builds it; solve,
-inv, det, slogdet and cholesky come from functrans/numpy/_square_matrices.py.
+"""functrans.numpy.linalg: norms (numpy.linalg's API, the nuclear and spectral ones from the
+singular values), written with the same primitives; qr, svd, eigh, eig, pinv
+(functrans/primitives/decompositions.py), lstsq built on svd as JAX builds it, and the
+compositions cond, matrix_rank, matrix_power, multi_dot, tensorsolve and tensorinv; solve, inv,
+det, slogdet and cholesky come from functrans/numpy/_square_matrices.py.
 
 Derivatives at zero follow JAX's formulas, which these are: the 2-norm and Frobenius norm are
 sqrt(sum(x * x)), so their gradient at an all-zero vector is nan (sqrt'(0) = inf times 0),
@@ -32,13 +34,16 @@ from functrans.numpy._square_matrices import (  # noqa: F401
     SlogdetResult, cholesky, det, inv, slogdet, solve)
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
-from functrans.primitives.shape_ops import convert_element_type, reshape
+from functrans.primitives.shape_ops import convert_element_type, reshape, transpose
+from functrans.primitives import decompositions as D
 from functrans.primitives.decompositions import qr as qr_p
 from functrans.primitives.decompositions import svd as svd_p
 
 __all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet', 'cholesky',
-           'svd', 'qr', 'lstsq',
-           'trace', 'diagonal', 'matmul', 'outer', 'tensordot', 'cross']
+           'svd', 'svdvals', 'qr', 'lstsq', 'eigh', 'eigvalsh', 'eig', 'eigvals', 'pinv',
+           'matrix_power', 'matrix_rank', 'cond', 'multi_dot', 'tensorsolve', 'tensorinv',
+           'trace', 'diagonal', 'matmul', 'outer', 'tensordot', 'cross',
+           'SVDResult', 'QRResult', 'EighResult', 'EigResult', 'SlogdetResult']
 
 
 def _abs(x):
@@ -112,11 +117,15 @@ def _matrix(x, ord, row, col):
             res = R.reduce_min(sums, (outer,))
         return _keepdims(res, sums.shape, (outer,))
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"norm: ord={ord!r} matrix norms need singular values, and "
-                                  "functrans has no SVD primitive yet. Use ord='fro', 1, -1, "
-                                  "inf or -inf.")
-    raise ValueError(f"norm: invalid norm order {ord!r} for matrices; use None, 'fro', 1, -1, "
-                     "inf, -inf (or 'nuc', 2, -2 once an SVD exists).")
+        # from the singular values, as numpy and JAX: their sum, largest or smallest
+        rest = [i for i in range(len(shape)) if i not in (row, col)]
+        s, = svd_p(transpose(x, (*rest, row, col)), compute_uv=False)
+        last = (s.ndim - 1,)
+        res = _sum(s, last) if ord == "nuc" else \
+            R.reduce_max(s, last) if ord == 2 else R.reduce_min(s, last)
+        return reshape(res, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    raise ValueError(f"norm: invalid norm order {ord!r} for matrices; use None, 'fro', 'nuc', "
+                     "1, -1, 2, -2, inf or -inf.")
 
 
 def _prepare(x, name):
@@ -174,7 +183,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     axes = normalize_axes(axis, x.ndim, "vector_norm")
     kept = [i for i in range(x.ndim) if i not in axes]
     n = int(np.prod([shape[i] for i in axes], dtype=np.int64))
-    from functrans.primitives.shape_ops import transpose
     flat = reshape(transpose(x, (*kept, *axes)), (*(shape[i] for i in kept), n))
     res = reshape(_vector(flat, ord, (len(kept),)), tuple(shape[i] for i in kept))
     return _keepdims(res, shape, axes) if keepdims else res
@@ -248,6 +256,7 @@ def cross(x1, x2, /, *, axis=-1):
 # --- svd and least squares --------------------------------------------------------------------
 
 class SVDResult(NamedTuple):
+    """svd's results: a = U @ diag(S) @ Vh."""
     U: Any
     S: Any
     Vh: Any
@@ -273,6 +282,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 class QRResult(NamedTuple):
+    """qr's results: a = Q @ R."""
     Q: Any
     R: Any
 
@@ -362,3 +372,326 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     if vector:
         x = reshape(x, (n,))
     return x, resid, rank, s
+
+
+def svdvals(x, /):
+    """numpy.linalg.svdvals: the singular values, descending (svd with compute_uv=False)."""
+    x, = _svd_operand("svdvals", x)
+    s, = svd_p(x, compute_uv=False)
+    return s
+
+
+# --- eigenvalues ------------------------------------------------------------------------------
+
+class EighResult(NamedTuple):
+    """eigh's results: ascending eigenvalues and the eigenvectors (columns)."""
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class EigResult(NamedTuple):
+    """eig's results: complex eigenvalues and right eigenvectors (columns)."""
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def _square_operand(name, a):
+    from functrans.numpy._square_matrices import _float_operands, _square
+    a, = _float_operands(name, a)
+    _square(name, a)
+    return a
+
+
+def _uplo_lower(uplo, name):
+    if uplo not in ("L", "U"):
+        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {uplo!r}.")
+    return uplo == "L"
+
+
+def eigh(a, UPLO="L"):
+    """numpy.linalg.eigh: ascending eigenvalues and orthonormal eigenvectors (columns) of a
+    symmetric matrix or a stack of them, read from the lower ('L') or upper ('U') triangle.
+    Differentiable (JAX's rule: the tangent is symmetrised, as jax.numpy.linalg.eigh
+    symmetrises its input); the eigenvectors' derivative is inf/nan at repeated eigenvalues,
+    as JAX's.
+
+    >>> import numpy as np, functrans as ft, functrans.numpy as fnp
+    >>> fnp.linalg.eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
+    array([1., 3.])
+    >>> ft.grad(lambda a: fnp.linalg.eigvalsh(a)[1])(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    """
+    a = _square_operand("eigh", a)
+    w, v = D.eigh(a, lower=_uplo_lower(UPLO, "eigh"))
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L"):
+    """numpy.linalg.eigvalsh: the ascending eigenvalues of a symmetric matrix (one triangle
+    read); the derivative is finite at repeated eigenvalues too."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def eig(a):
+    """numpy.linalg.eig: eigenvalues and right eigenvectors (columns, unit norm) of a real
+    square matrix or a stack of them, LAPACK's as numpy's. Always complex, as JAX's (numpy
+    returns real arrays when every eigenvalue is real). Not differentiable yet (complex
+    tangents); use eigh for symmetric matrices.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.eigvals(np.array([[0.0, 1.0], [-1.0, 0.0]]))
+    array([0.+1.j, 0.-1.j])
+    """
+    a = _square_operand("eig", a)
+    w, v = D.eig(a)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """numpy.linalg.eigvals: the (complex) eigenvalues of a real square matrix, as eig's."""
+    a = _square_operand("eigvals", a)
+    w, = D.eig(a, compute_v=False)
+    return w
+
+
+# --- pseudo-inverse, rank, condition number ---------------------------------------------------
+
+def _static_float(value, name, what):
+    try:
+        return float(value)
+    except TypeError:
+        raise TypeError(f"{name}: {what} must be a Python or numpy scalar (one cutoff for the "
+                        f"whole stack), got {type(value).__name__}; for per-matrix cutoffs, "
+                        "vmap over the stack.") from None
+
+
+_NO_VALUE = object()
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
+    """numpy.linalg.pinv: the Moore-Penrose pseudo-inverse; singular values at most
+    rcond * max(s) count as zero (numpy's defaults: rcond 1e-15, or rtol = max(m, n) * eps
+    when rtol=None). `hermitian` is accepted and changes nothing but speed in numpy: the
+    values here come from the general SVD. Differentiable (JAX's rule, exact where the rank
+    is constant).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.pinv(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]))
+    array([[1. , 0. , 0. ],
+           [0. , 0.5, 0. ]])
+    """
+    a, = _svd_operand("pinv", a)
+    if rcond is None:
+        if rtol is _NO_VALUE:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
+        else:
+            rcond = rtol
+    elif rtol is not _NO_VALUE:
+        raise ValueError("pinv: `rtol` and `rcond` can't be both set; pass one.")
+    return D.pinv(a, rcond=_static_float(rcond, "pinv", "rcond"))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """numpy.linalg.matrix_rank: the number of singular values above tol (default
+    max(s) * max(m, n) * eps, or max(s) * rtol). A value, not differentiable (an integer).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> int(fnp.linalg.matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]])))
+    1
+    """
+    from functrans.numpy import _elementwise as _E
+    from functrans.numpy import _reductions as _R
+    from functrans.numpy._shape import expand_dims
+    if rtol is not None and tol is not None:
+        raise ValueError("matrix_rank: `tol` and `rtol` can't be both set; pass one.")
+    A = asarray(A)
+    if A.ndim < 2:
+        return _E.logical_not(_R.all(A == 0)).astype(np.int64)
+    A, = _svd_operand("matrix_rank", A)
+    s, = svd_p(A, compute_uv=False)
+    if tol is None:
+        rtol = max(A.shape[-2:]) * float(np.finfo(s.dtype).eps) if rtol is None else \
+            expand_dims(asarray(rtol), -1)
+        tol = _R.max(s, axis=-1, keepdims=True, initial=0) * rtol
+    else:
+        tol = expand_dims(asarray(tol), -1)
+    return _R.count_nonzero(s > tol, axis=-1)
+
+
+def cond(x, p=None):
+    """numpy.linalg.cond: the condition number, s_max / s_min for p None or 2 (s_min / s_max
+    for -2), else norm(x, p) * norm(inv(x), p); nan from a singular matrix becomes inf, as in
+    numpy. Differentiable where the matrix is invertible (and, for p None, 2, -2, where the
+    extreme singular values are simple).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> float(fnp.linalg.cond(np.array([[2.0, 0.0], [0.0, 0.5]])))
+    4.0
+    """
+    from functrans.numpy import _elementwise as _E
+    from functrans.numpy import _reductions as _R
+    x, = _svd_operand("cond", x)
+    if x.shape[-1] == 0 or x.shape[-2] == 0:
+        raise np.linalg.LinAlgError("cond is not defined on empty arrays (got shape "
+                                    f"{tuple(x.shape)}).")
+    if p is None or p in (2, -2):
+        s, = svd_p(x, compute_uv=False)
+        first, last = s[..., 0], s[..., -1]
+        with np.errstate(divide="ignore", invalid="ignore"):   # singular: inf, as numpy
+            r = last / first if p == -2 else first / last
+    else:
+        r = norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+    bad = _E.isnan(r) & ~_R.any(_E.isnan(x), axis=(-2, -1))
+    return _E.where(bad, np.inf, r)
+
+
+# --- products and powers ----------------------------------------------------------------------
+
+def matrix_power(a, n):
+    """numpy.linalg.matrix_power: a @ a @ ... (n times) by repeated squaring, numpy's order of
+    products; n = 0 gives the identity, n < 0 powers of inv(a).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.matrix_power(np.array([[1.0, 1.0], [0.0, 1.0]]), 3)
+    array([[1., 3.],
+           [0., 1.]])
+    """
+    import operator
+    from functrans.numpy._shape import broadcast_to
+    a = asarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(f"matrix_power: needs a square matrix or a stack of them "
+                                    f"(..., m, m), got shape {tuple(a.shape)}.")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}.") from None
+    if n == 0:
+        return broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape) + \
+            np.zeros((), a.dtype)
+    if n < 0:
+        a = inv(a)
+        n = abs(n)
+    if n == 1:
+        return a + np.zeros((), a.dtype)
+    if n == 2:
+        return _matmul(a, a)
+    if n == 3:
+        return _matmul(_matmul(a, a), a)
+    result = z = None
+    while n > 0:
+        z = a if z is None else _matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _matmul(result, z)
+    return result
+
+
+def _chain_order(shapes):
+    """numpy's optimal parenthesisation of a chain of matrix products (dynamic programming
+    over the cost in scalar multiplications): s[i][j] splits the product of i..j."""
+    n = len(shapes)
+    dims = [shapes[0][0]] + [s[1] for s in shapes]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = np.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """numpy.linalg.multi_dot: the product of a chain of matrices in the cheapest order; the
+    first array may be a vector (a row), the last one a vector (a column).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.multi_dot([np.ones(2), np.eye(2), np.ones((2, 3))])
+    array([2., 2., 2.])
+    """
+    from functrans.numpy._core import promote
+    if out is not None:
+        raise TypeError("multi_dot: out= is not supported (functrans arrays are immutable); "
+                        "use the returned value.")
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("multi_dot: expecting at least two arrays.")
+    arrays = list(promote(*map(asarray, arrays)))
+    first_vec, last_vec = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first_vec:
+        arrays[0] = reshape(arrays[0], (1, arrays[0].shape[0]))
+    if last_vec:
+        arrays[-1] = reshape(arrays[-1], (arrays[-1].shape[0], 1))
+    for i, x in enumerate(arrays):
+        if x.ndim != 2:
+            raise np.linalg.LinAlgError(f"multi_dot: array {i} has {x.ndim} dimensions; the "
+                                        "first and last may be 1-d, the others must be "
+                                        "2-d.")
+    split = _chain_order([tuple(x.shape) for x in arrays])
+
+    def product(i, j):
+        if i == j:
+            return arrays[i]
+        return _matmul(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+    res = product(0, len(arrays) - 1)
+    if first_vec and last_vec:
+        return reshape(res, ())
+    if first_vec or last_vec:
+        return reshape(res, (res.shape[1],) if first_vec else (res.shape[0],))
+    return res
+
+
+def tensorsolve(a, b, axes=None):
+    """numpy.linalg.tensorsolve: x with tensordot(a, x, x.ndim) == b, x of shape
+    a.shape[b.ndim:] (after moving `axes` of a to the end).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.tensorsolve(2.0 * np.eye(4).reshape(4, 2, 2), np.ones(4)).shape
+    (2, 2)
+    """
+    from functrans.numpy._core import promote
+    a, b = promote(asarray(a), asarray(b))
+    an = a.ndim
+    if axes is not None:
+        order = list(range(an))
+        for k in axes:
+            order.remove(k % an)
+            order.append(k % an)
+        a = transpose(a, tuple(order))
+    old = tuple(a.shape[b.ndim:])
+    size = int(np.prod(old, dtype=np.int64))
+    if a.size != size ** 2:
+        raise np.linalg.LinAlgError(
+            f"tensorsolve: input arrays must satisfy prod(a.shape[b.ndim:]) == "
+            f"prod(a.shape[:b.ndim]); got a {tuple(a.shape)}, b {tuple(b.shape)}.")
+    x = solve(reshape(a, (size, size)), reshape(b, (size,)))
+    return reshape(x, old)
+
+
+def tensorinv(a, ind=2):
+    """numpy.linalg.tensorinv: the inverse of `a` as a map from its first `ind` axes' worth of
+    entries to the rest, with shape a.shape[ind:] + a.shape[:ind].
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.linalg.tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    a = asarray(a)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: invalid ind argument {ind!r}; pass a positive number of "
+                         "leading axes.")
+    old = tuple(a.shape)
+    size = int(np.prod(old[ind:], dtype=np.int64))
+    if size * size != a.size:
+        raise np.linalg.LinAlgError(
+            f"tensorinv: a {old} is not square as a map from its first {ind} axes to the "
+            f"rest ({a.size // max(size, 1)} x {size} entries).")
+    return reshape(inv(reshape(a, (size, size))), old[ind:] + old[:ind])

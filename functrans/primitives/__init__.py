@@ -1,5 +1,6 @@
 """The table of primitives: importing this package registers every row."""
 
 from functrans.primitives import (ad_control, bits, elementwise, indexing, linalg,  # noqa: F401
-                                  reductions, shape_ops, sorting, square_matrices, decompositions)
+                                  reductions, shape_ops, sorting, square_matrices, decompositions,
+                                  matrix_functions)
 from functrans.primitives.registry import REGISTRY  # noqa: F401

@@ -15,6 +15,28 @@ defined: their tangents are inf/nan, as in JAX; s's tangent stays finite):
   dU = U (F o (dS S + S dS^T)) [+ (I - U U^T) dA V S^-1  when m > n]
   dV = V (F o (S dS + dS^T S)) [+ (I - V V^T) dA^T U S^-1 when n > m]
 The full factors have no JVP (as in JAX): their extra columns are not determined by A.
+
+eigh, A = V diag(w) V^T for symmetric A, read from one triangle (numpy's values); the JVP is
+JAX's, with the tangent symmetrised (jax.numpy.linalg.eigh symmetrises its input):
+  X = V^T S V, S = (dA + dA^T) / 2,  dw = diag(X),  dV = V (F o X),  F_ij = 1 / (w_j - w_i)
+off the diagonal, 0 on it. Repeated eigenvalues make V ill defined: its tangent is inf/nan
+there, as in JAX; w's tangent stays finite (eigvalsh's gradient at a degenerate spectrum is
+V diag(ct) V^T for LAPACK's basis, as JAX's).
+
+eig of a real matrix: complex eigenvalues and right eigenvectors (LAPACK's geev, as numpy and
+JAX on the CPU), always complex as JAX's (numpy returns real arrays when every imaginary part
+is 0). Its derivative needs complex tangents: the row says so with MissingRuleError.
+
+pinv, the Moore-Penrose pseudo-inverse P (numpy's: singular values at most rcond * s_max
+count as zero); the JVP is JAX's (Golub and Pereyra 1973), exact where the rank is constant:
+  dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+
+lu, P A = L U with partial pivoting (LAPACK's getrf, as scipy and JAX): the packed factors
+(..., m, n) (L's strict lower part, U's upper part), the pivots (LAPACK's row swaps, int32)
+and the permutation (int32: A[perm] = L U). The JVP is JAX's: with X = A_dot[perm], L and U
+padded to squares (m x m, n x n) with the identity,
+  Y = L^-1 X U^-1,  dL = L tril(Y, -1),  dU = triu(Y) U,  d(LU) = dL + dU.
+The pivots and permutation are piecewise constant (zero tangents).
 """
 
 from __future__ import annotations
@@ -25,11 +47,15 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.errors import DTypeError, MissingRuleError, ShapeError
 from functrans.primitives import xla_math
-from functrans.primitives.elementwise import add, div, mul, sub
-from functrans.primitives.layout import expand_dims, moveaxis
+from functrans.core.symbolic import Zero
+from functrans.primitives.elementwise import (add, convert_element_type, div, eq_p, mul, neg,
+                                              select, sub)
+from functrans.primitives.layout import expand_dims, moveaxis, zero_jvp
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
-from functrans.primitives.square_matrices import matrix_transpose, solve, stacked_matmul
+from functrans.primitives.shape_ops import pad, slice_
+from functrans.primitives.square_matrices import (
+    matrix_transpose, scipy_linalg, solve, stacked_matmul, triangle_mask, triangular_solve)
 
 
 def _check_matrix(name, a):
@@ -161,3 +187,286 @@ def _svd_batch(vals, dims, *, full_matrices, compute_uv):
 
 svd_p = define("svd", impl=_svd_impl, abstract=_svd_abstract, jvp=_svd_jvp,
                batch=_svd_batch, multiple_results=True, torch_name="LinalgSvdBackward0")
+
+
+# --- eigh -------------------------------------------------------------------------------------
+
+def eigh(a, *, lower: bool = True):
+    """[w, V]: the ascending eigenvalues and orthonormal eigenvectors (columns) of the symmetric
+    matrices `a`, read from their lower (upper) triangle."""
+    return eigh_p.bind(a, lower=bool(lower))
+
+
+def _eigh_abstract(a, *, lower):
+    _check_matrix("eigh", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"eigh: needs square matrices (..., n, n), got shape {a.shape}.")
+    return [ShapedArray(a.shape[:-1], a.dtype), ShapedArray(a.shape, a.dtype)]
+
+
+def _eigh_impl(a, *, lower):
+    w, v = xp.linalg.eigh(a, UPLO="L" if lower else "U")
+    return [w, v]
+
+
+def _off_diagonal_reciprocals(w):
+    """F_ij = 1 / (w_j - w_i) for i != j (inf for repeated eigenvalues, as JAX's 1/0), 0 on
+    the diagonal; no division by zero is evaluated."""
+    n = shape_of(w)[-1]
+    eye = np.eye(n, dtype=w.dtype)
+    w_row = expand_dims(w, (ndim_of(w) - 1,))                  # (..., 1, n): w_j
+    d = add(sub(w_row, matrix_transpose(w_row)), eye)          # w_j - w_i, 1 on the diagonal
+    repeated = eq_p.bind(d, np.zeros((), w.dtype))
+    safe = select(repeated, np.ones((), w.dtype), d)
+    return sub(select(repeated, np.asarray(np.inf, w.dtype), div(np.ones((), w.dtype), safe)),
+               eye)
+
+
+def _eigh_jvp(primals, tangents, *, lower):
+    a, = primals
+    ta, = tangents
+    w, v = eigh(a, lower=lower)
+    sym = mul(add(ta, matrix_transpose(ta)), np.asarray(0.5, ta.dtype))
+    x = stacked_matmul(matrix_transpose(v), stacked_matmul(sym, v))        # V^T S V
+    n = shape_of(a)[-1]
+    dw = reduce_sum(mul(x, np.eye(n, dtype=a.dtype)), (ndim_of(x) - 1,))
+    dv = stacked_matmul(v, mul(_off_diagonal_reciprocals(w), x))
+    return [w, v], [dw, dv]
+
+
+def _one_matrix_batch(prim):
+    def rule(vals, dims, **params):
+        a, = vals
+        outs = prim.bind(moveaxis(a, dims[0], 0), **params)
+        return outs, [0] * len(outs)
+    return rule
+
+
+eigh_p = define("eigh", impl=_eigh_impl, abstract=_eigh_abstract, jvp=_eigh_jvp,
+                multiple_results=True, torch_name="LinalgEighBackward0")
+eigh_p.rules["batch"] = _one_matrix_batch(eigh_p)
+
+
+# --- eig --------------------------------------------------------------------------------------
+
+def eig(a, *, compute_v: bool = True):
+    """[w, V] (or [w]): the complex eigenvalues and right eigenvectors of the real matrices
+    `a`."""
+    return eig_p.bind(a, compute_v=bool(compute_v))
+
+
+def _eig_abstract(a, *, compute_v):
+    _check_matrix("eig", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ShapeError(f"eig: needs square matrices (..., n, n), got shape {a.shape}.")
+    cdtype = np.result_type(a.dtype, np.complex64)
+    w = ShapedArray(a.shape[:-1], cdtype)
+    return [w, ShapedArray(a.shape, cdtype)] if compute_v else [w]
+
+
+def _eig_impl(a, *, compute_v):
+    cdtype = np.result_type(a.dtype, np.complex64)
+    if not compute_v:
+        return [xp.asarray(xp.linalg.eigvals(a)).astype(cdtype)]
+    w, v = xp.linalg.eig(a)
+    return [xp.asarray(w).astype(cdtype), xp.asarray(v).astype(cdtype)]
+
+
+def _eig_jvp(primals, tangents, *, compute_v):
+    raise MissingRuleError(
+        "eig: no derivative yet: the eigenvalues and eigenvectors of a real matrix are complex, "
+        "and their tangents need complex differentiation, which functrans does not have yet. "
+        "For a symmetric matrix use eigh or eigvalsh (differentiable, real).")
+
+
+eig_p = define("eig", impl=_eig_impl, abstract=_eig_abstract, jvp=_eig_jvp,
+               multiple_results=True, torch_name="LinalgEigBackward0")
+eig_p.rules["batch"] = _one_matrix_batch(eig_p)
+
+
+# --- pinv -------------------------------------------------------------------------------------
+
+def pinv(a, *, rcond: float):
+    """The Moore-Penrose pseudo-inverse of the matrices `a` (singular values at most
+    rcond * max(s) count as zero)."""
+    return pinv_p.bind(a, rcond=float(rcond))
+
+
+def _pinv_abstract(a, *, rcond):
+    _check_matrix("pinv", a)
+    *batch, m, n = a.shape
+    return ShapedArray((*batch, n, m), a.dtype)
+
+
+def _pinv_impl(a, *, rcond):
+    a = xp.asarray(a)
+    if a.size == 0:
+        return xp.zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), a.dtype)
+    return xp.asarray(xp.linalg.pinv(a, rcond=rcond)).astype(a.dtype, copy=False)
+
+
+def _pinv_jvp(primals, tangents, *, rcond):
+    a, = primals
+    ta, = tangents
+    p = pinv(a, rcond=rcond)
+    m, n = shape_of(a)[-2:]
+    mm = stacked_matmul
+    pt, tat = matrix_transpose(p), matrix_transpose(ta)
+    # JAX's association of the products (m >= n: n x n inner products first)
+    if m >= n:
+        s = mm(mm(p, pt), tat)
+        t = mm(mm(tat, pt), p)
+        dp = add(sub(add(neg(mm(mm(p, ta), p)), s), mm(mm(s, a), p)),
+                 sub(t, mm(mm(p, a), t)))
+    else:
+        s = mm(p, mm(pt, tat))
+        t = mm(tat, mm(pt, p))
+        dp = add(sub(add(neg(mm(p, mm(ta, p))), s), mm(s, mm(a, p))),
+                 sub(t, mm(p, mm(a, t))))
+    return p, dp
+
+
+def _pinv_batch(vals, dims, *, rcond):
+    a, = vals
+    return pinv(moveaxis(a, dims[0], 0), rcond=rcond), 0
+
+
+pinv_p = define("pinv", impl=_pinv_impl, abstract=_pinv_abstract, jvp=_pinv_jvp,
+                batch=_pinv_batch, torch_name="LinalgPinvBackward0")
+
+
+# --- lu ---------------------------------------------------------------------------------------
+
+def lu(a):
+    """[packed L\\U, pivots, permutation] of the matrices `a`: a[..., perm, :] = L @ U with L
+    unit lower triangular (m x k) and U upper triangular (k x n)."""
+    return lu_p.bind(a)
+
+
+def _lu_abstract(a):
+    _check_matrix("lu", a)
+    *batch, m, n = a.shape
+    return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
+            ShapedArray((*batch, m), np.dtype(np.int32))]
+
+
+def _pivots_to_permutation(pivots, m: int):
+    """The row permutation (int32, length m) that LAPACK's row swaps `pivots` apply: row i was
+    swapped with row pivots[i], in order."""
+    pivots = np.asarray(pivots)
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*pivots.shape[:-1], m)).copy()
+    flat_perm, flat_piv = perm.reshape(-1, m), pivots.reshape(-1, pivots.shape[-1])
+    rows = np.arange(flat_perm.shape[0])
+    for i in range(flat_piv.shape[-1]):
+        j = flat_piv[:, i]
+        here = flat_perm[rows, i].copy()
+        flat_perm[rows, i] = flat_perm[rows, j]
+        flat_perm[rows, j] = here
+    return perm
+
+
+def _lu_numpy(a):
+    """Partial-pivoting LU over a stack (right-looking, the pivot the first entry of largest
+    magnitude, as LAPACK's getf2): (packed factors, pivots)."""
+    lu = np.array(a, copy=True)
+    *batch, m, n = lu.shape
+    k = min(m, n)
+    flat = lu.reshape(-1, m, n)
+    rows = np.arange(flat.shape[0])
+    pivots = np.zeros((flat.shape[0], k), np.int32)
+    for j in range(k):
+        p = j + np.argmax(np.abs(flat[:, j:, j]), axis=-1)
+        pivots[:, j] = p
+        top = flat[rows, j].copy()
+        flat[rows, j] = flat[rows, p]
+        flat[rows, p] = top
+        piv = flat[:, j, j]
+        scale = np.where(piv != 0, piv, 1)
+        flat[:, j + 1:, j] /= scale[:, None]
+        flat[:, j + 1:, j + 1:] -= flat[:, j + 1:, j, None] * flat[:, j, None, j + 1:]
+    return flat.reshape(lu.shape), pivots.reshape(*batch, k)
+
+
+def _lu_impl(a):
+    a = np.asarray(a)
+    *batch, m, n = a.shape
+    linalg = scipy_linalg(a)
+    if linalg is not None and a.size and a.dtype in (np.float32, np.float64):
+        facts = [linalg.lu_factor(x, check_finite=False) for x in a.reshape(-1, m, n)]
+        packed = np.stack([f[0] for f in facts]).reshape(a.shape).astype(a.dtype, copy=False)
+        pivots = np.stack([f[1] for f in facts]).reshape(*batch, min(m, n)).astype(np.int32)
+    else:
+        packed, pivots = _lu_numpy(a)
+    return [packed, pivots, _pivots_to_permutation(pivots, m)]
+
+
+def _lu_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    packed, pivots, perm = lu(a)
+    m, n = shape_of(a)[-2:]
+    k = min(m, n)
+    dtype = a.dtype
+    nb = ndim_of(a) - 2
+    # the permutation as a matrix: X = A_dot[perm] = P_rows @ A_dot
+    rows = eq_p.bind(expand_dims(perm, (nb + 1,)), np.arange(m, dtype=np.int32))
+    x = stacked_matmul(convert_element_type(rows, dtype), ta)
+    zero = np.zeros((), dtype)
+    none = [(0, 0, 0)] * nb
+    lead = shape_of(a)[:-2]
+    # L: m x m, the strict lower part of the first k columns, then the identity
+    low = mul(slice_(packed, (0,) * (nb + 2), (*lead, m, k)), _rect_mask(m, k, dtype, lower=True))
+    low = add(pad(low, zero, [*none, (0, 0, 0), (0, m - k, 0)]), np.eye(m, dtype=dtype))
+    # U: n x n, the upper part of the first k rows, then the identity below them
+    up = mul(slice_(packed, (0,) * (nb + 2), (*lead, k, n)), _rect_mask(k, n, dtype, lower=False))
+    u_eye = np.zeros((n, n), dtype)
+    u_eye[k:, k:] = np.eye(n - k, dtype=dtype)
+    up = add(pad(up, zero, [*none, (0, n - k, 0), (0, 0, 0)]), u_eye)
+    la = triangular_solve(low, x, lower=True, unit_diagonal=True)              # L^-1 X
+    lau = matrix_transpose(triangular_solve(up, matrix_transpose(la), lower=False,
+                                            transpose_a=True))                  # L^-1 X U^-1
+    d_low = stacked_matmul(low, mul(lau, _rect_mask(m, n, dtype, lower=True)))
+    d_up = stacked_matmul(mul(lau, _rect_mask(m, n, dtype, lower=False)), up)
+    zeros = [Zero(ShapedArray(shape_of(pivots), pivots.dtype)),
+             Zero(ShapedArray(shape_of(perm), perm.dtype))]
+    return [packed, pivots, perm], [add(d_low, d_up), *zeros]
+
+
+def _rect_mask(m, n, dtype, *, lower):
+    """The 0/1 mask of the strictly lower (lower=True) or upper (with the diagonal) part of an
+    m x n matrix."""
+    ones = np.ones((m, n), dtype)
+    return np.tril(ones, -1) if lower else np.triu(ones)
+
+
+lu_p = define("lu", impl=_lu_impl, abstract=_lu_abstract, jvp=_lu_jvp,
+              multiple_results=True, torch_name="LinalgLuBackward0")
+lu_p.rules["batch"] = _one_matrix_batch(lu_p)
+
+
+# --- lu_pivots_to_permutation -----------------------------------------------------------------
+
+def lu_pivots_to_permutation(pivots, *, permutation_size: int):
+    """The row permutation (int32) that LAPACK's row swaps `pivots` (..., k) apply to
+    `permutation_size` rows: a[..., perm, :] = L @ U for lu's pivots."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _pivots_abstract(pivots, *, permutation_size):
+    if pivots.ndim < 1 or pivots.dtype.kind not in "iu":
+        raise DTypeError(f"lu_pivots_to_permutation: needs integer pivots (..., k), got "
+                         f"{pivots.dtype.name}{list(pivots.shape)} (lu_factor's second "
+                         "result).")
+    if pivots.shape[-1] > permutation_size:
+        raise ShapeError(f"lu_pivots_to_permutation: {pivots.shape[-1]} pivots for "
+                         f"{permutation_size} rows; there is one pivot per row at most.")
+    return ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))
+
+
+lu_pivots_to_permutation_p = define(
+    "lu_pivots_to_permutation",
+    impl=lambda pivots, *, permutation_size: _pivots_to_permutation(pivots, permutation_size),
+    abstract=_pivots_abstract)
+lu_pivots_to_permutation_p.rules["jvp"] = zero_jvp(lu_pivots_to_permutation_p)
+lu_pivots_to_permutation_p.rules["batch"] = lambda vals, dims, **params: (
+    lu_pivots_to_permutation(moveaxis(vals[0], dims[0], 0), **params), 0)

@@ -1,11 +1,13 @@
-"""Square-matrix primitives: solve, inv, det, slogdet, the cofactor matrix det's rule needs, and
-cholesky.
+"""Square-matrix primitives: solve, triangular_solve, inv, det, slogdet, the cofactor matrix
+det's rule needs, and cholesky.
 
 Every operand is a stack of matrices (..., n, n) (solve's right side (..., n, k), with the same
 leading axes: functrans.numpy.linalg broadcasts them first). The impls are numpy.linalg's, so a
 singular matrix raises numpy's LinAlgError in solve and inv. The rules, with A^-1 never formed
 where a solve does:
   solve   x = A^-1 b:        dx = A^-1 (db - dA x);  linear in b, ct_b = A^-T ct
+  triangular_solve, the same with T = op(tri(A)), the triangle the solve reads (unit diagonal:
+          its strict part): dx = T^-1 (db - op(tri(dA)) x);  ct_b = T^-T ct
   inv     Y = A^-1:          dY = -Y dA Y
   det     d det = tr(adj(A) dA) = sum(cofactor(A) * dA), exact at singular A as well
   slogdet d logabsdet = tr(A^-1 dA); the sign is piecewise constant (zero tangent)
@@ -54,6 +56,18 @@ def _trace_of_product(x, y):
     return reduce_sum(mul(x, y), (nd - 2, nd - 1))
 
 
+def scipy_linalg(*arrays):
+    """scipy.linalg where scipy is installed and `arrays` are numpy arrays, else None: scipy is
+    an optional extra, so every impl that prefers it has a fallback on `xp`."""
+    if not all(isinstance(a, np.ndarray) for a in arrays):
+        return None
+    try:
+        import scipy.linalg
+    except ImportError:
+        return None
+    return scipy.linalg
+
+
 def _check_square(name, a):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"{name}: needs a stack of square matrices (..., n, n), got shape "
@@ -64,7 +78,7 @@ def _check_square(name, a):
                          "matrices are not supported.")
 
 
-def _batch_first(vals, dims):
+def batch_first(vals, dims):
     """Every operand with its batch axis first (unbatched ones broadcast to the batch size)."""
     size = next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
     return [moveaxis(v, d, 0) if d is not None else
@@ -73,7 +87,7 @@ def _batch_first(vals, dims):
 
 def _one_operand_batch(prim):
     def rule(vals, dims, **params):
-        a, = _batch_first(vals, dims)
+        a, = batch_first(vals, dims)
         out = prim.bind(a, **params)
         return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
     return rule
@@ -126,7 +140,7 @@ def _solve_batch(vals, dims):
         shape = shape_of(b)
         x = solve(a, reshape(b, (*shape[:-2], shape[-2] * shape[-1])))
         return reshape(x, shape), nb - 1
-    a, b = _batch_first(vals, dims)
+    a, b = batch_first(vals, dims)
     return solve(a, b), 0
 
 
@@ -134,6 +148,95 @@ solve_p = define("solve", impl=lambda a, b: xp.linalg.solve(a, b),
                  abstract=_solve_abstract, jvp=_solve_jvp, transpose=_solve_transpose,
                  batch=_solve_batch, props=("linear",), facts={"linear_operands": (1,)},
                  torch_name="LinalgSolveExBackward0")
+
+
+# --- triangular_solve ---------------------------------------------------------------------
+
+def triangular_solve(a, b, *, lower: bool, transpose_a: bool = False,
+                     unit_diagonal: bool = False):
+    """x with op(T) @ x = b, T the lower (or upper) triangle of `a` (unit diagonal: ones on it),
+    op the transpose when `transpose_a`; the other triangle of `a` is never read."""
+    return triangular_solve_p.bind(a, b, lower=bool(lower), transpose_a=bool(transpose_a),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+def triangle_mask(n: int, dtype, *, lower: bool, strict: bool = False):
+    """The 0/1 mask of the lower (upper) triangle of an n x n matrix, without the diagonal
+    when `strict`."""
+    ones = np.ones((n, n), dtype)
+    k = -1 if strict else 0
+    return np.tril(ones, k) if lower else np.triu(ones, -k)
+
+
+def _triangular_solve_impl(a, b, *, lower, transpose_a, unit_diagonal):
+    a, b = xp.asarray(a), xp.asarray(b)
+    linalg = scipy_linalg(a, b)
+    if linalg is not None and a.shape[-1]:
+        mats, rhs = a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:])
+        out = [linalg.solve_triangular(m, r, trans=int(transpose_a), lower=lower,
+                                       unit_diagonal=unit_diagonal, check_finite=False)
+               for m, r in zip(mats, rhs)]
+        return np.stack(out).reshape(b.shape).astype(b.dtype, copy=False) if out else \
+            np.zeros(b.shape, b.dtype)
+    # without scipy: numpy's LU solve of the triangle (the same solution, to rounding)
+    n = a.shape[-1]
+    t = a * triangle_mask(n, a.dtype, lower=lower, strict=unit_diagonal)
+    if unit_diagonal:
+        t = t + np.eye(n, dtype=a.dtype)
+    if transpose_a:
+        t = xp.swapaxes(t, -1, -2)
+    return xp.linalg.solve(t, b)
+
+
+def _triangular_solve_abstract(a, b, **params):
+    _check_square("triangular_solve", a)
+    if b.ndim != a.ndim or b.shape[:-1] != a.shape[:-1] or b.dtype != a.dtype:
+        raise ShapeError(f"triangular_solve: the right-hand side must be (..., n, k) with the "
+                         f"matrix's leading axes and dtype; got a: {a.dtype.name}"
+                         f"{list(a.shape)}, b: {b.dtype.name}{list(b.shape)} "
+                         "(functrans.scipy.linalg.solve_triangular broadcasts them first).")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+    a, b = primals
+    ta, tb = tangents
+    x = triangular_solve(a, b, **params)
+    rhs = tb
+    if type(ta) is not Zero:
+        # the solve reads one triangle of A (its strict part with a unit diagonal): so does dA
+        n = shape_of(a)[-1]
+        t_tri = mul(ta, triangle_mask(n, ta.dtype, lower=params["lower"],
+                                      strict=params["unit_diagonal"]))
+        if params["transpose_a"]:
+            t_tri = matrix_transpose(t_tri)
+        dax = neg(stacked_matmul(t_tri, x))
+        rhs = dax if type(tb) is Zero else add(tb, dax)
+    if type(rhs) is Zero:
+        return x, Zero(ShapedArray(shape_of(x), x.dtype))
+    return x, triangular_solve(a, rhs, **params)        # dx = T^-1 (db - dT x)
+
+
+def _triangular_solve_transpose(ct, a, b, *, lower, transpose_a, unit_diagonal):
+    if is_undefined(a):
+        raise TypeError("triangular_solve: the matrix is a linear input; T^-1 b is linear in "
+                        "b only.")
+    if type(ct) is Zero:
+        return [None, Zero(b.aval)]
+    return [None, triangular_solve(a, ct, lower=lower, transpose_a=not transpose_a,
+                                   unit_diagonal=unit_diagonal)]
+
+
+def _triangular_solve_batch(vals, dims, **params):
+    a, b = batch_first(vals, dims)
+    return triangular_solve(a, b, **params), 0
+
+
+triangular_solve_p = define(
+    "triangular_solve", impl=_triangular_solve_impl, abstract=_triangular_solve_abstract,
+    jvp=_triangular_solve_jvp, transpose=_triangular_solve_transpose,
+    batch=_triangular_solve_batch, props=("linear",), facts={"linear_operands": (1,)},
+    torch_name="LinalgSolveTriangularBackward0")
 
 
 # --- inv --------------------------------------------------------------------------------------

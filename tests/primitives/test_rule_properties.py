@@ -459,6 +459,36 @@ def svd_matrices(draw, prim):
     return Example(sign_free, [a], f"svd(a: {shape})")
 
 
+@st.composite
+def decomposition_matrices(draw, prim):
+    """eigh, pinv, lu, triangular_solve, expm, sqrtm and matrix_function_frechet on stacks
+    drawn from their rows' domains (cases_decompositions.py), through what each determines."""
+    from functrans.primitives import decompositions as D
+    from functrans.primitives import matrix_functions as MF
+    from functrans.primitives import square_matrices as P
+    from primitives.cases_decompositions import sign_free_eigh
+    batch = draw(shapes(min_dims=0, max_dims=1, max_side=2), label="stack shape")
+    n = draw(st.integers(1, 3), label="n")
+    m = draw(st.integers(1, 4), label="m") if prim == "pinv" else n
+    shape = (*batch, m, n)
+    [a] = _sample(draw, [_square_operand(prim)], [shape])
+    if prim == "triangular_solve":
+        k = draw(st.integers(1, 2), label="k")
+        [b] = _sample(draw, [real], [(*batch, n, k)])
+        flags = {f: draw(st.booleans(), label=f)
+                 for f in ("lower", "transpose_a", "unit_diagonal")}
+        return Example(lambda a, b: P.triangular_solve(a, b, **flags), [a, b],
+                       f"triangular_solve(a: {shape}, b: {b.shape}, {flags})")
+    if prim == "matrix_function_frechet":
+        [e] = _sample(draw, [real], [shape])
+        return Example(lambda a, e: MF.frechet(a, e, fn="expm"), [a, e],
+                       f"frechet(expm, a: {shape})")
+    fns = {"eigh": sign_free_eigh, "pinv": lambda a: D.pinv(a, rcond=1e-15),
+           "lu": lambda a: D.lu(a)[0], "expm": MF.expm,
+           "sqrtm": lambda a: MF.sqrtm((a + np.swapaxes(a, -1, -2)) * 0.5)}
+    return Example(fns[prim], [a], f"{prim}(a: {shape})")
+
+
 # --- the table of properties, and the tests --------------------------------------------------
 
 PROPERTIES = {
@@ -473,6 +503,8 @@ PROPERTIES = {
     **{p: square_matrices for p in ("solve", "inv", "det", "slogdet", "cofactor",
                                               "cholesky")},
     "svd": svd_matrices, "qr": qr_matrices,
+    **{p: decomposition_matrices for p in ("eigh", "pinv", "lu", "triangular_solve", "expm",
+                                           "sqrtm", "matrix_function_frechet")},
 }
 
 # examples per primitive where the profile's count would be slow (None: the profile's)
