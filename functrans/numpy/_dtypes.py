@@ -9,8 +9,9 @@ dtype('float32')
 from __future__ import annotations
 
 import numpy as np
-from numpy import (complexfloating, dtype, finfo, floating, iinfo, inexact,  # noqa: F401
-                   integer, issubdtype, newaxis, number, signedinteger, unsignedinteger)
+from numpy import (bool_, complex64, complex128, complexfloating, dtype, finfo,  # noqa: F401
+                   float16, float32, float64, floating, iinfo, inexact, integer, issubdtype,
+                   newaxis, number, signedinteger, unsignedinteger)
 
 from functrans.core.trace import Tracer
 from functrans.numpy._core import _dtype_arg, asarray
@@ -23,10 +24,12 @@ __all__ = ["bool_", "complex64", "complex128", "complexfloating", "dtype", "finf
 
 
 class _ScalarMeta(type):
-    """numpy's scalar type, callable on traced values as in jax.numpy: `fnp.int64(x)` of a
-    traced float is `x.astype(int64)` (integer, so the derivative stops there, as in JAX and
-    autograd); on anything else it is numpy's own `np.int64(x)`. As a dtype it is numpy's
-    (`np.dtype(fnp.int64)`, `x.dtype == fnp.int64`, `isinstance(np.int64(1), fnp.int64)`)."""
+    """numpy's integer scalar type, callable on traced values as in jax.numpy: `fnp.int64(x)`
+    of a traced float is `x.astype(int64)` (integer, so the derivative stops there, as in JAX
+    and autograd); on anything else it is numpy's own `np.int64(x)`. As a dtype it is numpy's
+    (`np.dtype(fnp.int64)`, `x.dtype == fnp.int64`, `isinstance(np.int64(1), fnp.int64)`).
+    Only the integer types are wrapped: the float and complex names stay numpy's own classes,
+    since code compares result types with them by identity (`type(y) is fnp.float32`)."""
 
     def __call__(cls, x=0, *args, **kwargs):
         if isinstance(x, Tracer):
@@ -59,12 +62,9 @@ def _scalar_type(np_type) -> type:
                                                         "on traced values (an astype)."})
 
 
-bool_ = _scalar_type(np.bool_)
 int8, int16, int32, int64 = (_scalar_type(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (_scalar_type(t) for t in (np.uint8, np.uint16, np.uint32,
                                                            np.uint64))
-float16, float32, float64 = (_scalar_type(t) for t in (np.float16, np.float32, np.float64))
-complex64, complex128 = _scalar_type(np.complex64), _scalar_type(np.complex128)
 
 
 def result_type(*arrays_and_dtypes) -> np.dtype:
