@@ -6,7 +6,7 @@ installed). Re-record with JAX installed: `python tests/functrans_numpy/names_pr
 
 Each program maps one float64 array to an array. Recorded per program: the value, the
 Jacobian (jacrev), the Hessian of the weighted sum s(x) = sum(w * f(x)), and vmap of grad s
-over two inputs.
+over two inputs, each transform under jit.
 """
 
 from __future__ import annotations
@@ -76,8 +76,10 @@ def observe(t, np_, sig, name):
     w = weights(np.shape(value))
     s = lambda v: np_.sum(np_.asarray(w) * f(v))
     pair = np.stack([x, x * 0.9 + 0.05])
-    return {"value": value, "jacobian": t.jacrev(f)(x), "hessian": t.hessian(s)(x),
-            "vmap_grad": t.vmap(t.grad(s))(pair)}
+    # the transforms run under jit: one compiled program each (JAX's op-by-op dispatch of a
+    # Hessian is slow), and functrans' jit is checked on the way
+    return {"value": value, "jacobian": t.jit(t.jacrev(f))(x), "hessian": t.jit(t.hessian(s))(x),
+            "vmap_grad": t.jit(t.vmap(t.grad(s)))(pair)}
 
 
 def listed(x):
