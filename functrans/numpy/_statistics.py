@@ -44,17 +44,20 @@ def _check_q(q, name, scale):
     return qa
 
 
-def _quantile(name, a, q, axis, method, keepdims, skip_nan):
+def _quantile(name, a, q, axis, method, keepdims, skip_nan, q_weak):
     if method not in _METHODS:
         raise ArgumentError(f"{name}: method {method!r} is not supported; use one of "
                             f"{', '.join(_METHODS)}.")
     a = asarray(a)
-    dtype = result_dtype(a, 1.0)
     if a.dtype.kind == "c":
         raise TypeError(f"{name}: complex input is not ordered; take abs() or the real part.")
+    # numpy's result dtype: a's with q promoted (a Python float q is weak); the methods that
+    # pick an entry (lower, higher, nearest) keep a's own dtype
+    out_dtype = a.dtype if method in ("lower", "higher", "nearest") else \
+        result_dtype(a, q_weak, 1.0)
+    dtype = result_dtype(a, 1.0)
     a = asarray(a, dtype)
-    q = asarray(q)
-    q = asarray(q, np.result_type(q.dtype, dtype) if q.dtype.kind == "f" else dtype)
+    q = asarray(q, dtype)
     axes = normalize_axes(axis, a.ndim, name)
     kept = [d for d in range(a.ndim) if d not in axes]
     x = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim))) if axes else a
@@ -101,7 +104,7 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     else:
         out = E.where(broadcast_to(_any(E.isnan(x), axis=-1, keepdims=True), batch + (m,)),
                       np.nan, out)
-    out = asarray(out, dtype)
+    out = asarray(out, out_dtype)
     if keepdims:
         full = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
         out = reshape(moveaxis(out, -1, 0), (m,) + full)
@@ -120,43 +123,45 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     [1.75, 2.5]
     """
     _no_extras("quantile", out, weights)
-    return _quantile("quantile", a, _check_q(q, "quantile", 1), axis, method, keepdims, False)
+    return _quantile("quantile", a, _check_q(q, "quantile", 1), axis, method, keepdims, False,
+                     q)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """numpy.percentile: quantile(a, q / 100)."""
     _no_extras("percentile", out, weights)
-    q = _check_q(q, "percentile", 100)
-    return _quantile("percentile", a, E.true_divide(q, 100), axis, method, keepdims, False)
+    qa = _check_q(q, "percentile", 100)
+    return _quantile("percentile", a, E.true_divide(qa, 100), axis, method, keepdims, False, q)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """numpy.median: quantile 0.5 (the mean of the middle two for an even count)."""
     _no_extras("median", out, None)
-    return _quantile("median", a, np.asarray(0.5), axis, "linear", keepdims, False)
+    return _quantile("median", a, np.asarray(0.5), axis, "linear", keepdims, False, 0.5)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
     """numpy.nanquantile: quantile of the entries that are not NaN (NaN where all are)."""
     _no_extras("nanquantile", out, weights)
-    q = _check_q(q, "nanquantile", 1)
-    return _quantile("nanquantile", a, q, axis, method, keepdims, True)
+    qa = _check_q(q, "nanquantile", 1)
+    return _quantile("nanquantile", a, qa, axis, method, keepdims, True, q)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """numpy.nanpercentile: nanquantile(a, q / 100)."""
     _no_extras("nanpercentile", out, weights)
-    q = _check_q(q, "nanpercentile", 100)
-    return _quantile("nanpercentile", a, E.true_divide(q, 100), axis, method, keepdims, True)
+    qa = _check_q(q, "nanpercentile", 100)
+    return _quantile("nanpercentile", a, E.true_divide(qa, 100), axis, method, keepdims, True,
+                     q)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """numpy.nanmedian: the median of the entries that are not NaN (NaN where all are)."""
     _no_extras("nanmedian", out, None)
-    return _quantile("nanmedian", a, np.asarray(0.5), axis, "linear", keepdims, True)
+    return _quantile("nanmedian", a, np.asarray(0.5), axis, "linear", keepdims, True, 0.5)
 
 
 def _no_extras(name, out, weights):

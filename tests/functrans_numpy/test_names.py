@@ -117,6 +117,19 @@ class _nothing:
         return False
 
 
+def test_quantile_result_dtypes_are_numpys():
+    a = np.arange(4.0, dtype=np.float32)
+    for f, g, args in ((fnp.quantile, np.quantile, (a, [0.5])),
+                       (fnp.quantile, np.quantile, (a, np.float64(0.5))),
+                       (fnp.percentile, np.percentile, (a, 50)),
+                       (fnp.median, np.median, (a,)), (fnp.nanquantile, np.nanquantile, (a, 0.5))):
+        assert f(*args).dtype == g(*args).dtype, (f.__name__, args)
+    for method in ("linear", "lower", "higher", "nearest", "midpoint"):
+        got, want = fnp.quantile(np.arange(10), 0.5, method=method), \
+            np.quantile(np.arange(10), 0.5, method=method)
+        assert got.dtype == want.dtype and got == want
+
+
 def test_bad_quantiles_and_methods_say_the_fix():
     with pytest.raises(ValueError, match=r"range \[0, 1\]"):
         fnp.quantile(np.ones(3), 1.5)
