@@ -193,7 +193,8 @@ def test_angle_of_real_values_and_its_zero_derivative():
 def test_logaddexp2_at_infinities_and_ties():
     x = np.array([-np.inf, np.inf, 1.0, -1000.0, 3.0])
     y = np.array([-np.inf, 2.0, 1.0, -1000.0, np.nan])
-    np.testing.assert_allclose(fnp.logaddexp2(x, y), np.logaddexp2(x, y), rtol=1e-14)
+    with np.errstate(invalid="ignore"):  # numpy warns on the NaN entry
+        np.testing.assert_allclose(fnp.logaddexp2(x, y), np.logaddexp2(x, y), rtol=1e-14)
     assert float(ft.grad(fnp.logaddexp2)(1.0, 1.0)) == 0.5
 
 
