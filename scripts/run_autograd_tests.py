@@ -17,7 +17,8 @@ autograd installation is needed or used:
 - `autograd.numpy` -> functrans.numpy (`autograd.numpy.linalg`/`fft` -> functrans.numpy's);
   `autograd.numpy.random` -> numpy.random (the tests only draw data from it).
 - `autograd.scipy.X` -> functrans.scipy.X (and `autograd.scipy.stats.norm` etc. ->
-  the attribute of functrans.scipy.stats).
+  the attribute of functrans.scipy.stats; a distribution's `rvs`, which the tests use only to
+  draw data, comes from scipy.stats when scipy is installed).
 - `autograd.test_util`: check_grads, combo_check, check_equivalent, scalar_close -- autograd's
   own checks (numerical JVP by central differences, VJP by `<v, J^T w> == <J v, w>`,
   recursing for higher orders) over functrans' jvp/vjp.
@@ -94,10 +95,24 @@ class _ForwardingModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__") or attr in ("_targets", "_label"):
             raise AttributeError(attr)
+        if self._label == "scipy.stats":
+            return _distribution(self.__name__ + "." + attr, self._targets, attr)
         for target in self._targets:
             if hasattr(target, attr):
                 return getattr(target, attr)
         return _Absent(f"{self._label}.{attr}")
+
+
+def _distribution(name, targets, attr):
+    """autograd.scipy.stats.<attr>: functrans' distribution, with the random draws (`rvs`,
+    test data only, like numpy.random) taken from scipy when it is installed."""
+    ours = [getattr(t, attr) for t in targets if hasattr(t, attr)]
+    extra = {}
+    scipy_stats = _optional_import("scipy.stats")
+    if scipy_stats is not None and hasattr(scipy_stats, attr) and not any(
+            hasattr(o, "rvs") for o in ours):
+        extra["rvs"] = getattr(scipy_stats, attr).rvs
+    return _ForwardingModule(name, ours, f"scipy.stats.{attr}", extra)
 
 
 def _optional_import(name: str):
@@ -611,6 +626,8 @@ class _AutogradFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name.startswith("autograd.scipy."):
             parts = name.split(".")[2:]
             target = _optional_import("functrans.scipy." + parts[0])
+            if parts[0] == "stats" and len(parts) == 2:
+                return _distribution(name, [target], parts[1])
             for p in parts[1:]:
                 target = getattr(target, p, None) if target is not None else None
             return _ForwardingModule(name, [target], "scipy." + ".".join(parts))
