@@ -296,8 +296,10 @@ def _build_autograd_api(ft, fnp):
         return x
 
     def ag_isinstance(x, types_):
+        # a traced array is an instance of the array types (numpy's and functrans' Array)
         if isinstance(x, Tracer):
-            return builtins.isinstance(onp.zeros(x.aval.shape, x.aval.dtype), types_)
+            types_ = types_ if isinstance(types_, builtins.tuple) else (types_,)
+            return any(issubclass(t, onp.ndarray) or issubclass(onp.ndarray, t) for t in types_)
         return builtins.isinstance(x, types_)
 
     def ag_type(x):
