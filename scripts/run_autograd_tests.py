@@ -128,7 +128,7 @@ def _optional_import(name: str):
 
 def _build_autograd_api(ft, fnp):
     from functrans.core.trace import Tracer
-    from functrans.tree_util import tree_flatten, tree_map, tree_unflatten
+    from functrans.tree_util import tree_flatten, tree_map
 
     def unary_to_nary(unary_operator):
         """autograd's wrapper: operate on argument `argnum` (an int or a tuple of ints)."""
@@ -259,13 +259,6 @@ def _build_autograd_api(ft, fnp):
         import inspect
 
         sig = inspect.signature(fun)
-
-        def select(preds, lst):
-            idx = lambda item: (item[0] if item[1] else item[0])
-            results = ([], [])
-            for pred, item in zip(preds, lst):
-                results[0 if pred else 1].append(item)
-            return results
 
         def gradfun(*args, **kwargs):
             bound = sig.bind(*args, **kwargs)
@@ -605,7 +598,7 @@ class _AutogradFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
     def _module(self, name: str) -> types.ModuleType:
-        ft, fnp, api = self.ft, self.fnp, self.api
+        fnp, api = self.fnp, self.api
         public_api = {k: v for k, v in api.items() if not k.startswith("_")}
         vspace = self.test_util["vspace"]
         if name == "autograd":

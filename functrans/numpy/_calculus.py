@@ -63,7 +63,7 @@ def _spacings(varargs, f, axes, name):
     return out
 
 
-def gradient(f, *varargs, axis=None, edge_order: int = 1):
+def gradient(f, *varargs, axis: int | tuple[int, ...] | None = None, edge_order: int = 1):
     """numpy.gradient: second-order central differences inside, first- or second-order
     one-sided differences at the ends (`edge_order`); spacing as scalars or coordinates.
 
@@ -130,7 +130,7 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def trapezoid(y, x=None, dx=1.0, axis: int = -1):
+def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
     """numpy.trapezoid: the integral of samples `y` along `axis` by the trapezoidal rule, at
     coordinates `x` (1-d along the axis, or y's shape) or uniform spacing `dx`.
 
@@ -159,7 +159,7 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     return _sum(E.multiply(d, mid), axis=ax)
 
 
-def interp(x, xp, fp, left=None, right=None, period=None):
+def interp(x, xp, fp, left=None, right=None, period: float | None = None):
     """numpy.interp: piecewise-linear interpolation of the points (xp, fp) at `x` (xp
     increasing). Differentiable in x, xp and fp; at a knot the slope is that of the segment
     to its right, as in jax.numpy (which finds segments the same way).

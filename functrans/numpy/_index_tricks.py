@@ -121,7 +121,7 @@ c_ = _AxisConcatenator("c_", axis=-1, ndmin=2, trans1d=0)
 c_.__doc__ = """numpy.c_: 1-d items as columns, joined along the last axis."""
 
 
-def unravel_index(indices, shape, order: str = "C"):
+def unravel_index(indices, shape: int | tuple[int, ...], order: str = "C") -> tuple:
     """numpy.unravel_index: a tuple of coordinate arrays for flat `indices` into `shape`.
 
     Concrete indices out of range raise ValueError as in numpy; traced ones are clipped to

@@ -69,7 +69,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False)
     return S.rev(E.sub(np.asarray(n - 1, j.dtype), j), (ax,))
 
 
-def partition(a, kth, axis=-1, kind="introselect", order=None):
+def partition(a, kth, axis: int | None = -1, kind: str = "introselect", order=None):
     """numpy.partition: each `kth` entry in its sorted place, smaller ones before it and larger
     ones after. Returned fully sorted along `axis` (a valid partition; numpy leaves the order
     within each side unspecified, and jax.numpy's differs from numpy's there too), so the

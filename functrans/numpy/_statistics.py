@@ -113,8 +113,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan, q_weak):
     return reshape(out, tuple(q.shape) + tuple(out.shape[1:]))
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None):
+def quantile(a, q, axis: int | tuple[int, ...] | None = None, out=None,
+             overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+             weights=None):
     """numpy.quantile (methods linear, lower, higher, nearest, midpoint); differentiable in
     `a` (and in a traced `q`), through sort and gather.
 
@@ -127,30 +128,34 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                      q)
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
+def percentile(a, q, axis: int | tuple[int, ...] | None = None, out=None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+               weights=None):
     """numpy.percentile: quantile(a, q / 100)."""
     _no_extras("percentile", out, weights)
     qa = _check_q(q, "percentile", 100)
     return _quantile("percentile", a, E.true_divide(qa, 100), axis, method, keepdims, False, q)
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def median(a, axis: int | tuple[int, ...] | None = None, out=None,
+           overwrite_input: bool = False, keepdims: bool = False):
     """numpy.median: quantile 0.5 (the mean of the middle two for an even count)."""
     _no_extras("median", out, None)
     return _quantile("median", a, np.asarray(0.5), axis, "linear", keepdims, False, 0.5)
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None):
+def nanquantile(a, q, axis: int | tuple[int, ...] | None = None, out=None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                *, weights=None):
     """numpy.nanquantile: quantile of the entries that are not NaN (NaN where all are)."""
     _no_extras("nanquantile", out, weights)
     qa = _check_q(q, "nanquantile", 1)
     return _quantile("nanquantile", a, qa, axis, method, keepdims, True, q)
 
 
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None):
+def nanpercentile(a, q, axis: int | tuple[int, ...] | None = None, out=None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights=None):
     """numpy.nanpercentile: nanquantile(a, q / 100)."""
     _no_extras("nanpercentile", out, weights)
     qa = _check_q(q, "nanpercentile", 100)
@@ -158,7 +163,8 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
                      q)
 
 
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def nanmedian(a, axis: int | tuple[int, ...] | None = None, out=None,
+              overwrite_input: bool = False, keepdims: bool = False):
     """numpy.nanmedian: the median of the entries that are not NaN (NaN where all are)."""
     _no_extras("nanmedian", out, None)
     return _quantile("nanmedian", a, np.asarray(0.5), axis, "linear", keepdims, True, 0.5)
@@ -173,7 +179,8 @@ def _no_extras(name, out, weights):
                             "in numpy, or weight the data yourself.")
 
 
-def histogram(a, bins=10, range=None, density=None, weights=None):
+def histogram(a, bins=10, range: tuple[float, float] | None = None,
+              density: bool | None = None, weights=None) -> tuple:
     """numpy.histogram: (hist, bin_edges). The counts have no derivative (they are integers,
     or sums of `weights`, which are differentiable); with traced data and no `range`, the
     edges span min(a)..max(a) and follow them, as in jax.numpy.

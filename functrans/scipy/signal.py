@@ -18,7 +18,7 @@ from functrans.errors import ArgumentError, ShapeError
 from functrans.numpy import _elementwise as E
 from functrans.numpy._core import asarray, result_dtype
 from functrans.numpy._padding import pad
-from functrans.numpy._shape import flip, reshape
+from functrans.numpy._shape import flip
 
 __all__ = ["convolve", "correlate"]
 
