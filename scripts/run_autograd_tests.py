@@ -17,7 +17,8 @@ autograd installation is needed or used:
 - `autograd.numpy` -> functrans.numpy (`autograd.numpy.linalg`/`fft` -> functrans.numpy's);
   `autograd.numpy.random` -> numpy.random (the tests only draw data from it).
 - `autograd.scipy.X` -> functrans.scipy.X (and `autograd.scipy.stats.norm` etc. ->
-  the attribute of functrans.scipy.stats).
+  the attribute of functrans.scipy.stats; a distribution's `rvs`, which the tests use only to
+  draw data, comes from scipy.stats when scipy is installed).
 - `autograd.test_util`: check_grads, combo_check, check_equivalent, scalar_close -- autograd's
   own checks (numerical JVP by central differences, VJP by `<v, J^T w> == <J v, w>`,
   recursing for higher orders) over functrans' jvp/vjp.
@@ -94,10 +95,24 @@ class _ForwardingModule(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__") or attr in ("_targets", "_label"):
             raise AttributeError(attr)
+        if self._label == "scipy.stats":
+            return _distribution(self.__name__ + "." + attr, self._targets, attr)
         for target in self._targets:
             if hasattr(target, attr):
                 return getattr(target, attr)
         return _Absent(f"{self._label}.{attr}")
+
+
+def _distribution(name, targets, attr):
+    """autograd.scipy.stats.<attr>: functrans' distribution, with the random draws (`rvs`,
+    test data only, like numpy.random) taken from scipy when it is installed."""
+    ours = [getattr(t, attr) for t in targets if hasattr(t, attr)]
+    extra = {}
+    scipy_stats = _optional_import("scipy.stats")
+    if scipy_stats is not None and hasattr(scipy_stats, attr) and not any(
+            hasattr(o, "rvs") for o in ours):
+        extra["rvs"] = getattr(scipy_stats, attr).rvs
+    return _ForwardingModule(name, ours, f"scipy.stats.{attr}", extra)
 
 
 def _optional_import(name: str):
@@ -113,7 +128,7 @@ def _optional_import(name: str):
 
 def _build_autograd_api(ft, fnp):
     from functrans.core.trace import Tracer
-    from functrans.tree_util import tree_flatten, tree_map, tree_unflatten
+    from functrans.tree_util import tree_flatten, tree_map
 
     def unary_to_nary(unary_operator):
         """autograd's wrapper: operate on argument `argnum` (an int or a tuple of ints)."""
@@ -245,13 +260,6 @@ def _build_autograd_api(ft, fnp):
 
         sig = inspect.signature(fun)
 
-        def select(preds, lst):
-            idx = lambda item: (item[0] if item[1] else item[0])
-            results = ([], [])
-            for pred, item in zip(preds, lst):
-                results[0 if pred else 1].append(item)
-            return results
-
         def gradfun(*args, **kwargs):
             bound = sig.bind(*args, **kwargs)
             names = list(bound.arguments)
@@ -281,8 +289,10 @@ def _build_autograd_api(ft, fnp):
         return x
 
     def ag_isinstance(x, types_):
+        # a traced array is an instance of the array types (numpy's and functrans' Array)
         if isinstance(x, Tracer):
-            return builtins.isinstance(onp.zeros(x.aval.shape, x.aval.dtype), types_)
+            types_ = types_ if isinstance(types_, builtins.tuple) else (types_,)
+            return any(issubclass(t, onp.ndarray) or issubclass(onp.ndarray, t) for t in types_)
         return builtins.isinstance(x, types_)
 
     def ag_type(x):
@@ -588,7 +598,7 @@ class _AutogradFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
     def _module(self, name: str) -> types.ModuleType:
-        ft, fnp, api = self.ft, self.fnp, self.api
+        fnp, api = self.fnp, self.api
         public_api = {k: v for k, v in api.items() if not k.startswith("_")}
         vspace = self.test_util["vspace"]
         if name == "autograd":
@@ -611,6 +621,8 @@ class _AutogradFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name.startswith("autograd.scipy."):
             parts = name.split(".")[2:]
             target = _optional_import("functrans.scipy." + parts[0])
+            if parts[0] == "stats" and len(parts) == 2:
+                return _distribution(name, [target], parts[1])
             for p in parts[1:]:
                 target = getattr(target, p, None) if target is not None else None
             return _ForwardingModule(name, [target], "scipy." + ".".join(parts))

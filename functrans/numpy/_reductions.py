@@ -25,6 +25,7 @@ from functrans.numpy._core import asarray, promote
 from functrans.backends import call_traced
 from functrans.numpy._results import foreign_adapter, like_inputs
 from functrans.primitives import elementwise as E
+from functrans.primitives.ad_control import stop_gradient
 from functrans.primitives import reductions as R
 from functrans.primitives.shape_ops import (broadcast_to, convert_element_type, expand_dims,
                                             pad, reshape, slice_)
@@ -228,8 +229,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correctio
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
-    """numpy.std: the square root of var (so its derivative is nan at zero spread, as in JAX)."""
+    """numpy.std: the square root of var (so its derivative is nan at zero spread, as in JAX),
+    except over one element per result, where std is identically 0 (nan for a non-finite
+    entry) and so has derivative 0, as autograd gives (JAX's is nan there)."""
     _no_out(out, "std")
+    a = asarray(a)
+    if _count(a.shape, normalize_axes(axis, a.ndim, "std")) == 1:
+        a = stop_gradient(a)  # constant in a: no sqrt'(0) * 0 = nan
     return E.sqrt_p.bind(var(a, axis, dtype, None, ddof, keepdims, correction=correction))
 
 

@@ -305,7 +305,7 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
 row_stack = vstack  # numpy's older name for vstack (deprecated in numpy 2.0, kept there)
 
 
-def append(arr, values, axis=None):
+def append(arr, values, axis: int | None = None):
     """numpy.append: `values` joined to the end of `arr` (both raveled when `axis` is None).
 
     >>> import functrans.numpy as fnp
@@ -480,7 +480,7 @@ def flipud(m):
     return S.rev(m, (0,))
 
 
-def rot90(m, k=1, axes=(0, 1)):
+def rot90(m, k: int = 1, axes: tuple[int, int] = (0, 1)):
     """numpy.rot90: `m` rotated by 90 degrees `k` times in the plane of `axes` (from the first
     axis towards the second), as flips and a transpose."""
     m = asarray(m)
@@ -504,7 +504,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return S.rev(S.transpose(m, perm), (a1,))
 
 
-def rollaxis(a, axis, start=0):
+def rollaxis(a, axis: int, start: int = 0):
     """numpy.rollaxis: axis `axis` moved to sit before position `start` (numpy's older
     moveaxis; `start` counts positions in the original array)."""
     a = asarray(a)

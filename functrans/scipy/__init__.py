@@ -1,5 +1,5 @@
 """scipy's API over functrans primitives (no scipy needed): `functrans.scipy.special`,
-`functrans.scipy.linalg`.
+`functrans.scipy.linalg`, `functrans.scipy.signal`, `functrans.scipy.integrate`.
 
 >>> import functrans.scipy as fsp
 >>> float(fsp.special.logsumexp([0.0, 0.0]))  # log 2
@@ -7,6 +7,6 @@
 """
 
 from functrans.scipy import special  # noqa: F401
-from functrans.scipy import linalg  # noqa: F401
+from functrans.scipy import integrate, linalg, signal  # noqa: F401
 
-__all__ = ["special", "linalg"]
+__all__ = ["special", "linalg", "signal", "integrate"]

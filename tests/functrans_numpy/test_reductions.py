@@ -443,3 +443,14 @@ def test_sum_and_mean_with_where_edges():
     np.testing.assert_allclose(got, np.mean(a, axis=1, where=a > 0), rtol=1e-14)
     with pytest.raises(TypeError, match="boolean"):
         fnp.sum(a, where=np.ones(4))
+
+
+def test_std_over_one_element_has_derivative_zero():
+    # std of one element is identically 0, so its derivative is 0 (autograd's answer; JAX's
+    # sqrt'(0) * 0 gives nan); over several equal elements it stays nan, a true cusp
+    assert float(ft.grad(fnp.std)(3.5)) == 0.0
+    np.testing.assert_array_equal(ft.jacfwd(lambda v: fnp.std(v, axis=0))(np.ones((1, 3))),
+                                  np.zeros((3, 1, 3)))
+    assert np.isnan(fnp.std(np.array([np.nan])))
+    with np.errstate(all="ignore"):
+        assert np.isnan(ft.grad(fnp.std)(np.ones(2))).all()
