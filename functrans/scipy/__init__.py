@@ -1,4 +1,5 @@
-"""scipy's API over functrans primitives (no scipy needed): `functrans.scipy.special`.
+"""scipy's API over functrans primitives (no scipy needed): `functrans.scipy.special` and
+`functrans.scipy.stats`.
 
 >>> import functrans.scipy as fsp
 >>> float(fsp.special.logsumexp([0.0, 0.0]))  # log 2
@@ -6,5 +7,6 @@
 """
 
 from functrans.scipy import special  # noqa: F401
+from functrans.scipy import stats  # noqa: F401
 
-__all__ = ["special"]
+__all__ = ["special", "stats"]

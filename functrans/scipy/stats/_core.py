@@ -1,0 +1,33 @@
+"""What the distributions share: argument promotion and the standardised variable."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans.numpy._core import promote, result_dtype
+
+
+def promote_inexact(*args):
+    """The arguments as arrays of one inexact dtype (numpy promotion, Python scalars weak;
+    integers and booleans go to float64, as in scipy)."""
+    dtype = result_dtype(*args)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    return [fnp.asarray(a) for a in promote(*args, dtype=dtype)]
+
+
+def standardize(x, loc, scale):
+    """(x - loc) / scale, the variable of the standard distribution."""
+    return (x - loc) / scale
+
+
+def neg_inf_where(cond, value):
+    """value, or -inf where cond holds (outside a distribution's support)."""
+    return fnp.where(cond, -np.inf, value)
+
+
+def log_probability(p):
+    """log(p) of a probability, -inf at p == 0 without numpy's divide-by-zero warning."""
+    positive = p > 0
+    return fnp.where(positive, fnp.log(fnp.where(positive, p, 1)), -np.inf)

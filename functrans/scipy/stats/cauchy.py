@@ -1,0 +1,56 @@
+"""The Cauchy distribution (scipy.stats.cauchy): density 1 / (pi scale (1 + y^2))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans.scipy.stats._core import log_probability, promote_inexact, standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+def logpdf(x, loc=0, scale=1):
+    """log of the Cauchy density (scipy.stats.cauchy.logpdf)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    y = standardize(x, loc, scale)
+    return -np.log(np.pi) - fnp.log(scale) - fnp.log1p(y * y)
+
+
+def pdf(x, loc=0, scale=1):
+    """The Cauchy density (scipy.stats.cauchy.pdf)."""
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """P(X <= x) = 1/2 + arctan(y) / pi (scipy.stats.cauchy.cdf)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    return 0.5 + fnp.arctan(standardize(x, loc, scale)) / np.pi
+
+
+def logcdf(x, loc=0, scale=1):
+    """log P(X <= x) (scipy.stats.cauchy.logcdf)."""
+    return log_probability(cdf(x, loc, scale))
+
+
+def sf(x, loc=0, scale=1):
+    """P(X > x) = 1/2 - arctan(y) / pi (scipy.stats.cauchy.sf)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    return 0.5 - fnp.arctan(standardize(x, loc, scale)) / np.pi
+
+
+def logsf(x, loc=0, scale=1):
+    """log P(X > x) (scipy.stats.cauchy.logsf)."""
+    return log_probability(sf(x, loc, scale))
+
+
+def ppf(q, loc=0, scale=1):
+    """The quantile function loc + scale tan(pi (q - 1/2)) (scipy.stats.cauchy.ppf)."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return loc + scale * fnp.tan(np.pi * (q - 0.5))
+
+
+def isf(q, loc=0, scale=1):
+    """The inverse of sf, loc + scale tan(pi (1/2 - q)) (scipy.stats.cauchy.isf)."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return loc + scale * fnp.tan(np.pi * (0.5 - q))

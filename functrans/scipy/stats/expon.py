@@ -1,0 +1,51 @@
+"""The exponential distribution (scipy.stats.expon): rate 1 / scale, starting at loc."""
+
+from __future__ import annotations
+
+import functrans.numpy as fnp
+from functrans.scipy.stats._core import log_probability, neg_inf_where, promote_inexact, standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+
+
+def logpdf(x, loc=0, scale=1):
+    """log of the exponential density (scipy.stats.expon.logpdf); -inf below loc."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    y = standardize(x, loc, scale)
+    return neg_inf_where(y < 0, -y - fnp.log(scale))
+
+
+def pdf(x, loc=0, scale=1):
+    """The exponential density (scipy.stats.expon.pdf)."""
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """P(X <= x) = 1 - exp(-(x - loc) / scale) (scipy.stats.expon.cdf)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    y = fnp.maximum(standardize(x, loc, scale), 0)
+    return -fnp.expm1(-y)
+
+
+def logcdf(x, loc=0, scale=1):
+    """log P(X <= x) (scipy.stats.expon.logcdf)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    y = fnp.maximum(standardize(x, loc, scale), 0)
+    return log_probability(-fnp.expm1(-y))
+
+
+def sf(x, loc=0, scale=1):
+    """P(X > x) (scipy.stats.expon.sf)."""
+    return fnp.exp(logsf(x, loc, scale))
+
+
+def logsf(x, loc=0, scale=1):
+    """log P(X > x) = -(x - loc) / scale above loc, 0 below (scipy.stats.expon.logsf)."""
+    x, loc, scale = promote_inexact(x, loc, scale)
+    return -fnp.maximum(standardize(x, loc, scale), 0)
+
+
+def ppf(q, loc=0, scale=1):
+    """The quantile function -log1p(-q) scale + loc (scipy.stats.expon.ppf)."""
+    q, loc, scale = promote_inexact(q, loc, scale)
+    return -fnp.log1p(-q) * scale + loc

@@ -1,0 +1,42 @@
+"""The multivariate normal distribution (scipy.stats.multivariate_normal): `mean` (n,) and
+covariance `cov` (n, n), a scalar (a multiple of the identity) or, with a scalar mean, the
+variance; x's last axis holds the n coordinates."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans.errors import ShapeError
+from functrans.scipy.stats._core import promote_inexact
+
+__all__ = ["logpdf", "pdf"]
+
+_LOG_2PI = np.log(2 * np.pi)
+
+
+def logpdf(x, mean, cov):
+    """log of the multivariate normal density (scipy.stats.multivariate_normal.logpdf), by the
+    Cholesky factor of cov (as JAX computes it). scipy's allow_singular is not supported."""
+    x, mean, cov = promote_inexact(x, mean, cov)
+    if mean.ndim == 0:
+        y = x - mean
+        return -0.5 * y * y / cov - 0.5 * (_LOG_2PI + fnp.log(cov))
+    n = mean.shape[-1]
+    y = x - mean
+    if cov.ndim == 0:
+        return -0.5 * fnp.sum(y * y, axis=-1) / cov - n / 2 * (_LOG_2PI + fnp.log(cov))
+    if cov.ndim < 2 or tuple(cov.shape[-2:]) != (n, n):
+        raise ShapeError(f"multivariate_normal.logpdf: cov has shape {tuple(cov.shape)} but "
+                         f"mean has {n} entries; pass an ({n}, {n}) covariance matrix (or a "
+                         "scalar for a multiple of the identity).")
+    chol = fnp.linalg.cholesky(cov)
+    # z = L^-1 (x - mean): the Mahalanobis distance is |z|^2
+    z = fnp.einsum("...ij,...j->...i", fnp.linalg.inv(chol), y)
+    log_det = fnp.sum(fnp.log(fnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+    return -0.5 * fnp.sum(z * z, axis=-1) - n / 2 * _LOG_2PI - log_det
+
+
+def pdf(x, mean, cov):
+    """The multivariate normal density (scipy.stats.multivariate_normal.pdf)."""
+    return fnp.exp(logpdf(x, mean, cov))
