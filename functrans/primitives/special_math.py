@@ -285,11 +285,13 @@ def _igamma_parts(a, x, derivative):
         dd = -ddnew / (dnew * dnew)
         delta = d * cnew
         ddelta = dd * cnew + d * dcnew
-        dh = dh * delta + h * ddelta
+        dh_new = dh * delta + h * ddelta
         h = h * delta
         done = np.abs(delta - 1) <= _EPS
         if derivative:
-            done = done & (np.abs(dh * (delta - 1)) <= _EPS * np.abs(dh) + _TINY)
+            # for integer a the fraction ends (an = 0 at i = a) but its derivative does not
+            done = done & (np.abs(dh_new - dh) <= _EPS * np.abs(dh_new))
+        dh = dh_new
         return (b, cnew, dcnew, d, dd, h, dh), done
     state = _iterate(cf_step, (b, c, dc, d, dd, d, dd), 5000)
     h, dh = state[5], state[6]

@@ -220,13 +220,23 @@ def polygamma(n, x):
     return S.polygamma(n, x)
 
 
+def _dimension(d) -> int:
+    """multigammaln's d as a Python int: a concrete integral number (3, 3.0, np.int64(3))."""
+    try:
+        value = float(d) if not isinstance(d, bool) else None
+    except (TypeError, ValueError):
+        value = None
+    if value is None or np.ndim(d) != 0 or value != int(value) or value < 1:
+        raise ArgumentTypeError(f"multigammaln: d must be a positive integer (the dimension), "
+                                f"known while tracing; got {d!r}. Pass d as an int such as 3.")
+    return int(value)
+
+
 def multigammaln(a, d: int):
     """The log of the multivariate gamma function of dimension d (scipy.special.multigammaln):
     d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2), j = 0 .. d - 1. Unlike scipy, a <= (d - 1)
     / 2 is not checked (it gives inf or a finite value of the sum, as in JAX)."""
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ArgumentTypeError(f"multigammaln: d must be a positive Python int (the "
-                                f"dimension), got {d!r}. Pass d as an int such as 3.")
+    d = _dimension(d)
     a, = _inexact(a)
     out = _const(a, d * (d - 1) / 4 * np.log(np.pi))
     for j in range(d):
