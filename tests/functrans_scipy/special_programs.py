@@ -94,9 +94,10 @@ elementwise("entr", "entr", POS)
 elementwise("zeta_q", "zeta", POS, [2.5, 3.0, 4.5, 2.1], before=True)
 elementwise("spence", "spence", [0.2, 0.7, 1.6, 2.8],
             instead={"jacrev": "jacfwd", "hessian": None, "vmap_grad": None},
-            notes="JAX's jacrev, hessian and vmap of grad of spence have nan at 1.5 < x < 2 (a cotangent "
-                  "through a branch of its piecewise definition not taken); functrans's jacrev "
-                  "equals JAX's jacfwd, its hessian the closed form (test_special.py)")
+            notes="JAX's jacrev, hessian and vmap of grad of spence have nan at 1.5 < x < 2 "
+                  "(a cotangent through a branch of its piecewise definition not taken); "
+                  "functrans's jacrev equals JAX's jacfwd, its hessian the closed form "
+                  "(test_special.py)")
 
 
 # at 0 numpy's sin(pi x) / (pi x) loses digits to cancellation within 1e-5: a wider step
@@ -225,7 +226,7 @@ def from_json(rec):
     return np.asarray(rec["data"], np.float64).reshape(rec["shape"])
 
 
-def observe(lib, prog: Program) -> dict:
+def observe(lib, prog: Program, kinds=KINDS) -> dict:
     """What `prog` gives under `lib`: each kind's array (as JSON), or the error it raised."""
     f = prog.build(lib)
     x = np.asarray(prog.x, np.float64)
@@ -237,7 +238,7 @@ def observe(lib, prog: Program) -> dict:
             "jacrev": lambda: lib.jacrev(f)(x), "hessian": lambda: lib.hessian(total)(x),
             "vmap_grad": lambda: lib.vmap(lib.grad(total))(xs)}
     out = {}
-    for kind in KINDS:
+    for kind in kinds:
         try:
             out[kind] = _jsonable(runs[kind]())
         except Exception as e:   # a refused derivative is part of what the program does
