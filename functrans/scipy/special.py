@@ -174,7 +174,7 @@ def entr(x):
     safe = E.select(pos, x, _const(x, 1))
     value = E.neg(E.mul(safe, E.log(safe)))
     rest = E.select(E.eq_p.bind(x, _const(x, 0)), _const(x, 0), _const(x, -np.inf))
-    return E.select(pos, value, E.select(_isfinite(x), rest, _const(x, np.nan)))
+    return E.select(pos, value, E.select(E.ne_p.bind(x, x), x, rest))   # nan stays nan
 
 
 # --- the gamma function and its relatives ------------------------------------------------------
