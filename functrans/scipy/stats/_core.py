@@ -31,3 +31,10 @@ def log_probability(p):
     """log(p) of a probability, -inf at p == 0 without numpy's divide-by-zero warning."""
     positive = p > 0
     return fnp.where(positive, fnp.log(fnp.where(positive, p, 1)), -np.inf)
+
+
+def log_probability_pair(p, q):
+    """log(p) for a probability p whose complement q = 1 - p is also known: log(p) where p is
+    small, log1p(-q) where p is near 1 (there log(p) would lose the digits q carries)."""
+    small = p < 0.5
+    return fnp.where(small, log_probability(p), fnp.log1p(-fnp.where(small, 0, q)))

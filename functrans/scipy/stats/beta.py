@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functrans.numpy as fnp
 from functrans.scipy import special
-from functrans.scipy.stats._core import log_probability, neg_inf_where, promote_inexact, standardize
+from functrans.scipy.stats._core import (log_probability, log_probability_pair, neg_inf_where,
+                                        promote_inexact, standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -42,9 +43,9 @@ def sf(x, a, b, loc=0, scale=1):
 
 def logcdf(x, a, b, loc=0, scale=1):
     """log P(X <= x) (scipy.stats.beta.logcdf)."""
-    return log_probability(cdf(x, a, b, loc, scale))
+    return log_probability_pair(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
 def logsf(x, a, b, loc=0, scale=1):
     """log P(X > x) (scipy.stats.beta.logsf)."""
-    return log_probability(sf(x, a, b, loc, scale))
+    return log_probability_pair(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))

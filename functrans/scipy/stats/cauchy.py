@@ -5,16 +5,19 @@ from __future__ import annotations
 import numpy as np
 
 import functrans.numpy as fnp
-from functrans.scipy.stats._core import log_probability, promote_inexact, standardize
+from functrans.scipy.stats._core import (log_probability, log_probability_pair, promote_inexact,
+                                        standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+_LOG_PI = float(np.log(np.pi))
 
 
 def logpdf(x, loc=0, scale=1):
     """log of the Cauchy density (scipy.stats.cauchy.logpdf)."""
     x, loc, scale = promote_inexact(x, loc, scale)
     y = standardize(x, loc, scale)
-    return -np.log(np.pi) - fnp.log(scale) - fnp.log1p(y * y)
+    return -_LOG_PI - fnp.log(scale) - fnp.log1p(y * y)
 
 
 def pdf(x, loc=0, scale=1):
@@ -30,7 +33,7 @@ def cdf(x, loc=0, scale=1):
 
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x) (scipy.stats.cauchy.logcdf)."""
-    return log_probability(cdf(x, loc, scale))
+    return log_probability_pair(cdf(x, loc, scale), sf(x, loc, scale))
 
 
 def sf(x, loc=0, scale=1):
@@ -41,7 +44,7 @@ def sf(x, loc=0, scale=1):
 
 def logsf(x, loc=0, scale=1):
     """log P(X > x) (scipy.stats.cauchy.logsf)."""
-    return log_probability(sf(x, loc, scale))
+    return log_probability_pair(sf(x, loc, scale), cdf(x, loc, scale))
 
 
 def ppf(q, loc=0, scale=1):

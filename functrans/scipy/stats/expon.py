@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functrans.numpy as fnp
-from functrans.scipy.stats._core import log_probability, neg_inf_where, promote_inexact, standardize
+from functrans.scipy.stats._core import (log_probability, log_probability_pair, neg_inf_where,
+                                        promote_inexact, standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -31,7 +32,7 @@ def logcdf(x, loc=0, scale=1):
     """log P(X <= x) (scipy.stats.expon.logcdf)."""
     x, loc, scale = promote_inexact(x, loc, scale)
     y = fnp.maximum(standardize(x, loc, scale), 0)
-    return log_probability(-fnp.expm1(-y))
+    return log_probability_pair(-fnp.expm1(-y), fnp.exp(-y))
 
 
 def sf(x, loc=0, scale=1):

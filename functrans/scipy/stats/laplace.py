@@ -9,6 +9,8 @@ from functrans.scipy.stats._core import promote_inexact, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
+_LOG2 = float(np.log(2))
+
 
 def logpdf(x, loc=0, scale=1):
     """log of the Laplace density (scipy.stats.laplace.logpdf)."""
@@ -25,7 +27,7 @@ def _log_lower(y):
     # log P(Y <= y) of the standard Laplace: y - log 2 below 0, log1p(-exp(-y) / 2) above
     neg = fnp.minimum(y, 0)
     pos = fnp.maximum(y, 0)
-    return fnp.where(y < 0, neg - np.log(2), fnp.log1p(-0.5 * fnp.exp(-pos)))
+    return fnp.where(y < 0, neg - _LOG2, fnp.log1p(-0.5 * fnp.exp(-pos)))
 
 
 def logcdf(x, loc=0, scale=1):

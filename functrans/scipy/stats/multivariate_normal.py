@@ -12,7 +12,7 @@ from functrans.scipy.stats._core import promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
-_LOG_2PI = np.log(2 * np.pi)
+_LOG_2PI = float(np.log(2 * np.pi))
 
 
 def logpdf(x, mean, cov):

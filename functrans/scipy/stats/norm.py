@@ -15,7 +15,7 @@ from functrans.scipy.stats._core import promote_inexact, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
-_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+_LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))
 
 
 def logpdf(x, loc=0, scale=1):

@@ -11,7 +11,8 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.scipy import special
-from functrans.scipy.stats._core import log_probability, promote_inexact, standardize
+from functrans.scipy.stats._core import (log_probability, log_probability_pair, promote_inexact,
+                                        standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -53,9 +54,9 @@ def sf(x, df, loc=0, scale=1):
 
 def logcdf(x, df, loc=0, scale=1):
     """log P(T <= x) (scipy.stats.t.logcdf)."""
-    return log_probability(cdf(x, df, loc, scale))
+    return log_probability_pair(cdf(x, df, loc, scale), sf(x, df, loc, scale))
 
 
 def logsf(x, df, loc=0, scale=1):
     """log P(T > x) (scipy.stats.t.logsf)."""
-    return log_probability(sf(x, df, loc, scale))
+    return log_probability_pair(sf(x, df, loc, scale), cdf(x, df, loc, scale))
