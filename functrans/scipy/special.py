@@ -26,9 +26,10 @@ from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.shape_ops import broadcast_to, reshape
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy", "xlog1py", "entr",
-           "gamma", "gammaln", "loggamma", "digamma", "psi", "polygamma", "multigammaln",
+           "gamma", "gammaln", "loggamma", "gammasgn", "rgamma", "digamma", "psi", "polygamma",
+           "multigammaln",
            "gammainc", "gammaincc", "beta", "betaln", "betainc", "erf", "erfc", "erfinv",
-           "erfcx", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e", "zeta", "sinc",
+           "erfcinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e", "zeta", "sinc",
            "spence"]
 
 
@@ -204,6 +205,21 @@ def loggamma(x):
     return E.select(E.lt_p.bind(x, _const(x, 0)), _const(x, np.nan), out)
 
 
+def gammasgn(x):
+    """The sign of gamma(x) (scipy.special.gammasgn): +1 above 0, alternating between the
+    poles below (nan at them); no derivative (0, as JAX's)."""
+    x, = _inexact(x)
+    return E.sign(S.gamma(x))
+
+
+def rgamma(x):
+    """1 / gamma(x) (scipy.special.rgamma): 0 at the poles; derivative -digamma(x) / gamma(x)."""
+    x, = _inexact(x)
+    pole = _and(E.le_p.bind(x, _const(x, 0)), E.eq_p.bind(x, E.floor(x)))
+    safe = E.select(pole, _const(x, 1), x)
+    return E.select(pole, _const(x, 0), E.div(_const(x, 1), S.gamma(safe)))
+
+
 def digamma(x):
     """psi(x) = d/dx log gamma(x) (scipy.special.digamma); derivative polygamma(1, x)."""
     x, = _inexact(x)
@@ -305,6 +321,13 @@ def erfinv(x):
     """The inverse of erf (scipy.special.erfinv); derivative sqrt(pi)/2 exp(erfinv(x)^2)."""
     x, = _inexact(x)
     return E.erf_inv(x)
+
+
+def erfcinv(y):
+    """The inverse of erfc (scipy.special.erfcinv) on [0, 2], as -ndtri(y / 2) / sqrt(2)
+    (accurate in both tails); derivative -sqrt(pi)/2 exp(erfcinv(y)^2)."""
+    y, = _inexact(y)
+    return E.mul(_const(y, -np.sqrt(0.5)), S.ndtri(E.mul(y, _const(y, 0.5))))
 
 
 def erfcx(x):

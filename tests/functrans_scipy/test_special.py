@@ -198,11 +198,14 @@ UNARY = [  # (name, points): functrans.scipy.special.<name> against scipy.specia
     ("gamma", np.concatenate([POS, REAL[REAL < 6], EDGES])),
     ("gammaln", np.concatenate([POS, REAL, EDGES])),
     ("loggamma", np.concatenate([POS, EDGES])),
+    ("gammasgn", np.concatenate([POS, REAL, EDGES])),
+    ("rgamma", np.concatenate([POS, REAL, EDGES, [180.0]])),
     ("digamma", np.concatenate([POS, REAL, EDGES])),
     ("psi", POS),
     ("erf", np.concatenate([REAL, EDGES])),
     ("erfc", np.concatenate([REAL, EDGES])),
     ("erfinv", np.concatenate([PROB * 2 - 1, [-1.0, 1.0]])),
+    ("erfcinv", np.concatenate([PROB * 2, [1e-300, 2.0, -0.5, 2.5]])),
     ("erfcx", np.concatenate([REAL, [-30.0, 26.0, 1e10], EDGES])),
     ("ndtr", np.concatenate([REAL, [-40.0, 9.0], EDGES])),
     ("ndtri", np.concatenate([PROB, [-0.5, 1.5, np.nan]])),
@@ -223,7 +226,8 @@ def _value_rtol(name):
     # compositions (ndtr, i0, i1: JAX's forms over erf/erfc and the scaled Bessel functions)
     # round a few times more than scipy's direct routines
     # erf and erfinv are XLA's algorithms (JAX's values), within 1e-13 of scipy's
-    return 1e-13 if name in ("ndtr", "i0", "i1", "entr", "sinc", "erf", "erfinv") else 0
+    return 1e-13 if name in ("ndtr", "i0", "i1", "entr", "sinc", "erf", "erfinv", "erfcinv",
+                             "rgamma") else 0
 
 
 @pytest.mark.parametrize("name,points", UNARY, ids=[u[0] for u in UNARY])

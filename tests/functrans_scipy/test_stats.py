@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import functrans as ft
-from functrans.errors import ShapeError
+from functrans.errors import ArgumentError, ShapeError
 from functrans.scipy import stats as fst
 
 ss = pytest.importorskip("scipy.stats")
@@ -115,6 +115,15 @@ def test_multivariate_normal_matches_scipy():
                                smvn.logpdf(pts, mean, cov), rtol=1e-13)
     with pytest.raises(ShapeError, match=r"\(3, 3\) covariance"):
         mvn.logpdf(pts, mean, np.eye(2))
+    np.testing.assert_allclose(mvn.logpdf(pts, mean, cov, allow_singular=False),
+                               smvn.logpdf(pts, mean, cov), rtol=1e-13)
+    with pytest.raises(ArgumentError, match="cov \\+ eps"):
+        mvn.pdf(pts, mean, cov, allow_singular=True)
+    np.testing.assert_allclose(mvn.entropy(mean, cov), smvn.entropy(mean, cov), rtol=1e-14)
+    np.testing.assert_allclose(mvn.entropy(None, 1.7), smvn.entropy(None, 1.7), rtol=1e-14)
+    # d entropy / d cov = inv(cov) / 2
+    np.testing.assert_allclose(ft.grad(lambda c: mvn.entropy(mean, c))(cov),
+                               np.linalg.inv(cov) / 2, rtol=1e-13)
 
 
 def test_float32_stays_float32():

@@ -8,12 +8,14 @@ get -inf (logpdf) and 0 (pdf) as in JAX, where scipy raises ValueError.
 from __future__ import annotations
 
 
+import numpy as np
+
 import functrans.numpy as fnp
 from functrans.errors import ShapeError
 from functrans.scipy import special
 from functrans.scipy.stats._core import neg_inf_where, promote_inexact
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
 
 
 def logpdf(x, alpha):
@@ -41,3 +43,16 @@ def pdf(x, alpha):
     return fnp.exp(logpdf(x, alpha))
 
 
+
+
+def rvs(alpha, size=1, random_state=None):
+    """Draws from the Dirichlet distribution (scipy.stats.dirichlet.rvs): numpy arrays of shape
+    (size, K) from `random_state` (a numpy Generator or RandomState; by default numpy's global
+    RandomState, as in scipy, so the same seed gives scipy's draws). Not traceable: sampling
+    under a transform goes through functrans.random."""
+    alpha = np.asarray(alpha, np.float64)
+    if alpha.ndim != 1:
+        raise ShapeError(f"dirichlet.rvs: alpha must be one-dimensional (K,), got shape "
+                         f"{alpha.shape}. Pass the K concentrations as a vector.")
+    state = np.random.mtrand._rand if random_state is None else random_state
+    return state.dirichlet(alpha, size)

@@ -7,17 +7,25 @@ from __future__ import annotations
 import numpy as np
 
 import functrans.numpy as fnp
-from functrans.errors import ShapeError
+from functrans.errors import ArgumentError, ShapeError
 from functrans.scipy.stats._core import promote_inexact
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "entropy"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
 
-def logpdf(x, mean, cov):
+def _check_allow_singular(allow_singular, fname):
+    if allow_singular:
+        raise ArgumentError(f"multivariate_normal.{fname}: allow_singular=True is not supported "
+                            "(the density uses the Cholesky factor of cov, which needs cov "
+                            "positive definite). Regularise cov (cov + eps * I) instead.")
+
+
+def logpdf(x, mean, cov, allow_singular=False):
     """log of the multivariate normal density (scipy.stats.multivariate_normal.logpdf), by the
-    Cholesky factor of cov (as JAX computes it). scipy's allow_singular is not supported."""
+    Cholesky factor of cov (as JAX computes it). allow_singular=True is not supported."""
+    _check_allow_singular(allow_singular, "logpdf")
     x, mean, cov = promote_inexact(x, mean, cov)
     if mean.ndim == 0:
         y = x - mean
@@ -37,6 +45,19 @@ def logpdf(x, mean, cov):
     return -0.5 * fnp.sum(z * z, axis=-1) - n / 2 * _LOG_2PI - log_det
 
 
-def pdf(x, mean, cov):
+def pdf(x, mean, cov, allow_singular=False):
     """The multivariate normal density (scipy.stats.multivariate_normal.pdf)."""
+    _check_allow_singular(allow_singular, "pdf")
     return fnp.exp(logpdf(x, mean, cov))
+
+
+def entropy(mean=None, cov=1):
+    """The differential entropy (n (1 + log 2 pi) + log det cov) / 2
+    (scipy.stats.multivariate_normal.entropy); the mean does not enter."""
+    cov, = promote_inexact(cov)
+    if cov.ndim == 0:
+        n = 1 if mean is None else int(np.size(mean))
+        return 0.5 * n * (1 + _LOG_2PI + fnp.log(cov))
+    n = cov.shape[-1]
+    _, log_det = fnp.linalg.slogdet(cov)
+    return 0.5 * (n * (1 + _LOG_2PI) + log_det)
