@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from functrans.errors import ArgumentError, ArgumentTypeError
+from functrans.errors import ArgumentError, ArgumentTypeError, DTypeError
 from functrans.numpy._core import asarray, promote
 from functrans.numpy import sinc  # numpy's sinc, which scipy.special re-exports
 from functrans.numpy._reductions import normalize_axes
@@ -40,6 +40,16 @@ def _inexact(*xs):
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
     return promote(*xs, dtype=dtype)
+
+
+def _real(name, *xs):
+    """_inexact's operands, refused when complex: the special-function rows are real."""
+    out = _inexact(*xs)
+    if out[0].dtype.kind == "c":
+        raise DTypeError(f"functrans.scipy.special.{name}: complex input ({out[0].dtype}) is not "
+                         "supported; these functions take real floats. Pass the real and "
+                         "imaginary parts separately, or real input.")
+    return out
 
 
 def _const(x, v):
@@ -160,7 +170,7 @@ def xlog1py(x, y):
     """x * log1p(y), and 0 where x == 0 (even where y is -1). Derivatives log1p(y) in x and
     x / (1 + y) in y, as in JAX, except where x == 0 and y is not above -1: both are 0 there
     (JAX gives inf or nan), as in xlogy."""
-    x, y = _inexact(x, y)
+    x, y = _real("xlog1py", x, y)
     x_zero = E.eq_p.bind(x, _const(x, 0))
     y_ok = _and(E.gt_p.bind(y, _const(y, -1)), _isfinite(y))
     y_safe = E.select(_and(x_zero, _not(y_ok)), _const(y, 0), y)
@@ -170,7 +180,7 @@ def xlog1py(x, y):
 def entr(x):
     """-x log(x) for x > 0, 0 at 0, -inf below (scipy.special.entr). Its derivative is
     -(log(x) + 1); at x == 0 it is 0 here (JAX gives the one-sided limit, inf)."""
-    x, = _inexact(x)
+    x, = _real("entr", x)
     pos = E.gt_p.bind(x, _const(x, 0))
     safe = E.select(pos, x, _const(x, 1))
     value = E.neg(E.mul(safe, E.log(safe)))
@@ -187,20 +197,20 @@ def gamma(x):
     >>> float(gamma(5.0))
     24.0
     """
-    x, = _inexact(x)
+    x, = _real("gamma", x)
     return S.gamma(x)
 
 
 def gammaln(x):
     """log |gamma(x)| (scipy.special.gammaln); derivative digamma(x)."""
-    x, = _inexact(x)
+    x, = _real("gammaln", x)
     return S.lgamma(x)
 
 
 def loggamma(x):
     """The principal branch of log gamma (scipy.special.loggamma) on real input: gammaln
     for x >= 0, nan below (complex input is not supported)."""
-    x, = _inexact(x)
+    x, = _real("loggamma", x)
     out = S.lgamma(x)
     return E.select(E.lt_p.bind(x, _const(x, 0)), _const(x, np.nan), out)
 
@@ -208,13 +218,13 @@ def loggamma(x):
 def gammasgn(x):
     """The sign of gamma(x) (scipy.special.gammasgn): +1 above 0, alternating between the
     poles below (nan at them); no derivative (0, as JAX's)."""
-    x, = _inexact(x)
+    x, = _real("gammasgn", x)
     return E.sign(S.gamma(x))
 
 
 def rgamma(x):
     """1 / gamma(x) (scipy.special.rgamma): 0 at the poles; derivative -digamma(x) / gamma(x)."""
-    x, = _inexact(x)
+    x, = _real("rgamma", x)
     pole = _and(E.le_p.bind(x, _const(x, 0)), E.eq_p.bind(x, E.floor(x)))
     safe = E.select(pole, _const(x, 1), x)
     return E.select(pole, _const(x, 0), E.div(_const(x, 1), S.gamma(safe)))
@@ -222,7 +232,7 @@ def rgamma(x):
 
 def digamma(x):
     """psi(x) = d/dx log gamma(x) (scipy.special.digamma); derivative polygamma(1, x)."""
-    x, = _inexact(x)
+    x, = _real("digamma", x)
     return S.digamma(x)
 
 
@@ -232,7 +242,7 @@ psi = digamma
 def polygamma(n, x):
     """The n-th derivative of digamma (scipy.special.polygamma). Differentiable in x
     (polygamma(n + 1, x)); n is an integer order: differentiating in it raises, as in JAX."""
-    n, x = _inexact(n, x)
+    n, x = _real("polygamma", n, x)
     return S.polygamma(n, x)
 
 
@@ -253,7 +263,7 @@ def multigammaln(a, d: int):
     d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2), j = 0 .. d - 1. Unlike scipy, a <= (d - 1)
     / 2 is not checked (it gives inf or a finite value of the sum, as in JAX)."""
     d = _dimension(d)
-    a, = _inexact(a)
+    a, = _real("multigammaln", a)
     out = _const(a, d * (d - 1) / 4 * np.log(np.pi))
     for j in range(d):
         out = E.add(out, S.lgamma(E.sub(a, _const(a, j / 2))))
@@ -264,20 +274,20 @@ def gammainc(a, x):
     """The regularized lower incomplete gamma function P(a, x) (scipy.special.gammainc).
     Derivatives as JAX's: in x, x^(a-1) e^-x / gamma(a); in a, igamma_grad_a (whose own
     derivative in a JAX does not define: a second derivative in a raises)."""
-    a, x = _inexact(a, x)
+    a, x = _real("gammainc", a, x)
     return S.igamma(a, x)
 
 
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
     (scipy.special.gammaincc); derivatives those of gammainc, negated."""
-    a, x = _inexact(a, x)
+    a, x = _real("gammaincc", a, x)
     return S.igammac(a, x)
 
 
 def betaln(a, b):
     """log |beta(a, b)| (scipy.special.betaln) as gammaln(a) + gammaln(b) - gammaln(a + b)."""
-    a, b = _inexact(a, b)
+    a, b = _real("betaln", a, b)
     return E.sub(E.add(S.lgamma(a), S.lgamma(b)), S.lgamma(E.add(a, b)))
 
 
@@ -289,7 +299,7 @@ def _gamma_sign(x):
 def beta(a, b):
     """The beta function gamma(a) gamma(b) / gamma(a + b) (scipy.special.beta), as JAX
     computes it: sign * exp(betaln(a, b)), so large arguments do not overflow."""
-    a, b = _inexact(a, b)
+    a, b = _real("beta", a, b)
     sign = E.mul(E.mul(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(E.add(a, b)))
     return E.mul(sign, E.exp(betaln(a, b)))
 
@@ -298,7 +308,7 @@ def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b) (scipy.special.betainc).
     Differentiable in x; in a and b JAX defines no derivative, and neither does functrans:
     differentiating in them raises ArgumentError."""
-    a, b, x = _inexact(a, b, x)
+    a, b, x = _real("betainc", a, b, x)
     shape = np.broadcast_shapes(a.shape, b.shape, x.shape)
     return S.betainc(broadcast_to(a, shape), broadcast_to(b, shape), broadcast_to(x, shape))
 
@@ -307,40 +317,40 @@ def betainc(a, b, x):
 
 def erf(x):
     """The error function (scipy.special.erf)."""
-    x, = _inexact(x)
+    x, = _real("erf", x)
     return E.erf(x)
 
 
 def erfc(x):
     """1 - erf(x), accurate where erf is near 1 (scipy.special.erfc)."""
-    x, = _inexact(x)
+    x, = _real("erfc", x)
     return S.erfc(x)
 
 
 def erfinv(x):
     """The inverse of erf (scipy.special.erfinv); derivative sqrt(pi)/2 exp(erfinv(x)^2)."""
-    x, = _inexact(x)
+    x, = _real("erfinv", x)
     return E.erf_inv(x)
 
 
 def erfcinv(y):
     """The inverse of erfc (scipy.special.erfcinv) on [0, 2], as -ndtri(y / 2) / sqrt(2)
     (accurate in both tails); derivative -sqrt(pi)/2 exp(erfcinv(y)^2)."""
-    y, = _inexact(y)
+    y, = _real("erfcinv", y)
     return E.mul(_const(y, -np.sqrt(0.5)), S.ndtri(E.mul(y, _const(y, 0.5))))
 
 
 def erfcx(x):
     """exp(x^2) erfc(x) without overflow (scipy.special.erfcx); derivative 2 x erfcx(x) -
     2/sqrt(pi), as JAX's."""
-    x, = _inexact(x)
+    x, = _real("erfcx", x)
     return S.erfcx(x)
 
 
 def ndtr(x):
     """The standard normal CDF (scipy.special.ndtr), from erf near 0 and erfc in the tails
     (JAX's composition)."""
-    x, = _inexact(x)
+    x, = _real("ndtr", x)
     half_sqrt_2 = _const(x, 0.5 * np.sqrt(2.0))
     z = E.mul(x, half_sqrt_2)
     az = E.abs(z)
@@ -353,14 +363,14 @@ def ndtr(x):
 def ndtri(p):
     """The standard normal quantile, inverse of ndtr (scipy.special.ndtri); derivative
     sqrt(2 pi) exp(ndtri(p)^2 / 2)."""
-    p, = _inexact(p)
+    p, = _real("ndtri", p)
     return S.ndtri(p)
 
 
 def log_ndtr(x):
     """log of the standard normal CDF, accurate in both tails (scipy.special.log_ndtr);
     derivative exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi), as JAX's."""
-    x, = _inexact(x)
+    x, = _real("log_ndtr", x)
     return S.log_ndtr(x)
 
 
@@ -368,26 +378,26 @@ def log_ndtr(x):
 
 def i0e(x):
     """exp(-|x|) I0(x) (scipy.special.i0e); derivative i1e(x) - sign(x) i0e(x)."""
-    x, = _inexact(x)
+    x, = _real("i0e", x)
     return S.i0e(x)
 
 
 def i1e(x):
     """exp(-|x|) I1(x) (scipy.special.i1e); derivative i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at
     |x| <= eps (JAX's rule)."""
-    x, = _inexact(x)
+    x, = _real("i1e", x)
     return S.i1e(x)
 
 
 def i0(x):
     """The modified Bessel function I0 (scipy.special.i0), as exp(|x|) i0e(x)."""
-    x, = _inexact(x)
+    x, = _real("i0", x)
     return E.mul(E.exp(E.abs(x)), S.i0e(x))
 
 
 def i1(x):
     """The modified Bessel function I1 (scipy.special.i1), as exp(|x|) i1e(x)."""
-    x, = _inexact(x)
+    x, = _real("i1", x)
     return E.mul(E.exp(E.abs(x)), S.i1e(x))
 
 
@@ -400,12 +410,12 @@ def zeta(x, q=None):
     if q is None:
         raise ArgumentError("zeta: the Riemann zeta function (q=None) is not implemented, as "
                             "in JAX. Pass q=1.0 for x > 1, which is the same function there.")
-    x, q = _inexact(x, q)
+    x, q = _real("zeta", x, q)
     return S.zeta(x, q)
 
 
 def spence(x):
     """Spence's function, the integral from 1 to x of log(t) / (1 - t) (scipy.special.spence
     on real input: nan below 0); derivative log(x) / (1 - x), -1 at x = 1."""
-    x, = _inexact(x)
+    x, = _real("spence", x)
     return S.spence(x)

@@ -381,3 +381,15 @@ def test_numpy_fallbacks_match_scipy(name, sp_name, args, rtol):
     with np.errstate(over="ignore"):   # gamma(171.3) overflows float32
         out32 = getattr(special_math, name)(*[np.asarray(a, np.float32) for a in args])
     assert out32.dtype == np.float32
+
+
+def test_complex_input_is_refused_clearly():
+    # the special-function rows are real: complex input raises rather than dropping the
+    # imaginary part
+    from functrans.errors import DTypeError
+    z = np.array([0.5 + 0.1j])
+    for name in ("erf", "erfc", "gamma", "gammaln", "ndtr", "i0", "spence"):
+        with pytest.raises(DTypeError, match="complex input"):
+            getattr(fsp, name)(z)
+    with pytest.raises(DTypeError, match="real floats"):
+        fsp.gammainc(1.0, z)
