@@ -6,8 +6,8 @@ Spence's function.
 Values: scipy.special's where scipy is installed, else the numpy algorithms of
 functrans/primitives/special_math.py (scipy is optional). Derivatives are JAX's rules
 (jax/_src/lax/special.py). Where JAX defines none, the row says so: betainc in a and b,
-polygamma in n and igamma_grad_a in a raise as JAX does; zeta in x, which JAX differentiates
-through a series, also raises here (d/dq is exact).
+polygamma in n and igamma_grad_a in a raise as JAX does; zeta in x is the derivative of the
+truncated series JAX differentiates (d/dq is exact).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from functrans.primitives.broadcasting import REAL_FLOAT, broadcasting_batch, na
 from functrans.primitives.elementwise import abs as abs_
 from functrans.primitives.elementwise import (add, add_tangents, binary, div, eq, exp, gt, log,
                                               log1p, mul, neg, select, sign, sub, unary)
+from functrans.primitives.elementwise import pow as pow_
 from functrans.primitives.layout import broadcast_to
 from functrans.primitives.registry import define
 
@@ -142,11 +143,55 @@ betainc_p.rules["batch"] = broadcasting_batch(betainc_p)
 betainc_p.rules["jvp"] = nary_jvp(betainc_p, _no_derivative("betainc", "a", _BETAINC_AB),
                                   _no_derivative("betainc", "b", _BETAINC_AB), _betainc_dx)
 
-# Hurwitz zeta(x, q): d/dq = -x zeta(x + 1, q); in x there is no closed form (JAX
-# differentiates a truncated series there), so this row refuses that derivative
-zeta_p = _nary("zeta", _impl("zeta", special_math.zeta),
-               _no_derivative("zeta", "x", "no closed form; functrans does not differentiate "
-                              "the exponent (JAX differentiates a truncated series)"),
+
+def _bernoulli_ratios(m):
+    """(2j + 2)! / B_(2j + 2) for j < m (12, -720, 30240, ...), from the Bernoulli numbers'
+    recurrence in exact fractions."""
+    from fractions import Fraction
+    from math import comb, factorial
+    b = [Fraction(1)]
+    for n in range(1, 2 * m + 1):
+        b.append(-sum(comb(n + 1, k) * b[k] for k in range(n)) / (n + 1))
+    return [float(factorial(2 * j + 2) / b[2 * j + 2]) for j in range(m)]
+
+
+_ZETA_TERMS = 16                                  # N = M = 16, JAX's float64 choice
+_ZETA_RATIOS = _bernoulli_ratios(_ZETA_TERMS)
+
+
+def _zeta_dx(x, q, y):
+    # d/dx of Euler-Maclaurin's form of zeta(x, q) with N terms summed and M corrections
+    # (Johansson 2015, eq. 5; what JAX differentiates, jax.scipy.special.zeta):
+    #   zeta = sum_{k<N} (q+k)^-x + (q+N)^(1-x)/(x-1) + (q+N)^-x (1/2 + sum_j T_j),
+    #   T_j = prod_{m<=2j} (x+m)/(q+N) / ratio_j,  dT_j/dx = T_j sum_{m<=2j} 1/(x+m)
+    one = _const(x, 1)
+    d = Zero(None)
+    for k in range(_ZETA_TERMS):
+        qk = add(q, _const(q, k))
+        d = add_tangents(d, neg(mul(log(qk), pow_(qk, neg(x)))))
+    w = add(q, _const(q, _ZETA_TERMS))
+    log_w = log(w)
+    x1 = sub(x, one)
+    integral = div(pow_(w, sub(one, x)), x1)
+    d = add(d, neg(add(mul(log_w, integral), div(integral, x1))))
+    t0 = pow_(w, neg(x))
+    prod = one
+    inv_sum = _const(x, 0)
+    series, dseries = _const(x, 0.5), _const(x, 0)
+    for j, ratio in enumerate(_ZETA_RATIOS):
+        for m in ((0,) if j == 0 else (2 * j - 1, 2 * j)):
+            xm = add(x, _const(x, m))
+            prod = mul(prod, div(xm, w))
+            inv_sum = add(inv_sum, div(one, xm))
+        t = div(prod, _const(x, ratio))
+        series = add(series, t)
+        dseries = add(dseries, mul(t, inv_sum))
+    return add(d, add(mul(neg(mul(log_w, t0)), series), mul(t0, dseries)))
+
+
+# Hurwitz zeta(x, q): d/dq = -x zeta(x + 1, q); in x there is no closed form: the derivative
+# of Euler-Maclaurin's truncated series (JAX's choice), written in rows so it nests
+zeta_p = _nary("zeta", _impl("zeta", special_math.zeta), _zeta_dx,
                lambda x, q, y: neg(mul(x, zeta(add(x, _const(x, 1)), q))))
 
 # --- error function relatives ----------------------------------------------------------------

@@ -404,9 +404,9 @@ def i1(x):
 # --- zeta and Spence's function -----------------------------------------------------------------
 
 def zeta(x, q=None):
-    """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with q). Differentiable
-    in q (-x zeta(x + 1, q)); in x there is no closed form and functrans raises (JAX
-    differentiates a truncated series). q=None (Riemann's zeta) is not supported, as in JAX."""
+    """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with q). Derivatives:
+    in q, -x zeta(x + 1, q); in x, that of Euler-Maclaurin's truncated series (as JAX).
+    q=None (Riemann's zeta) is not supported, as in JAX."""
     if q is None:
         raise ArgumentError("zeta: the Riemann zeta function (q=None) is not implemented, as "
                             "in JAX. Pass q=1.0 for x > 1, which is the same function there.")

@@ -95,6 +95,7 @@ elementwise("xlog1py_x", "xlog1py", REAL, [-0.5, 0.2, 1.5, 3.0])
 elementwise("xlog1py_y", "xlog1py", [-0.5, 0.2, 1.5, 3.0], REAL, before=True)
 elementwise("entr", "entr", POS)
 elementwise("zeta_q", "zeta", POS, [2.5, 3.0, 4.5, 2.1], before=True)
+elementwise("zeta_x", "zeta", [2.5, 3.0, 4.5, 2.1], POS)
 elementwise("spence", "spence", [0.2, 0.7, 1.6, 2.8],
             instead={"jacrev": "jacfwd", "hessian": None, "vmap_grad": None},
             notes="JAX's jacrev, hessian and vmap of grad of spence have nan at 1.5 < x < 2 "

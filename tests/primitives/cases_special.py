@@ -1,6 +1,6 @@
 """Cases for the special-function primitives (functrans/primitives/special.py). An argument a
-row has no derivative in (polygamma's n, betainc's a and b, zeta's x, igamma_grad_a's a: JAX
-defines none either) is a constant of the case, so every case differentiates to order 2, except
+row has no derivative in (polygamma's n, betainc's a and b, igamma_grad_a's a: JAX defines
+none either) is a constant of the case, so every case differentiates to order 2, except
 the incomplete gamma functions in a (first order: JAX has no second derivative there)."""
 
 import numpy as np
@@ -21,6 +21,11 @@ def probability(rng, shape):
 def above_half(rng, shape):
     """Arguments of gamma-like functions away from their poles and the digamma root."""
     return rng.uniform(0.5, 3.0, shape)
+
+
+def above_two(rng, shape):
+    """Exponents of the Hurwitz zeta function, clear of its pole at 1."""
+    return rng.uniform(2.0, 4.0, shape)
 
 
 def spence_domain(rng, shape):
@@ -47,6 +52,7 @@ CASES = [
     Case("betainc", lambda x: S.betainc(_c(x, [[0.5], [3.0]]), _c(x, [0.7, 1.0, 2.0]), x),
          [(2, 3)], domain=probability, name="betainc-shapes", fixed_shapes=True),
     Case("zeta", lambda q: S.zeta(_c(q, 3.0), q), [(5,)], domain=positive),
+    Case("zeta", S.zeta, [(5,), (5,)], domain=[above_two, positive], name="zeta-both"),
     Case("erfc", S.erfc, [(8,)], domain=lambda rng, s: rng.uniform(-4.0, 4.0, s)),
     Case("erfcx", S.erfcx, [(8,)], domain=lambda rng, s: rng.uniform(-3.0, 6.0, s)),
     Case("ndtri", S.ndtri, [(6,)], domain=probability),
