@@ -27,10 +27,9 @@ from functrans.primitives.shape_ops import broadcast_to, reshape
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy", "xlog1py", "entr",
            "gamma", "gammaln", "loggamma", "gammasgn", "rgamma", "digamma", "psi", "polygamma",
-           "multigammaln",
-           "gammainc", "gammaincc", "beta", "betaln", "betainc", "erf", "erfc", "erfinv",
-           "erfcinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e", "zeta", "sinc",
-           "spence"]
+           "multigammaln", "gammainc", "gammaincc", "beta", "betaln", "betainc", "erf", "erfc",
+           "erfinv", "erfcinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e",
+           "zeta", "sinc", "spence"]
 
 
 def _inexact(*xs):

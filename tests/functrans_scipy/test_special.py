@@ -425,7 +425,8 @@ def test_special_functions_compute_without_scipy():
         "import numpy as np\n"
         "import functrans.scipy.special as s, functrans.scipy.stats as st\n"
         f"x = np.array({x})\n"
-        f"out = {{n: getattr(s, n)(x / (5.0 if n == 'ndtri' else 1.0)).tolist() for n in {names}}}\n"
+        f"out = {{n: getattr(s, n)(x / (5.0 if n == 'ndtri' else 1.0)).tolist()\n"
+        f"       for n in {names}}}\n"
         "out['gammainc'] = s.gammainc(2.5, x).tolist()\n"
         "out['norm.logcdf'] = st.norm.logcdf(x).tolist()\n"
         "print(json.dumps([out, 'scipy' in sys.modules]))\n")

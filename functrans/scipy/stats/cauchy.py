@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import functrans.numpy as fnp
-from functrans.scipy.stats._core import (log_probability, log_probability_pair, promote_inexact,
-                                        standardize)
+from functrans.scipy.stats._core import log_probability_pair, promote_inexact, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functrans.numpy as fnp
 from functrans.scipy import special
-from functrans.scipy.stats._core import (log_probability, log_probability_pair, neg_inf_where,
-                                        promote_inexact, standardize)
+from functrans.scipy.stats._core import (log_probability_pair, neg_inf_where, promote_inexact,
+                                        standardize)
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
