@@ -250,6 +250,13 @@ spence_p = unary("spence", _impl("spence", special_math.spence), _spence_deriv,
                  kinds=REAL_FLOAT)
 
 
+# rows built by elementwise's family helpers (unary, binary) live here: errors that name a
+# row's file must name this one
+for _prim in (lgamma_p, gamma_p, digamma_p, polygamma_p, igamma_grad_a_p, igamma_p, igammac_p,
+              betainc_p, zeta_p, erfc_p, erfcx_p, ndtri_p, log_ndtr_p, i0e_p, i1e_p, spence_p):
+    _prim.module = __name__
+
+
 # --- bindable wrappers -----------------------------------------------------------------------
 
 def _wrapper(prim):
