@@ -13,6 +13,8 @@ says where JAX defines none, and what functrans does there).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from functrans.errors import ArgumentError, ArgumentTypeError, DTypeError
@@ -165,7 +167,7 @@ def xlogy(x, y):
     return E.mul(x, E.log_p.bind(y_safe))
 
 
-def xlog1py(x, y):
+def xlog1py(x: Any, y: Any) -> Any:
     """x * log1p(y), and 0 where x == 0 (even where y is -1). Derivatives log1p(y) in x and
     x / (1 + y) in y, as in JAX, except where x == 0 and y is not above -1: both are 0 there
     (JAX gives inf or nan), as in xlogy."""
@@ -176,7 +178,7 @@ def xlog1py(x, y):
     return E.mul(x, E.log1p(y_safe))
 
 
-def entr(x):
+def entr(x: Any) -> Any:
     """-x log(x) for x > 0, 0 at 0, -inf below (scipy.special.entr). Its derivative is
     -(log(x) + 1); at x == 0 it is 0 here (JAX gives the one-sided limit, inf)."""
     x, = _real("entr", x)
@@ -189,7 +191,7 @@ def entr(x):
 
 # --- the gamma function and its relatives ------------------------------------------------------
 
-def gamma(x):
+def gamma(x: Any) -> Any:
     """The gamma function (scipy.special.gamma); derivative gamma(x) digamma(x).
 
     >>> from functrans.scipy.special import gamma
@@ -200,13 +202,13 @@ def gamma(x):
     return S.gamma(x)
 
 
-def gammaln(x):
+def gammaln(x: Any) -> Any:
     """log |gamma(x)| (scipy.special.gammaln); derivative digamma(x)."""
     x, = _real("gammaln", x)
     return S.lgamma(x)
 
 
-def loggamma(x):
+def loggamma(x: Any) -> Any:
     """The principal branch of log gamma (scipy.special.loggamma) on real input: gammaln
     for x >= 0, nan below (complex input is not supported)."""
     x, = _real("loggamma", x)
@@ -214,14 +216,14 @@ def loggamma(x):
     return E.select(E.lt_p.bind(x, _const(x, 0)), _const(x, np.nan), out)
 
 
-def gammasgn(x):
+def gammasgn(x: Any) -> Any:
     """The sign of gamma(x) (scipy.special.gammasgn): +1 above 0, alternating between the
     poles below (nan at them); no derivative (0, as JAX's)."""
     x, = _real("gammasgn", x)
     return E.sign(S.gamma(x))
 
 
-def rgamma(x):
+def rgamma(x: Any) -> Any:
     """1 / gamma(x) (scipy.special.rgamma): 0 at the poles; derivative -digamma(x) / gamma(x)."""
     x, = _real("rgamma", x)
     pole = _and(E.le_p.bind(x, _const(x, 0)), E.eq_p.bind(x, E.floor(x)))
@@ -229,7 +231,7 @@ def rgamma(x):
     return E.select(pole, _const(x, 0), E.div(_const(x, 1), S.gamma(safe)))
 
 
-def digamma(x):
+def digamma(x: Any) -> Any:
     """psi(x) = d/dx log gamma(x) (scipy.special.digamma); derivative polygamma(1, x)."""
     x, = _real("digamma", x)
     return S.digamma(x)
@@ -238,7 +240,7 @@ def digamma(x):
 psi = digamma
 
 
-def polygamma(n, x):
+def polygamma(n: Any, x: Any) -> Any:
     """The n-th derivative of digamma (scipy.special.polygamma). Differentiable in x
     (polygamma(n + 1, x)); n is an integer order: differentiating in it raises, as in JAX."""
     n, x = _real("polygamma", n, x)
@@ -257,7 +259,7 @@ def _dimension(d) -> int:
     return int(value)
 
 
-def multigammaln(a, d: int):
+def multigammaln(a: Any, d: int) -> Any:
     """The log of the multivariate gamma function of dimension d (scipy.special.multigammaln):
     d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2), j = 0 .. d - 1. Unlike scipy, a <= (d - 1)
     / 2 is not checked (it gives inf or a finite value of the sum, as in JAX)."""
@@ -269,7 +271,7 @@ def multigammaln(a, d: int):
     return out
 
 
-def gammainc(a, x):
+def gammainc(a: Any, x: Any) -> Any:
     """The regularized lower incomplete gamma function P(a, x) (scipy.special.gammainc).
     Derivatives as JAX's: in x, x^(a-1) e^-x / gamma(a); in a, igamma_grad_a (whose own
     derivative in a JAX does not define: a second derivative in a raises)."""
@@ -277,14 +279,14 @@ def gammainc(a, x):
     return S.igamma(a, x)
 
 
-def gammaincc(a, x):
+def gammaincc(a: Any, x: Any) -> Any:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
     (scipy.special.gammaincc); derivatives those of gammainc, negated."""
     a, x = _real("gammaincc", a, x)
     return S.igammac(a, x)
 
 
-def betaln(a, b):
+def betaln(a: Any, b: Any) -> Any:
     """log |beta(a, b)| (scipy.special.betaln) as gammaln(a) + gammaln(b) - gammaln(a + b)."""
     a, b = _real("betaln", a, b)
     return E.sub(E.add(S.lgamma(a), S.lgamma(b)), S.lgamma(E.add(a, b)))
@@ -295,7 +297,7 @@ def _gamma_sign(x):
     return E.sign(S.gamma(x))
 
 
-def beta(a, b):
+def beta(a: Any, b: Any) -> Any:
     """The beta function gamma(a) gamma(b) / gamma(a + b) (scipy.special.beta), as JAX
     computes it: sign * exp(betaln(a, b)), so large arguments do not overflow."""
     a, b = _real("beta", a, b)
@@ -303,7 +305,7 @@ def beta(a, b):
     return E.mul(sign, E.exp(betaln(a, b)))
 
 
-def betainc(a, b, x):
+def betainc(a: Any, b: Any, x: Any) -> Any:
     """The regularized incomplete beta function I_x(a, b) (scipy.special.betainc).
     Differentiable in x; in a and b JAX defines no derivative, and neither does functrans:
     differentiating in them raises ArgumentError."""
@@ -314,39 +316,39 @@ def betainc(a, b, x):
 
 # --- the error functions and the normal distribution -------------------------------------------
 
-def erf(x):
+def erf(x: Any) -> Any:
     """The error function (scipy.special.erf)."""
     x, = _real("erf", x)
     return E.erf(x)
 
 
-def erfc(x):
+def erfc(x: Any) -> Any:
     """1 - erf(x), accurate where erf is near 1 (scipy.special.erfc)."""
     x, = _real("erfc", x)
     return S.erfc(x)
 
 
-def erfinv(x):
+def erfinv(x: Any) -> Any:
     """The inverse of erf (scipy.special.erfinv); derivative sqrt(pi)/2 exp(erfinv(x)^2)."""
     x, = _real("erfinv", x)
     return E.erf_inv(x)
 
 
-def erfcinv(y):
+def erfcinv(y: Any) -> Any:
     """The inverse of erfc (scipy.special.erfcinv) on [0, 2], as -ndtri(y / 2) / sqrt(2)
     (accurate in both tails); derivative -sqrt(pi)/2 exp(erfcinv(y)^2)."""
     y, = _real("erfcinv", y)
     return E.mul(_const(y, -np.sqrt(0.5)), S.ndtri(E.mul(y, _const(y, 0.5))))
 
 
-def erfcx(x):
+def erfcx(x: Any) -> Any:
     """exp(x^2) erfc(x) without overflow (scipy.special.erfcx); derivative 2 x erfcx(x) -
     2/sqrt(pi), as JAX's."""
     x, = _real("erfcx", x)
     return S.erfcx(x)
 
 
-def ndtr(x):
+def ndtr(x: Any) -> Any:
     """The standard normal CDF (scipy.special.ndtr), from erf near 0 and erfc in the tails
     (JAX's composition)."""
     x, = _real("ndtr", x)
@@ -359,14 +361,14 @@ def ndtr(x):
     return E.mul(_const(x, 0.5), y)
 
 
-def ndtri(p):
+def ndtri(p: Any) -> Any:
     """The standard normal quantile, inverse of ndtr (scipy.special.ndtri); derivative
     sqrt(2 pi) exp(ndtri(p)^2 / 2)."""
     p, = _real("ndtri", p)
     return S.ndtri(p)
 
 
-def log_ndtr(x):
+def log_ndtr(x: Any) -> Any:
     """log of the standard normal CDF, accurate in both tails (scipy.special.log_ndtr);
     derivative exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi), as JAX's."""
     x, = _real("log_ndtr", x)
@@ -375,26 +377,26 @@ def log_ndtr(x):
 
 # --- modified Bessel functions ------------------------------------------------------------------
 
-def i0e(x):
+def i0e(x: Any) -> Any:
     """exp(-|x|) I0(x) (scipy.special.i0e); derivative i1e(x) - sign(x) i0e(x)."""
     x, = _real("i0e", x)
     return S.i0e(x)
 
 
-def i1e(x):
+def i1e(x: Any) -> Any:
     """exp(-|x|) I1(x) (scipy.special.i1e); derivative i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at
     |x| <= eps (JAX's rule)."""
     x, = _real("i1e", x)
     return S.i1e(x)
 
 
-def i0(x):
+def i0(x: Any) -> Any:
     """The modified Bessel function I0 (scipy.special.i0), as exp(|x|) i0e(x)."""
     x, = _real("i0", x)
     return E.mul(E.exp(E.abs(x)), S.i0e(x))
 
 
-def i1(x):
+def i1(x: Any) -> Any:
     """The modified Bessel function I1 (scipy.special.i1), as exp(|x|) i1e(x)."""
     x, = _real("i1", x)
     return E.mul(E.exp(E.abs(x)), S.i1e(x))
@@ -402,7 +404,7 @@ def i1(x):
 
 # --- zeta and Spence's function -----------------------------------------------------------------
 
-def zeta(x, q=None):
+def zeta(x: Any, q: Any = None) -> Any:
     """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with q). Derivatives:
     in q, -x zeta(x + 1, q); in x, that of Euler-Maclaurin's truncated series (as JAX).
     q=None (Riemann's zeta) is not supported, as in JAX."""
@@ -413,7 +415,7 @@ def zeta(x, q=None):
     return S.zeta(x, q)
 
 
-def spence(x):
+def spence(x: Any) -> Any:
     """Spence's function, the integral from 1 to x of log(t) / (1 - t) (scipy.special.spence
     on real input: nan below 0); derivative log(x) / (1 - x), -1 at x = 1."""
     x, = _real("spence", x)

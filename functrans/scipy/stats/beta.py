@@ -6,6 +6,8 @@ a and b: cdf/sf and their logs are differentiable in x, loc and scale only.
 
 from __future__ import annotations
 
+from typing import Any
+
 import functrans.numpy as fnp
 from functrans.scipy import special
 from functrans.scipy.stats._core import (log_probability_pair, neg_inf_where, promote_inexact,
@@ -14,7 +16,7 @@ from functrans.scipy.stats._core import (log_probability_pair, neg_inf_where, pr
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
-def logpdf(x, a, b, loc=0, scale=1):
+def logpdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log of the beta density (scipy.stats.beta.logpdf); -inf outside [loc, loc + scale]."""
     x, a, b, loc, scale = promote_inexact(x, a, b, loc, scale)
     outside = (x < loc) | (x > loc + scale)
@@ -24,28 +26,28 @@ def logpdf(x, a, b, loc=0, scale=1):
     return neg_inf_where(outside, log_probs)
 
 
-def pdf(x, a, b, loc=0, scale=1):
+def pdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The beta density (scipy.stats.beta.pdf)."""
     return fnp.exp(logpdf(x, a, b, loc, scale))
 
 
-def cdf(x, a, b, loc=0, scale=1):
+def cdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """P(X <= x) = betainc(a, b, (x - loc) / scale) (scipy.stats.beta.cdf)."""
     x, a, b, loc, scale = promote_inexact(x, a, b, loc, scale)
     return special.betainc(a, b, fnp.clip(standardize(x, loc, scale), 0, 1))
 
 
-def sf(x, a, b, loc=0, scale=1):
+def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """P(X > x) = betainc(b, a, 1 - (x - loc) / scale) (scipy.stats.beta.sf)."""
     x, a, b, loc, scale = promote_inexact(x, a, b, loc, scale)
     return special.betainc(b, a, fnp.clip(1 - standardize(x, loc, scale), 0, 1))
 
 
-def logcdf(x, a, b, loc=0, scale=1):
+def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log P(X <= x) (scipy.stats.beta.logcdf)."""
     return log_probability_pair(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
-def logsf(x, a, b, loc=0, scale=1):
+def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log P(X > x) (scipy.stats.beta.logsf)."""
     return log_probability_pair(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))

@@ -7,6 +7,8 @@ get -inf (logpdf) and 0 (pdf) as in JAX, where scipy raises ValueError.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from functrans.scipy.stats._core import neg_inf_where, promote_inexact
 __all__ = ["logpdf", "pdf", "rvs"]
 
 
-def logpdf(x, alpha):
+def logpdf(x: Any, alpha: Any) -> Any:
     """log of the Dirichlet density at x (scipy.stats.dirichlet.logpdf)."""
     x, alpha = promote_inexact(x, alpha)
     if alpha.ndim != 1:
@@ -38,14 +40,14 @@ def logpdf(x, alpha):
     return neg_inf_where(~on_simplex, log_probs)
 
 
-def pdf(x, alpha):
+def pdf(x: Any, alpha: Any) -> Any:
     """The Dirichlet density at x (scipy.stats.dirichlet.pdf)."""
     return fnp.exp(logpdf(x, alpha))
 
 
 
 
-def rvs(alpha, size=1, random_state=None):
+def rvs(alpha: Any, size: Any = 1, random_state: Any = None) -> Any:
     """Draws from the Dirichlet distribution (scipy.stats.dirichlet.rvs): numpy arrays of shape
     (size, K) from `random_state` (a numpy Generator or RandomState; by default numpy's global
     RandomState, as in scipy, so the same seed gives scipy's draws). Not traceable: sampling

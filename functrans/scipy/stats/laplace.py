@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -12,13 +14,13 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 _LOG2 = float(np.log(2))
 
 
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log of the Laplace density (scipy.stats.laplace.logpdf)."""
     x, loc, scale = promote_inexact(x, loc, scale)
     return -fnp.abs(standardize(x, loc, scale)) - fnp.log(2 * scale)
 
 
-def pdf(x, loc=0, scale=1):
+def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The Laplace density (scipy.stats.laplace.pdf)."""
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -30,23 +32,23 @@ def _log_lower(y):
     return fnp.where(y < 0, neg - _LOG2, fnp.log1p(-0.5 * fnp.exp(-pos)))
 
 
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log P(X <= x) (scipy.stats.laplace.logcdf)."""
     x, loc, scale = promote_inexact(x, loc, scale)
     return _log_lower(standardize(x, loc, scale))
 
 
-def cdf(x, loc=0, scale=1):
+def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """P(X <= x) (scipy.stats.laplace.cdf)."""
     return fnp.exp(logcdf(x, loc, scale))
 
 
-def logsf(x, loc=0, scale=1):
+def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log P(X > x) (scipy.stats.laplace.logsf), by symmetry about loc."""
     x, loc, scale = promote_inexact(x, loc, scale)
     return _log_lower(-standardize(x, loc, scale))
 
 
-def sf(x, loc=0, scale=1):
+def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """P(X > x) (scipy.stats.laplace.sf)."""
     return fnp.exp(logsf(x, loc, scale))

@@ -4,6 +4,8 @@ variance; x's last axis holds the n coordinates."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -22,7 +24,7 @@ def _check_allow_singular(allow_singular, fname):
                             "positive definite). Regularise cov (cov + eps * I) instead.")
 
 
-def logpdf(x, mean, cov, allow_singular=False):
+def logpdf(x: Any, mean: Any, cov: Any, allow_singular: Any = False) -> Any:
     """log of the multivariate normal density (scipy.stats.multivariate_normal.logpdf), by the
     Cholesky factor of cov (as JAX computes it). allow_singular=True is not supported."""
     _check_allow_singular(allow_singular, "logpdf")
@@ -45,13 +47,13 @@ def logpdf(x, mean, cov, allow_singular=False):
     return -0.5 * fnp.sum(z * z, axis=-1) - n / 2 * _LOG_2PI - log_det
 
 
-def pdf(x, mean, cov, allow_singular=False):
+def pdf(x: Any, mean: Any, cov: Any, allow_singular: Any = False) -> Any:
     """The multivariate normal density (scipy.stats.multivariate_normal.pdf)."""
     _check_allow_singular(allow_singular, "pdf")
     return fnp.exp(logpdf(x, mean, cov))
 
 
-def entropy(mean=None, cov=1):
+def entropy(mean: Any = None, cov: Any = 1) -> Any:
     """The differential entropy (n (1 + log 2 pi) + log det cov) / 2
     (scipy.stats.multivariate_normal.entropy); the mean does not enter."""
     cov, = promote_inexact(cov)

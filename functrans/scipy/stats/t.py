@@ -7,6 +7,8 @@ scale, and differentiating them in df raises.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -16,7 +18,7 @@ from functrans.scipy.stats._core import log_probability_pair, promote_inexact, s
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
-def logpdf(x, df, loc=0, scale=1):
+def logpdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log of the t density (scipy.stats.t.logpdf), written as JAX writes it."""
     x, df, loc, scale = promote_inexact(x, df, loc, scale)
     z = standardize(x, loc, scale)
@@ -26,7 +28,7 @@ def logpdf(x, df, loc=0, scale=1):
     return -(normalize + (half_df + 0.5) * fnp.log1p(z * z / df))
 
 
-def pdf(x, df, loc=0, scale=1):
+def pdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The t density (scipy.stats.t.pdf)."""
     return fnp.exp(logpdf(x, df, loc, scale))
 
@@ -37,7 +39,7 @@ def _lower_tail(z, df):
     return 0.5 * special.betainc(df / 2, fnp.full_like(w, 0.5), w)
 
 
-def cdf(x, df, loc=0, scale=1):
+def cdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """P(T <= x) (scipy.stats.t.cdf), by the incomplete beta function."""
     x, df, loc, scale = promote_inexact(x, df, loc, scale)
     z = standardize(x, loc, scale)
@@ -45,17 +47,17 @@ def cdf(x, df, loc=0, scale=1):
     return fnp.where(z > 0, 1 - lower, lower)
 
 
-def sf(x, df, loc=0, scale=1):
+def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """P(T > x) (scipy.stats.t.sf)."""
     x, df, loc, scale = promote_inexact(x, df, loc, scale)
     return cdf(-x, df, -loc, scale)
 
 
-def logcdf(x, df, loc=0, scale=1):
+def logcdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log P(T <= x) (scipy.stats.t.logcdf)."""
     return log_probability_pair(cdf(x, df, loc, scale), sf(x, df, loc, scale))
 
 
-def logsf(x, df, loc=0, scale=1):
+def logsf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log P(T > x) (scipy.stats.t.logsf)."""
     return log_probability_pair(sf(x, df, loc, scale), cdf(x, df, loc, scale))
