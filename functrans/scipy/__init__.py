@@ -1,5 +1,6 @@
 """scipy's API over functrans primitives (no scipy needed): `functrans.scipy.special`,
-`functrans.scipy.linalg`, `functrans.scipy.signal`, `functrans.scipy.integrate`.
+`functrans.scipy.stats`, `functrans.scipy.linalg`, `functrans.scipy.signal`,
+`functrans.scipy.integrate`.
 
 >>> import functrans.scipy as fsp
 >>> float(fsp.special.logsumexp([0.0, 0.0]))  # log 2
@@ -7,6 +8,6 @@
 """
 
 from functrans.scipy import special  # noqa: F401
-from functrans.scipy import integrate, linalg, signal  # noqa: F401
+from functrans.scipy import integrate, linalg, signal, stats  # noqa: F401
 
-__all__ = ["special", "linalg", "signal", "integrate"]
+__all__ = ["special", "stats", "linalg", "signal", "integrate"]

@@ -1,5 +1,9 @@
-"""scipy.special functions over functrans primitives: logsumexp, softmax, log_softmax, expit,
-logit, xlogy. Works on arrays eagerly and on tracers alike; scipy itself is not needed.
+"""scipy.special functions over functrans primitives: logsumexp and softmax, the gamma family,
+the incomplete gamma and beta functions, the error functions and the normal distribution's,
+the scaled Bessel functions, zeta, Spence's function, the logistic and entropy helpers. Works
+on arrays eagerly and on tracers alike; scipy itself is not needed (where it is installed the
+special-function rows compute its values). Derivatives are JAX's (each function's docstring
+says where JAX defines none, and what functrans does there).
 
 >>> import numpy as np
 >>> from functrans.scipy.special import logsumexp
@@ -9,16 +13,25 @@ logit, xlogy. Works on arrays eagerly and on tracers alike; scipy itself is not 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from functrans.errors import ArgumentError, ArgumentTypeError, DTypeError
 from functrans.numpy._core import asarray, promote
+from functrans.numpy import sinc  # numpy's sinc, which scipy.special re-exports
 from functrans.numpy._reductions import normalize_axes
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
+from functrans.primitives import special as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.shape_ops import broadcast_to, reshape
 
-__all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy"]
+__all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy", "xlog1py", "entr",
+           "gamma", "gammaln", "loggamma", "gammasgn", "rgamma", "digamma", "psi", "polygamma",
+           "multigammaln", "gammainc", "gammaincc", "beta", "betaln", "betainc", "erf", "erfc",
+           "erfinv", "erfcinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e",
+           "zeta", "sinc", "spence"]
 
 
 def _inexact(*xs):
@@ -28,6 +41,16 @@ def _inexact(*xs):
     if not np.issubdtype(dtype, np.inexact):
         dtype = np.dtype(np.float64)
     return promote(*xs, dtype=dtype)
+
+
+def _real(name, *xs):
+    """_inexact's operands, refused when complex: the special-function rows are real."""
+    out = _inexact(*xs)
+    if out[0].dtype.kind == "c":
+        raise DTypeError(f"functrans.scipy.special.{name}: complex input ({out[0].dtype}) is not "
+                         "supported; these functions take real floats. Pass the real and "
+                         "imaginary parts separately, or real input.")
+    return out
 
 
 def _const(x, v):
@@ -142,3 +165,258 @@ def xlogy(x, y):
     # where x == 0 and log(y) is not finite, use y = 1: x * log(1) = 0 with finite derivatives
     y_safe = E.select(_and(x_zero, _not(y_ok)), _const(y, 1), y)
     return E.mul(x, E.log_p.bind(y_safe))
+
+
+def xlog1py(x: Any, y: Any) -> Any:
+    """x * log1p(y), and 0 where x == 0 (even where y is -1). Derivatives log1p(y) in x and
+    x / (1 + y) in y, as in JAX, except where x == 0 and y is not above -1: both are 0 there
+    (JAX gives inf or nan), as in xlogy."""
+    x, y = _real("xlog1py", x, y)
+    x_zero = E.eq_p.bind(x, _const(x, 0))
+    y_ok = _and(E.gt_p.bind(y, _const(y, -1)), _isfinite(y))
+    y_safe = E.select(_and(x_zero, _not(y_ok)), _const(y, 0), y)
+    return E.mul(x, E.log1p(y_safe))
+
+
+def entr(x: Any) -> Any:
+    """-x log(x) for x > 0, 0 at 0, -inf below (scipy.special.entr). Its derivative is
+    -(log(x) + 1); at x == 0 it is 0 here (JAX gives the one-sided limit, inf)."""
+    x, = _real("entr", x)
+    pos = E.gt_p.bind(x, _const(x, 0))
+    safe = E.select(pos, x, _const(x, 1))
+    value = E.neg(E.mul(safe, E.log(safe)))
+    rest = E.select(E.eq_p.bind(x, _const(x, 0)), _const(x, 0), _const(x, -np.inf))
+    return E.select(pos, value, E.select(E.ne_p.bind(x, x), x, rest))   # nan stays nan
+
+
+# --- the gamma function and its relatives ------------------------------------------------------
+
+def gamma(x: Any) -> Any:
+    """The gamma function (scipy.special.gamma); derivative gamma(x) digamma(x).
+
+    >>> from functrans.scipy.special import gamma
+    >>> float(gamma(5.0))
+    24.0
+    """
+    x, = _real("gamma", x)
+    return S.gamma(x)
+
+
+def gammaln(x: Any) -> Any:
+    """log |gamma(x)| (scipy.special.gammaln); derivative digamma(x)."""
+    x, = _real("gammaln", x)
+    return S.lgamma(x)
+
+
+def loggamma(x: Any) -> Any:
+    """The principal branch of log gamma (scipy.special.loggamma) on real input: gammaln
+    for x >= 0, nan below (complex input is not supported)."""
+    x, = _real("loggamma", x)
+    out = S.lgamma(x)
+    return E.select(E.lt_p.bind(x, _const(x, 0)), _const(x, np.nan), out)
+
+
+def gammasgn(x: Any) -> Any:
+    """The sign of gamma(x) (scipy.special.gammasgn): +1 above 0, alternating between the
+    poles below (nan at them); no derivative (0, as JAX's)."""
+    x, = _real("gammasgn", x)
+    return E.sign(S.gamma(x))
+
+
+def rgamma(x: Any) -> Any:
+    """1 / gamma(x) (scipy.special.rgamma): 0 at the poles; derivative -digamma(x) / gamma(x)."""
+    x, = _real("rgamma", x)
+    pole = _and(E.le_p.bind(x, _const(x, 0)), E.eq_p.bind(x, E.floor(x)))
+    safe = E.select(pole, _const(x, 1), x)
+    return E.select(pole, _const(x, 0), E.div(_const(x, 1), S.gamma(safe)))
+
+
+def digamma(x: Any) -> Any:
+    """psi(x) = d/dx log gamma(x) (scipy.special.digamma); derivative polygamma(1, x)."""
+    x, = _real("digamma", x)
+    return S.digamma(x)
+
+
+psi = digamma
+
+
+def polygamma(n: Any, x: Any) -> Any:
+    """The n-th derivative of digamma (scipy.special.polygamma). Differentiable in x
+    (polygamma(n + 1, x)); n is an integer order: differentiating in it raises, as in JAX."""
+    n, x = _real("polygamma", n, x)
+    return S.polygamma(n, x)
+
+
+def _dimension(d) -> int:
+    """multigammaln's d as a Python int: a concrete integral number (3, 3.0, np.int64(3))."""
+    try:
+        value = float(d) if not isinstance(d, bool) else None
+    except (TypeError, ValueError):
+        value = None
+    if value is None or np.ndim(d) != 0 or value != int(value) or value < 1:
+        raise ArgumentTypeError(f"multigammaln: d must be a positive integer (the dimension), "
+                                f"known while tracing; got {d!r}. Pass d as an int such as 3.")
+    return int(value)
+
+
+def multigammaln(a: Any, d: int) -> Any:
+    """The log of the multivariate gamma function of dimension d (scipy.special.multigammaln):
+    d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2), j = 0 .. d - 1. Unlike scipy, a <= (d - 1)
+    / 2 is not checked (it gives inf or a finite value of the sum, as in JAX)."""
+    d = _dimension(d)
+    a, = _real("multigammaln", a)
+    out = _const(a, d * (d - 1) / 4 * np.log(np.pi))
+    for j in range(d):
+        out = E.add(out, S.lgamma(E.sub(a, _const(a, j / 2))))
+    return out
+
+
+def gammainc(a: Any, x: Any) -> Any:
+    """The regularized lower incomplete gamma function P(a, x) (scipy.special.gammainc).
+    Derivatives as JAX's: in x, x^(a-1) e^-x / gamma(a); in a, igamma_grad_a (whose own
+    derivative in a JAX does not define: a second derivative in a raises)."""
+    a, x = _real("gammainc", a, x)
+    return S.igamma(a, x)
+
+
+def gammaincc(a: Any, x: Any) -> Any:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
+    (scipy.special.gammaincc); derivatives those of gammainc, negated."""
+    a, x = _real("gammaincc", a, x)
+    return S.igammac(a, x)
+
+
+def betaln(a: Any, b: Any) -> Any:
+    """log |beta(a, b)| (scipy.special.betaln) as gammaln(a) + gammaln(b) - gammaln(a + b)."""
+    a, b = _real("betaln", a, b)
+    return E.sub(E.add(S.lgamma(a), S.lgamma(b)), S.lgamma(E.add(a, b)))
+
+
+def _gamma_sign(x):
+    # the sign of gamma(x) (no derivative): +1 above 0, alternating between the poles below
+    return E.sign(S.gamma(x))
+
+
+def beta(a: Any, b: Any) -> Any:
+    """The beta function gamma(a) gamma(b) / gamma(a + b) (scipy.special.beta), as JAX
+    computes it: sign * exp(betaln(a, b)), so large arguments do not overflow."""
+    a, b = _real("beta", a, b)
+    sign = E.mul(E.mul(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(E.add(a, b)))
+    return E.mul(sign, E.exp(betaln(a, b)))
+
+
+def betainc(a: Any, b: Any, x: Any) -> Any:
+    """The regularized incomplete beta function I_x(a, b) (scipy.special.betainc).
+    Differentiable in x; in a and b JAX defines no derivative, and neither does functrans:
+    differentiating in them raises ArgumentError."""
+    a, b, x = _real("betainc", a, b, x)
+    shape = np.broadcast_shapes(a.shape, b.shape, x.shape)
+    return S.betainc(broadcast_to(a, shape), broadcast_to(b, shape), broadcast_to(x, shape))
+
+
+# --- the error functions and the normal distribution -------------------------------------------
+
+def erf(x: Any) -> Any:
+    """The error function (scipy.special.erf)."""
+    x, = _real("erf", x)
+    return E.erf(x)
+
+
+def erfc(x: Any) -> Any:
+    """1 - erf(x), accurate where erf is near 1 (scipy.special.erfc)."""
+    x, = _real("erfc", x)
+    return S.erfc(x)
+
+
+def erfinv(x: Any) -> Any:
+    """The inverse of erf (scipy.special.erfinv); derivative sqrt(pi)/2 exp(erfinv(x)^2)."""
+    x, = _real("erfinv", x)
+    return E.erf_inv(x)
+
+
+def erfcinv(y: Any) -> Any:
+    """The inverse of erfc (scipy.special.erfcinv) on [0, 2], as -ndtri(y / 2) / sqrt(2)
+    (accurate in both tails); derivative -sqrt(pi)/2 exp(erfcinv(y)^2)."""
+    y, = _real("erfcinv", y)
+    return E.mul(_const(y, -np.sqrt(0.5)), S.ndtri(E.mul(y, _const(y, 0.5))))
+
+
+def erfcx(x: Any) -> Any:
+    """exp(x^2) erfc(x) without overflow (scipy.special.erfcx); derivative 2 x erfcx(x) -
+    2/sqrt(pi), as JAX's."""
+    x, = _real("erfcx", x)
+    return S.erfcx(x)
+
+
+def ndtr(x: Any) -> Any:
+    """The standard normal CDF (scipy.special.ndtr), from erf near 0 and erfc in the tails
+    (JAX's composition)."""
+    x, = _real("ndtr", x)
+    half_sqrt_2 = _const(x, 0.5 * np.sqrt(2.0))
+    z = E.mul(x, half_sqrt_2)
+    az = E.abs(z)
+    one, two = _const(x, 1), _const(x, 2)
+    tails = E.select(E.gt_p.bind(z, _const(x, 0)), E.sub(two, S.erfc(az)), S.erfc(az))
+    y = E.select(E.lt_p.bind(az, half_sqrt_2), E.add(one, E.erf(z)), tails)
+    return E.mul(_const(x, 0.5), y)
+
+
+def ndtri(p: Any) -> Any:
+    """The standard normal quantile, inverse of ndtr (scipy.special.ndtri); derivative
+    sqrt(2 pi) exp(ndtri(p)^2 / 2)."""
+    p, = _real("ndtri", p)
+    return S.ndtri(p)
+
+
+def log_ndtr(x: Any) -> Any:
+    """log of the standard normal CDF, accurate in both tails (scipy.special.log_ndtr);
+    derivative exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi), as JAX's."""
+    x, = _real("log_ndtr", x)
+    return S.log_ndtr(x)
+
+
+# --- modified Bessel functions ------------------------------------------------------------------
+
+def i0e(x: Any) -> Any:
+    """exp(-|x|) I0(x) (scipy.special.i0e); derivative i1e(x) - sign(x) i0e(x)."""
+    x, = _real("i0e", x)
+    return S.i0e(x)
+
+
+def i1e(x: Any) -> Any:
+    """exp(-|x|) I1(x) (scipy.special.i1e); derivative i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at
+    |x| <= eps (JAX's rule)."""
+    x, = _real("i1e", x)
+    return S.i1e(x)
+
+
+def i0(x: Any) -> Any:
+    """The modified Bessel function I0 (scipy.special.i0), as exp(|x|) i0e(x)."""
+    x, = _real("i0", x)
+    return E.mul(E.exp(E.abs(x)), S.i0e(x))
+
+
+def i1(x: Any) -> Any:
+    """The modified Bessel function I1 (scipy.special.i1), as exp(|x|) i1e(x)."""
+    x, = _real("i1", x)
+    return E.mul(E.exp(E.abs(x)), S.i1e(x))
+
+
+# --- zeta and Spence's function -----------------------------------------------------------------
+
+def zeta(x: Any, q: Any = None) -> Any:
+    """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with q). Derivatives:
+    in q, -x zeta(x + 1, q); in x, that of Euler-Maclaurin's truncated series (as JAX).
+    q=None (Riemann's zeta) is not supported, as in JAX."""
+    if q is None:
+        raise ArgumentError("zeta: the Riemann zeta function (q=None) is not implemented, as "
+                            "in JAX. Pass q=1.0 for x > 1, which is the same function there.")
+    x, q = _real("zeta", x, q)
+    return S.zeta(x, q)
+
+
+def spence(x: Any) -> Any:
+    """Spence's function, the integral from 1 to x of log(t) / (1 - t) (scipy.special.spence
+    on real input: nan below 0); derivative log(x) / (1 - x), -1 at x = 1."""
+    x, = _real("spence", x)
+    return S.spence(x)

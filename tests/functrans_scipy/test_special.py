@@ -184,3 +184,258 @@ def test_functrans_scipy_imports_without_scipy():
     value, scipy_loaded = out.stdout.split()
     assert abs(float(value) - np.log(2)) < 1e-15
     assert scipy_loaded == "False", "importing or calling functrans.scipy loaded scipy"
+
+
+# --- the special functions against scipy -------------------------------------------------------
+
+RNG = np.random.default_rng(3)
+POS = np.concatenate([RNG.uniform(0.05, 8.0, 12), [0.5, 1.0, 2.0, 30.0, 171.3]])
+REAL = np.concatenate([RNG.uniform(-6.0, 6.0, 12), [-2.5, -0.5, 0.0, 0.25, 27.0]])
+PROB = np.concatenate([RNG.uniform(0.0, 1.0, 12), [1e-300, 1e-12, 0.5, 1 - 1e-12, 0.0, 1.0]])
+EDGES = np.array([0.0, -0.0, -1.0, -2.5, np.inf, -np.inf, np.nan])
+
+UNARY = [  # (name, points): functrans.scipy.special.<name> against scipy.special.<name>
+    ("gamma", np.concatenate([POS, REAL[REAL < 6], EDGES])),
+    ("gammaln", np.concatenate([POS, REAL, EDGES])),
+    ("loggamma", np.concatenate([POS, EDGES])),
+    ("gammasgn", np.concatenate([POS, REAL, EDGES])),
+    ("rgamma", np.concatenate([POS, REAL, EDGES, [180.0]])),
+    ("digamma", np.concatenate([POS, REAL, EDGES])),
+    ("psi", POS),
+    ("erf", np.concatenate([REAL, EDGES])),
+    ("erfc", np.concatenate([REAL, EDGES])),
+    ("erfinv", np.concatenate([PROB * 2 - 1, [-1.0, 1.0]])),
+    ("erfcinv", np.concatenate([PROB * 2, [1e-300, 2.0, -0.5, 2.5]])),
+    ("erfcx", np.concatenate([REAL, [-30.0, 26.0, 1e10], EDGES])),
+    ("ndtr", np.concatenate([REAL, [-40.0, 9.0], EDGES])),
+    ("ndtri", np.concatenate([PROB, [-0.5, 1.5, np.nan]])),
+    ("log_ndtr", np.concatenate([REAL, [-40.0, -1e5, 10.0, 40.0], EDGES])),
+    ("i0", np.concatenate([REAL, EDGES[:3]])),
+    ("i0e", np.concatenate([REAL, [-800.0, 800.0], EDGES])),
+    ("i1", np.concatenate([REAL, EDGES[:3]])),
+    ("i1e", np.concatenate([REAL, [-800.0, 800.0], EDGES])),
+    ("expit", REAL),
+    ("logit", PROB),
+    ("entr", np.concatenate([POS, REAL, EDGES])),
+    ("spence", np.concatenate([POS, [0.0, 1.0, 1.7, 2.5, -1.0, np.nan]])),
+    ("sinc", np.concatenate([REAL, [0.0, 1.0, -2.0]])),
+]
+
+
+def _value_rtol(name):
+    # compositions (ndtr, i0, i1: JAX's forms over erf/erfc and the scaled Bessel functions)
+    # round a few times more than scipy's direct routines
+    # erf and erfinv are XLA's algorithms (JAX's values), within 1e-13 of scipy's
+    return 1e-13 if name in ("ndtr", "i0", "i1", "entr", "sinc", "erf", "erfinv", "erfcinv",
+                             "rgamma") else 0
+
+
+@pytest.mark.parametrize("name,points", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_functions_match_scipy(name, points):
+    with np.errstate(all="ignore"):   # logit(0), gamma at its poles: numpy's warnings
+        ref = getattr(sps, name)(points)
+        both(getattr(fsp, name), lambda x: ref, points, rtol=_value_rtol(name) or 1e-15)
+
+
+@pytest.mark.parametrize("name", ["gamma", "gammaln", "digamma", "erfc", "erfcx", "ndtri",
+                                  "log_ndtr", "i0e", "i1e", "spence"])
+def test_float32_and_integer_inputs(name):
+    x = np.array([0.2, 0.7, 1.4, 2.9], np.float32)
+    out = fsp.__dict__[name](x)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, getattr(sps, name)(x.astype(np.float64)), rtol=1e-6)
+    ints = np.array([1, 2, 3])
+    if name != "ndtri":
+        out = fsp.__dict__[name](ints)
+        assert out.dtype == np.float64
+        np.testing.assert_allclose(out, getattr(sps, name)(ints.astype(float)), rtol=1e-15)
+
+
+GA = np.concatenate([RNG.uniform(0.05, 10.0, 10), [0.5, 3.0, 40.0]])
+GX = GA * np.concatenate([RNG.uniform(0.0, 3.0, 10), [1.0, 0.0, 1.2]])
+
+
+def test_binary_functions_match_scipy():
+    both(fsp.gammainc, sps.gammainc, GA, GX)
+    both(fsp.gammaincc, sps.gammaincc, GA, GX)
+    both(fsp.polygamma, sps.polygamma, np.array([0, 1, 2, 3, 1, 2]),
+         np.array([0.3, 1.5, 2.5, 7.0, -1.5, 30.0]))
+    both(fsp.zeta, sps.zeta, np.array([1.5, 2.0, 3.5, 5.0, 2.0]),
+         np.array([0.5, 1.0, 2.5, 10.0, -1.5]))
+    # betaln is gammaln(a) + gammaln(b) - gammaln(a + b) (as in JAX): absolute accuracy
+    np.testing.assert_allclose(fsp.betaln(GA, GX + 0.5), sps.betaln(GA, GX + 0.5), rtol=1e-12,
+                               atol=1e-14)
+    both(fsp.beta, sps.beta, np.array([0.5, 2.0, 3.5, -1.5]), np.array([1.5, 0.3, 2.0, 2.5]),
+         rtol=1e-12)
+    both(fsp.xlog1py, sps.xlog1py, np.array([0.0, 0.0, 2.0, -1.5]),
+         np.array([-1.0, 3.0, 0.5, -0.5]))
+    b = np.concatenate([RNG.uniform(0.1, 10.0, 10), [1.0, 2.0, 0.5]])
+    x = np.concatenate([RNG.uniform(0.0, 1.0, 10), [0.0, 1.0, 0.5]])
+    both(fsp.betainc, sps.betainc, GA, b, x)
+    both(lambda a: fsp.multigammaln(a, 3), lambda a: sps.multigammaln(a, 3),
+         np.array([1.5, 2.5, 7.0]), rtol=1e-14)
+    np.testing.assert_allclose(fsp.multigammaln(2.5, 3.0), sps.multigammaln(2.5, 3), rtol=1e-14)
+
+
+# --- derivatives: closed forms where JAX's differ or are missing ---------------------------------
+
+def test_spence_derivatives_are_the_closed_forms():
+    # JAX's jacrev and hessian of spence give nan between 1.5 and 2 (special_programs.py)
+    x = np.array([0.2, 0.7, 1.0, 1.6, 2.8])
+    g = ft.vmap(ft.grad(fsp.spence))(x)
+    with np.errstate(all="ignore"):
+        want = np.where(x == 1, -1.0, np.log(x) / (1 - x))
+    np.testing.assert_allclose(g, want, rtol=1e-14)
+    h = ft.vmap(ft.grad(ft.grad(fsp.spence)))(x[x != 1])
+    xs = x[x != 1]
+    np.testing.assert_allclose(h, 1 / (xs * (1 - xs)) + np.log(xs) / (1 - xs) ** 2, rtol=1e-13)
+
+
+def test_igamma_grad_a_matches_the_series_derivative():
+    # d/da P(a, x) by the series P = sum_n x^(a+n) e^-x / Gamma(a + n + 1), differentiated
+    # termwise (independent of the recurrences functrans uses), at both of its branches
+    a = np.array([0.5, 2.0, 4.0, 4.0, 7.5])
+    x = np.array([0.3, 1.0, 6.0, 20.0, 5.0])
+    n = np.arange(400)[:, None]
+    log_terms = (a + n) * np.log(x) - x - sps.gammaln(a + n + 1)
+    want = np.sum(np.exp(log_terms) * (np.log(x) - sps.digamma(a + n + 1)), axis=0)
+    g = ft.vmap(ft.grad(fsp.gammainc))(a, x)
+    # (the termwise sum cancels where P is near 1: absolute accuracy 1e-16 there)
+    np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-16)
+    gc = ft.vmap(ft.grad(fsp.gammaincc))(a, x)
+    np.testing.assert_allclose(gc, -want, rtol=1e-12, atol=1e-16)
+
+
+def test_derivatives_jax_lacks_are_refused_clearly():
+    from functrans.errors import ArgumentError
+    cases = [(lambda a: fsp.betainc(a, 2.0, 0.3), "betainc", "`a`"),
+             (lambda b: fsp.betainc(1.5, b, 0.3), "betainc", "`b`"),
+             (lambda n: fsp.polygamma(n, 2.0), "polygamma", "`n`"),
+             (ft.grad(lambda a: fsp.gammainc(a, 2.0)), "igamma_grad_a", "`a`")]
+    for f, prim, arg in cases:
+        with pytest.raises(ArgumentError) as info:
+            ft.grad(f)(1.5)
+        assert prim in str(info.value) and arg in str(info.value)
+        assert "argnums" in str(info.value)  # the fix
+    # the other arguments differentiate
+    assert np.isfinite(ft.grad(lambda x: fsp.betainc(1.5, 2.0, x))(0.3))
+    assert np.isfinite(ft.grad(lambda q: fsp.zeta(3.0, q))(2.0))
+    assert np.isfinite(ft.grad(ft.grad(lambda x: fsp.gammainc(1.5, x)))(2.0))
+
+
+def test_zeta_derivative_in_x():
+    # d/dx zeta(x, q) = -sum_k log(k + q) (k + q)^-x, summed directly (slowly converging: the
+    # tail past K is the integral plus half a term)
+    x, q = np.array([2.5, 3.0, 4.5]), np.array([0.35, 1.3, 2.7])
+    k = np.arange(200000)[:, None]
+    direct = -np.sum(np.log(k + q) * (k + q) ** -x, axis=0)
+    w = q + k.size
+    tail = -(w ** (1 - x) * (np.log(w) / (x - 1) + 1 / (x - 1) ** 2)) + 0.5 * np.log(w) * w ** -x
+    np.testing.assert_allclose(ft.vmap(ft.grad(fsp.zeta))(x, q), direct + tail, rtol=1e-9)
+
+
+def test_bad_arguments_raise_clear_errors():
+    from functrans.errors import ArgumentError, ArgumentTypeError
+    with pytest.raises(ArgumentTypeError, match="positive integer"):
+        fsp.multigammaln(2.0, 2.5)
+    with pytest.raises(ArgumentTypeError, match="positive integer"):
+        ft.jit(lambda d: fsp.multigammaln(3.0, d))(3)
+    with pytest.raises(ArgumentError, match="q=1.0"):
+        fsp.zeta(2.0)
+
+
+def test_special_functions_under_vmap_and_jit():
+    x = np.array([[0.3, 1.5], [2.5, 4.0]])
+    for name in ("gammaln", "digamma", "erfcx", "i0e", "i1e", "log_ndtr", "spence"):
+        f = getattr(fsp, name)
+        np.testing.assert_allclose(ft.vmap(f)(x), getattr(sps, name)(x), rtol=1e-15)
+        np.testing.assert_allclose(ft.jit(f)(x), getattr(sps, name)(x), rtol=1e-15)
+    a = np.array([0.5, 2.0])
+    np.testing.assert_allclose(ft.vmap(fsp.gammainc, in_axes=(None, 0))(a, x),
+                               sps.gammainc(a, x), rtol=1e-15)
+    np.testing.assert_allclose(ft.vmap(lambda xi: fsp.betainc(a, 2.0, xi / 5))(x),
+                               sps.betainc(a, 2.0, x / 5), rtol=1e-15)
+
+
+# --- the numpy algorithms used without scipy ----------------------------------------------------
+
+FALLBACKS = [  # (special_math name, scipy name, arguments, rtol)
+    ("gamma", "gamma", (np.concatenate([POS, REAL[REAL < 6], EDGES]),), 1e-14),
+    ("lgamma", "gammaln", (np.concatenate([POS, REAL, EDGES]),), 1e-13),
+    ("loggamma", "loggamma", (np.concatenate([POS, EDGES]),), 1e-13),
+    ("digamma", "digamma", (np.concatenate([POS, REAL, EDGES]),), 1e-11),
+    ("polygamma", "polygamma", (np.array([0.0, 1, 2, 3, 1]), np.array([0.3, 1.5, 2.5, 7, -1.5])),
+     1e-12),
+    ("zeta", "zeta", (np.array([1.5, 2.0, 3.5, 5.0, 3.0, 0.5, 1.0]),
+                      np.array([0.5, 1.0, 2.5, 1e9, -1.5, 1.0, 2.0])), 1e-13),
+    ("erfc", "erfc", (np.concatenate([REAL, EDGES]),), 1e-13),
+    ("erfcx", "erfcx", (np.concatenate([REAL, [-30.0, 26.0, 1e10], EDGES]),), 1e-13),
+    ("ndtri", "ndtri", (np.concatenate([PROB, [-0.5, 1.5, np.nan]]),), 1e-13),
+    ("log_ndtr", "log_ndtr", (np.concatenate([REAL, [-40.0, -1e5, 10.0], EDGES]),), 1e-13),
+    ("igamma", "gammainc", (GA, GX), 1e-12),
+    ("igammac", "gammaincc", (GA, GX), 1e-12),
+    ("betainc", "betainc", (GA, GA[::-1], np.linspace(0.0, 1.0, GA.size)), 1e-12),
+    ("i0e", "i0e", (np.concatenate([REAL, [-800.0, 25.0], EDGES]),), 1e-14),
+    ("i1e", "i1e", (np.concatenate([REAL, [-800.0, 25.0], EDGES]),), 1e-14),
+    ("spence", "spence", (np.concatenate([POS, [0.0, 1.0, 1.7, 2.5, -1.0, np.nan]]),), 1e-14),
+]
+
+
+@pytest.mark.parametrize("name,sp_name,args,rtol", FALLBACKS, ids=[f[0] for f in FALLBACKS])
+def test_numpy_fallbacks_match_scipy(name, sp_name, args, rtol):
+    from functrans.primitives import special_math
+    with np.errstate(all="ignore"):
+        ref = getattr(sps, sp_name)(*args)
+    out = getattr(special_math, name)(*args)
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=1e-300)
+    with np.errstate(over="ignore"):   # gamma(171.3) overflows float32
+        out32 = getattr(special_math, name)(*[np.asarray(a, np.float32) for a in args])
+    assert out32.dtype == np.float32
+
+
+def test_complex_input_is_refused_clearly():
+    # the special-function rows are real: complex input raises rather than dropping the
+    # imaginary part
+    from functrans.errors import DTypeError
+    z = np.array([0.5 + 0.1j])
+    for name in ("erf", "erfc", "gamma", "gammaln", "ndtr", "i0", "spence"):
+        with pytest.raises(DTypeError, match="complex input"):
+            getattr(fsp, name)(z)
+    with pytest.raises(DTypeError, match="real floats"):
+        fsp.gammainc(1.0, z)
+
+
+def test_special_functions_compute_without_scipy():
+    """With scipy unimportable (a fresh interpreter whose import system refuses it), the rows
+    fall back to functrans' numpy algorithms and still give scipy's values."""
+    import json
+    x = [0.3, 1.7, 4.2]
+    names = ["gammaln", "digamma", "erfc", "erfcx", "ndtri", "log_ndtr", "i0e", "i1e", "spence"]
+    want = {n: getattr(sps, n)(np.array(x) / (5.0 if n == "ndtri" else 1.0)).tolist()
+            for n in names}
+    want["gammainc"] = sps.gammainc(2.5, np.array(x)).tolist()
+    want["norm.logcdf"] = pytest.importorskip("scipy.stats").norm.logcdf(np.array(x)).tolist()
+    code = (
+        "import importlib.abc, json, sys\n"
+        "class NoScipy(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'scipy' or name.startswith('scipy.'):\n"
+        "            raise ImportError('scipy is not installed (test)')\n"
+        "sys.meta_path.insert(0, NoScipy())\n"
+        "import numpy as np\n"
+        "import functrans.scipy.special as s, functrans.scipy.stats as st\n"
+        f"x = np.array({x})\n"
+        f"out = {{n: getattr(s, n)(x / (5.0 if n == 'ndtri' else 1.0)).tolist()\n"
+        f"       for n in {names}}}\n"
+        "out['gammainc'] = s.gammainc(2.5, x).tolist()\n"
+        "out['norm.logcdf'] = st.norm.logcdf(x).tolist()\n"
+        "print(json.dumps([out, 'scipy' in sys.modules]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    got, scipy_loaded = json.loads(run.stdout)
+    assert not scipy_loaded
+    for name, ref in want.items():
+        np.testing.assert_allclose(got[name], ref, rtol=1e-13, err_msg=name)
