@@ -4,6 +4,8 @@ the table's facts and JVP rule.
 Families, read from props and facts, never from a primitive's name:
   linear     p linear in its varying operands jointly: y_k = J_p(x_0) x_k, term by term
   bilinear   y = B(a, b), both varying: y_k = sum_j C(k, j) B(a_j, b_(k-j)) (Leibniz)
+  elementwise in one varying operand: Faa di Bruno (faa_di_bruno.py), the scalar derivatives
+             from the generic rule on the primal's shape
   generic    any row with a JVP rule. With x(t) the input curve, y'(t) = J(x(t), x'(t)), J the
              row's JVP written in bindable primitives; so y_1..y_K are the terms of order K - 1
              of J pushed on (x_0; x_1..x_(K-1)) and (x_1; x_2..x_K): one level per order, each
@@ -22,6 +24,7 @@ from functrans.core.primitive import jvp_rule
 from functrans.core.symbolic import Zero
 from functrans.primitives.elementwise import add, mul
 from functrans.primitives.layout import instantiate
+from functrans.transforms.taylor.faa_di_bruno import elementwise_rule
 from functrans.transforms.taylor.trace import all_zero, jet_flat, zero_terms
 
 
@@ -59,6 +62,8 @@ def family_rule(prim, primals, series, **params):
         return linear_rule(prim, primals, series, **params)
     if "bilinear" in prim.props and len(varying) == 2 and not prim.multiple_results:
         return bilinear_rule(prim, primals, series, **params)
+    if "elementwise" in prim.props and len(varying) == 1 and not prim.multiple_results:
+        return elementwise_rule(prim, primals, series, **params)
     return generic_rule(prim, primals, series, **params)
 
 
