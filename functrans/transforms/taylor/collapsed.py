@@ -30,7 +30,8 @@ from functrans.primitives.elementwise import add, mul
 from functrans.primitives.layout import broadcast_to, instantiate
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
-from functrans.transforms.taylor.faa_di_bruno import bell, combine, derivatives
+from functrans.transforms.taylor.faa_di_bruno import (Monomials, ScaledDerivatives, derivatives,
+                                                    partitions, term)
 from functrans.transforms.taylor.rules import _linear_in, taylor_rule
 from functrans.transforms.vmap import batch_flat
 
@@ -186,21 +187,27 @@ def _elementwise_rule(prim, params, xs, lowers, tops, i, cfg):
     order = cfg.order
     y, fs = derivatives(prim, params, xs, i, order)
     aval = get_aval(y)
+    scaled = ScaledDerivatives(fs)
+    # the top term's partitions but f' x_K: their monomials, summed over directions, times
+    # the (scaled) derivatives
+    top_parts = [(m, j, c) for m, j, c in partitions(order) if not m[order - 1]]
+    x_aval = get_aval(xs[i])
 
     def per_dir(*lower):
-        b = bell([*lower, None], order)
-        return ([combine(fs, b, k, aval) for k in range(1, order)]
-                + [Zero(get_aval(xs[i])) if b[order][j] is None else b[order][j]
-                   for j in range(2, order + 1)])
+        mono = Monomials([*lower, None])
+        lows = [term(k, scaled, mono, aval) for k in range(1, order)]
+        monos = [mono.get(m) for m, _, _ in top_parts]
+        return lows + [Zero(x_aval) if x is None else x for x in monos]
 
     res = _per_direction(per_dir, list(lowers[i]), cfg.size)
-    lows, parts = res[:order - 1], res[order - 1:]
+    lows, monos = res[:order - 1], res[order - 1:]
     top = Zero(aval)
-    if type(tops[i]) is not Zero:
+    if type(tops[i]) is not Zero and type(fs[0]) is not Zero:
         top = mul(fs[0], tops[i])
-    for f_j, part in zip(fs[1:], parts):
-        if type(part) is not Zero and type(f_j) is not Zero:
-            top = _add(top, mul(f_j, _weighted_sum(part, cfg)))
+    for (m, j, c), x in zip(top_parts, monos):
+        f = scaled.get(j, c)
+        if type(x) is not Zero and f is not None:
+            top = _add(top, mul(f, _weighted_sum(x, cfg)))
     if type(top) is not Zero and get_aval(top).shape != aval.shape:
         top = broadcast_to(top, aval.shape)
     return [(y, lows, top)]
