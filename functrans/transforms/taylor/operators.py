@@ -164,9 +164,17 @@ def weighted_laplacian(f, diffusion, argnums=0):
 
 
 def _biharmonic_directions(n):
-    """Directions and weights with sum_r w_r D4f[v_r] = sum_ij d4f/dx_i^2 dx_j^2: from
-    D4f[e_i + e_j] + D4f[e_i - e_j] = 2 f_iiii + 12 f_iijj + 2 f_jjjj (i < j)."""
+    """Directions v_r and weights w_r with sum_r w_r D4f[v_r] = sum_ij d4f/dx_i^2 dx_j^2, the
+    fewest of three exact rules:
+      n = 2       three lines 60 degrees apart: sum_k (u_k . x)^4 = 9/8 |x|^4
+      signs       the 2^(n-1) vectors of +-1 (up to sign) average to f_iiii + 6 f_iijj, plus
+                  the n axes: 1/3 of that + 2/3 sum_i f_iiii
+      pairs       D4f[e_i + e_j] + D4f[e_i - e_j] = 2 f_iiii + 12 f_iijj + 2 f_jjjj (i < j),
+                  plus the n axes (none for n = 4)."""
     eye = np.eye(n)
+    if n == 2:
+        th = np.array([0.0, np.pi / 3, 2 * np.pi / 3])
+        return np.stack([np.cos(th), np.sin(th)], 1), np.full(3, 8.0 / 9.0)
     dirs, w = [], []
     c_axis = 1.0 - (n - 1) / 3.0
     if abs(c_axis) > 1e-15:
@@ -175,6 +183,10 @@ def _biharmonic_directions(n):
     for i, j in itertools.combinations(range(n), 2):
         dirs += [eye[i] + eye[j], eye[i] - eye[j]]
         w += [1.0 / 6.0, 1.0 / 6.0]
+    if n >= 3 and 2 ** (n - 1) + n < len(dirs):
+        signs = np.array([(1.0, *s) for s in itertools.product((1.0, -1.0), repeat=n - 1)])
+        dirs = [*signs, *eye]
+        w = [1.0 / (3.0 * len(signs))] * len(signs) + [2.0 / 3.0] * n
     return np.array(dirs), np.array(w)
 
 
