@@ -259,13 +259,13 @@ THIRD_ORDER = {k: v for k, v in THIRD_ORDER.items() if v}
 def taylor_plans(d):
     """{workload: (functrans operator, (directions, max order, {order: weights}))}: the
     directions and weights the collapsed pass uses, which the per-direction routes reuse."""
-    from functrans.transforms.taylor.operators import _biharmonic_directions, _operator_plan
-    dirs, w = _biharmonic_directions(d)
+    from functrans.transforms.taylor.operators import biharmonic_directions, operator_plan
+    dirs, w = biharmonic_directions(d)
     plans = {f"W4 biharmonic d={d}": (ft.biharmonic, (dirs, 4, {4: w}, 0.0))}
     if d == 2:
         plans["W5 u_t+u_xxx+u_xxt/2"] = (
             lambda f: ft.differential_operator(f, THIRD_ORDER),
-            _operator_plan(THIRD_ORDER, 2, "bench"))
+            operator_plan(THIRD_ORDER, 2, "bench"))
     return plans
 
 

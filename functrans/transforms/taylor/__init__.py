@@ -16,4 +16,6 @@ from functrans.transforms.taylor.operators import (  # noqa: F401
     laplacian_estimate, weighted_laplacian)
 
 __all__ = ["jet", "collapsed_taylor", "weighted_laplacian", "biharmonic",
-           "differential_operator", "laplacian_estimate", "biharmonic_estimate"]
+           "differential_operator", "laplacian_estimate", "biharmonic_estimate",
+           # the submodules, so that the API reference documents them
+           "api", "collapsed", "faa_di_bruno", "operators", "programs", "rules", "trace"]

@@ -32,7 +32,7 @@ from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.transforms.taylor.faa_di_bruno import (Monomials, ScaledDerivatives, derivatives,
                                                     partitions, term)
-from functrans.transforms.taylor.rules import _linear_in, taylor_rule
+from functrans.transforms.taylor.rules import linear_in, taylor_rule
 from functrans.transforms.vmap import batch_flat
 
 
@@ -100,7 +100,7 @@ class CollapsedTrace(Trace):
             out = prim.bind(*xs, **params)
             outs = list(out) if prim.multiple_results else [out]
             res = [(y, *_zero(y, cfg.order)) for y in outs]
-        elif _linear_in(prim, varying):
+        elif linear_in(prim, varying):
             res = _linear_rule(prim, params, xs, lowers, tops, cfg)
         elif "elementwise" in prim.props and len(varying) == 1 and not prim.multiple_results:
             res = _elementwise_rule(prim, params, xs, lowers, tops, varying[0], cfg)

@@ -163,7 +163,7 @@ def weighted_laplacian(f, diffusion, argnums=0):
     return wrapped
 
 
-def _biharmonic_directions(n):
+def biharmonic_directions(n):
     """Directions v_r and weights w_r with sum_r w_r D4f[v_r] = sum_ij d4f/dx_i^2 dx_j^2, the
     fewest of three exact rules:
       n = 2       three lines 60 degrees apart: sum_k (u_k . x)^4 = 9/8 |x|^4
@@ -201,7 +201,7 @@ def biharmonic(f, argnums=0):
     @functools.wraps(f)
     def wrapped(*args):
         n = _input_size(args, argnums, "biharmonic")
-        dirs, w = _biharmonic_directions(n)
+        dirs, w = biharmonic_directions(n)
         return collapsed_taylor(f, dirs, 4, weights=w, argnums=argnums)(*args)
 
     return wrapped
@@ -236,7 +236,7 @@ def _order_directions(k, alphas, n):
     return [d for d, kp in zip(dirs, keep) if kp], list(w[keep])
 
 
-def _operator_plan(terms, n, fname):
+def operator_plan(terms, n, fname):
     """(directions (R, n), max order K, {k: weights over the R directions}, c0)."""
     items = list(terms.items()) if isinstance(terms, dict) else list(terms)
     by_order, c0 = {}, 0.0
@@ -287,7 +287,7 @@ def differential_operator(f, terms, argnums=0):
     @functools.wraps(f)
     def wrapped(*args):
         n = _input_size(args, argnums, "differential_operator")
-        dirs, order, weights, c0 = _operator_plan(terms, n, "differential_operator")
+        dirs, order, weights, c0 = operator_plan(terms, n, "differential_operator")
         res, out_tree, _ = _run(f, args, argnums, dirs, order, weights[order],
                                 "differential_operator")
         return unaliased_tree(tree_unflatten(out_tree, _combined(res, order, weights, c0)),

@@ -37,6 +37,7 @@ def unpack(flat, avals, which, order: int):
 
 
 def float_flags(avals) -> list[bool]:
+    """Per aval: whether it is a float (carries Taylor terms)."""
     return [is_float(a.dtype) for a in avals]
 
 

@@ -43,7 +43,7 @@ def has_taylor_rule(prim) -> bool:
     return "taylor" in prim.rules or "jvp" in prim.rules
 
 
-def _linear_in(prim, varying) -> bool:
+def linear_in(prim, varying) -> bool:
     """Whether p is linear jointly in the operands that vary (the row's props and its
     `linear_operands` fact say)."""
     if "linear" not in prim.props:
@@ -57,8 +57,9 @@ def _linear_in(prim, varying) -> bool:
 
 
 def family_rule(prim, primals, series, **params):
+    """The rule the row's facts choose: linear, bilinear, elementwise or generic."""
     varying = [i for i, s in enumerate(series) if not all_zero(s)]
-    if _linear_in(prim, varying):
+    if linear_in(prim, varying):
         return linear_rule(prim, primals, series, **params)
     if "bilinear" in prim.props and len(varying) == 2 and not prim.multiple_results:
         return bilinear_rule(prim, primals, series, **params)

@@ -35,10 +35,12 @@ class JetTracer(Tracer):
 
 
 def zero_terms(aval, order: int) -> tuple:
+    """K known-zero terms of type `aval`."""
     return (Zero(aval),) * order
 
 
 def all_zero(terms) -> bool:
+    """Whether every term is known zero."""
     return all(type(t) is Zero for t in terms)
 
 
