@@ -195,7 +195,7 @@ def biharmonic(f, argnums=0):
     of collapsed fourth-order Taylor mode along n^2 directions (n(n-1) for n = 4).
 
     >>> import numpy as np, functrans as ft, functrans.numpy as fnp
-    >>> float(ft.biharmonic(lambda x: x[0] ** 2 * x[1] ** 2)(np.ones(2)))    # 2 f_xxyy
+    >>> round(float(ft.biharmonic(lambda x: x[0] ** 2 * x[1] ** 2)(np.ones(2))), 12)  # 2 f_xxyy
     8.0
     """
     @functools.wraps(f)
@@ -236,6 +236,25 @@ def _order_directions(k, alphas, n):
     return [d for d, kp in zip(dirs, keep) if kp], list(w[keep])
 
 
+def _weights_over(dirs, k, alphas):
+    """Weights w over `dirs` with sum_r w_r D^k f[v_r] = sum_a c_a d^a f exactly (least
+    squares, accepted at rounding level), or None when the directions do not span it."""
+    support = sorted({i for a in alphas for i, e in enumerate(a) if e}
+                     | {i for d in dirs for i, e in enumerate(d) if e})
+    comps = _compositions(k, len(support))
+    m = np.array([[factorial(k) / np.prod([factorial(e) for e in g])
+                   * np.prod([float(d[i]) ** e for i, e in zip(support, g)])
+                   for g in comps] for d in dirs])
+    c = np.zeros(len(comps))
+    for a, coeff in alphas.items():
+        c[comps.index(tuple(a[i] for i in support))] += coeff
+    w = np.linalg.lstsq(m.T, c, rcond=None)[0]
+    if np.max(np.abs(m.T @ w - c)) > 1e-10 * max(1.0, float(np.max(np.abs(c)))):
+        return None
+    w[np.abs(w) < 1e-13 * max(1.0, float(np.max(np.abs(w))))] = 0.0
+    return w
+
+
 def operator_plan(terms, n, fname):
     """(directions (R, n), max order K, {k: weights over the R directions}, c0)."""
     items = list(terms.items()) if isinstance(terms, dict) else list(terms)
@@ -255,19 +274,20 @@ def operator_plan(terms, n, fname):
     if not by_order:
         raise ValueError(f"{fname}: no derivative among the terms {terms!r}; give at least "
                          "one multi-index of positive order.")
-    dirs, plans = [], {}
-    for k, alphas in sorted(by_order.items()):
-        ds, ws = _order_directions(k, alphas, n)
-        plans[k] = (ds, ws)
-        for d in ds:
-            if not any(np.array_equal(d, e) for e in dirs):
-                dirs.append(d)
-    weights = {}
-    for k, (ds, ws) in plans.items():
-        w = np.zeros(len(dirs))
-        for d, wk in zip(ds, ws):
-            w[next(i for i, e in enumerate(dirs) if np.array_equal(d, e))] += wk
+    # highest order first; a lower order reuses the directions already chosen when their
+    # k-th derivatives span its terms (u_t from the directions of u_xxx and u_xxt), and adds
+    # its own only when they do not
+    dirs, weights = [], {}
+    for k, alphas in sorted(by_order.items(), reverse=True):
+        w = _weights_over(dirs, k, alphas) if dirs else None
+        if w is None:
+            for d in _order_directions(k, alphas, n)[0]:
+                if not any(np.array_equal(d, e) for e in dirs):
+                    dirs.append(d)
+            w = _weights_over(dirs, k, alphas)
         weights[k] = w
+    for k in weights:                               # directions added after an order's solve
+        weights[k] = np.concatenate([weights[k], np.zeros(len(dirs) - len(weights[k]))])
     return np.array(dirs), max(by_order), weights, c0
 
 
