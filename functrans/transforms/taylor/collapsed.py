@@ -31,7 +31,7 @@ from functrans.primitives.layout import broadcast_to, instantiate
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.transforms.taylor.faa_di_bruno import (Monomials, ScaledDerivatives, derivatives,
-                                                    partitions, term)
+                                                    partitions, real_operand, term)
 from functrans.transforms.taylor.rules import linear_in, taylor_rule
 from functrans.transforms.vmap import batch_flat
 
@@ -102,7 +102,8 @@ class CollapsedTrace(Trace):
             res = [(y, *_zero(y, cfg.order)) for y in outs]
         elif linear_in(prim, varying):
             res = _linear_rule(prim, params, xs, lowers, tops, cfg)
-        elif "elementwise" in prim.props and len(varying) == 1 and not prim.multiple_results:
+        elif "elementwise" in prim.props and len(varying) == 1 and not prim.multiple_results \
+                and real_operand(xs[varying[0]]):
             res = _elementwise_rule(prim, params, xs, lowers, tops, varying[0], cfg)
         else:
             res = _generic_rule(prim, params, xs, lowers, tops, cfg)

@@ -120,6 +120,14 @@ def derivatives(prim, params, primals, i: int, order: int):
     return y, list(fs)
 
 
+def real_operand(x) -> bool:
+    """Whether Faa di Bruno applies in operand x: scalar derivatives along the real line
+    describe every curve only in a real operand (a complex one may vary in any direction of
+    the plane, where |z| or conj(z) have no single derivative); complex operands take the
+    generic rule, which follows the row's JVP."""
+    return get_aval(x).dtype.kind == "f"
+
+
 def elementwise_rule(prim, primals, series, **params):
     """Taylor rule of an elementwise primitive varying in one operand."""
     i = next(j for j, s in enumerate(series) if any(type(t) is not Zero for t in s))

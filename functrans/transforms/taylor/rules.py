@@ -24,7 +24,7 @@ from functrans.core.primitive import jvp_rule
 from functrans.core.symbolic import Zero
 from functrans.primitives.elementwise import add, mul
 from functrans.primitives.layout import instantiate
-from functrans.transforms.taylor.faa_di_bruno import elementwise_rule
+from functrans.transforms.taylor.faa_di_bruno import elementwise_rule, real_operand
 from functrans.transforms.taylor.trace import all_zero, jet_flat, zero_terms
 
 
@@ -63,7 +63,8 @@ def family_rule(prim, primals, series, **params):
         return linear_rule(prim, primals, series, **params)
     if "bilinear" in prim.props and len(varying) == 2 and not prim.multiple_results:
         return bilinear_rule(prim, primals, series, **params)
-    if "elementwise" in prim.props and len(varying) == 1 and not prim.multiple_results:
+    if "elementwise" in prim.props and len(varying) == 1 and not prim.multiple_results \
+            and real_operand(primals[varying[0]]):
         return elementwise_rule(prim, primals, series, **params)
     return generic_rule(prim, primals, series, **params)
 

@@ -47,7 +47,7 @@ def nested_jvp_terms(f, primals, series):
     def curve(t):
         xs = []
         for x, terms in zip(primals, series):
-            if not terms or not np.issubdtype(fnp.asarray(x).dtype, np.floating):
+            if not terms or not np.issubdtype(fnp.asarray(x).dtype, np.inexact):
                 xs.append(x)
                 continue
             acc, fact = x, 1.0
@@ -64,9 +64,16 @@ def nested_jvp_terms(f, primals, series):
     return out
 
 
+def _random_term(rng, a, scale):
+    t = scale * rng.standard_normal(np.shape(a))
+    if np.issubdtype(np.asarray(a).dtype, np.complexfloating):
+        t = t + 1j * scale * rng.standard_normal(np.shape(a))
+    return t.astype(np.asarray(a).dtype)
+
+
 def _random_series(rng, args, order=ORDER, scale=0.3):
-    return tuple([scale * rng.standard_normal(np.shape(a)) for _ in range(order)]
-                 if np.issubdtype(np.asarray(a).dtype, np.floating) else [] for a in args)
+    return tuple([_random_term(rng, a, scale) for _ in range(order)]
+                 if np.issubdtype(np.asarray(a).dtype, np.inexact) else [] for a in args)
 
 
 def _assert_terms(got_terms, want_terms, rtol=1e-9, atol=1e-10, what=""):
