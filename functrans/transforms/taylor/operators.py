@@ -102,6 +102,27 @@ def _combined(res, order, weights_by_order, c0):
 
 # --- the collapsed sum -----------------------------------------------------------------------
 
+def _absorbed(directions, weights_by_order, order):
+    """Directions scaled by c_r = |w_r|^(1/K) (the signed root for odd K): D^K f[c v] =
+    c^K D^K f[v], so where the top weights are all positive (or K is odd) the collapsed sum
+    is a plain sum, with no product by the weights over the (points, directions, ...)
+    blocks. Lower orders' weights become w_(k,r) / c_r^k. Returns (directions, weights by
+    order, the top weights left: None when all are one)."""
+    w = np.asarray(weights_by_order[order], np.float64)
+    c = np.where(w != 0, np.abs(w) ** (1.0 / order), 1.0)
+    if order % 2:
+        c = np.where(w < 0, -c, c)
+    residual = np.where(w == 0, 0.0, np.sign(w) if order % 2 == 0 else 1.0)
+    scale = c[:, None]
+    if isinstance(directions, np.ndarray):
+        scaled = directions * scale.astype(directions.dtype)
+    else:
+        scaled = mul(directions, scale.astype(get_aval(directions).dtype))
+    out = {k: residual if k == order else np.asarray(wk, np.float64) / c ** k
+           for k, wk in weights_by_order.items()}
+    return scaled, out, None if np.all(residual == 1.0) else residual
+
+
 def collapsed_taylor(f, directions, order: int, *, weights=None, argnums=0):
     """sum_r w_r d^K f(x)[v_r, .., v_r] for the rows v_r of `directions` (R, n) by one forward
     pass of collapsed Taylor mode (weights default to ones). Composes with vmap, jit, grad.
@@ -122,7 +143,17 @@ def collapsed_taylor(f, directions, order: int, *, weights=None, argnums=0):
             raise ShapeError(f"collapsed_taylor: weights of shape {w.shape} for "
                              f"{get_aval(directions).shape[0]} directions; pass one weight "
                              "per row of directions.")
-        res, out_tree, _ = _run(f, args, argnums, directions, order, w, "collapsed_taylor")
+        d = directions
+        if isinstance(d, list | tuple):
+            d = np.asarray(d, np.float64)
+        if len(get_aval(d).shape) != 2:
+            n = _input_size(args, argnums, "collapsed_taylor")
+            raise ShapeError(f"collapsed_taylor: directions of shape {get_aval(d).shape}; pass "
+                             f"an (R, {n}) array, one row per direction, over the flattened "
+                             "entries of the arguments at argnums.")
+        r = get_aval(d).shape[0]
+        d, _, top = _absorbed(d, {order: np.ones(r) if w is None else w}, order)
+        res, out_tree, _ = _run(f, args, argnums, d, order, top, "collapsed_taylor")
         tops = [_dense(top, get_aval(y)) for y, _, top in res]
         return unaliased_tree(tree_unflatten(out_tree, tops), args)
 
@@ -308,8 +339,8 @@ def differential_operator(f, terms, argnums=0):
     def wrapped(*args):
         n = _input_size(args, argnums, "differential_operator")
         dirs, order, weights, c0 = operator_plan(terms, n, "differential_operator")
-        res, out_tree, _ = _run(f, args, argnums, dirs, order, weights[order],
-                                "differential_operator")
+        dirs, weights, top = _absorbed(dirs, weights, order)
+        res, out_tree, _ = _run(f, args, argnums, dirs, order, top, "differential_operator")
         return unaliased_tree(tree_unflatten(out_tree, _combined(res, order, weights, c0)),
                               args)
 

@@ -260,6 +260,8 @@ def test_errors_name_the_fix():
     f = lambda x: fnp.sum(x ** 3)                        # noqa: E731
     with pytest.raises(ShapeError, match=r"\(R, 3\) array"):
         ft.collapsed_taylor(f, np.eye(2), 2)(np.ones(3))
+    with pytest.raises(ShapeError, match=r"\(R, 3\) array"):
+        ft.collapsed_taylor(f, np.ones(3), 2)(np.ones(3))
     with pytest.raises(ValueError, match="positive int"):
         ft.collapsed_taylor(f, np.eye(3), 0)
     with pytest.raises(ShapeError, match="one weight"):
