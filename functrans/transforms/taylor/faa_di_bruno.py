@@ -25,7 +25,7 @@ from functrans.primitives.elementwise import add, mul
 from functrans.primitives.layout import broadcast_to
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=64)      # one entry per order asked for
 def partitions(k: int) -> tuple:
     """The partitions of k as (exponents m_1..m_k, number of parts, Faa di Bruno constant)."""
     out = []
