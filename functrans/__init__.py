@@ -25,6 +25,9 @@ from functrans.transforms.jvp import jvp  # noqa: F401
 from functrans.transforms.laplacian import (  # noqa: F401
     divergence, hessian_diag, laplacian, value_grad_and_hessian_diag, value_grad_and_laplacian)
 from functrans.transforms.linearize import linearize  # noqa: F401
+from functrans.transforms.taylor import (  # noqa: F401
+    biharmonic, biharmonic_estimate, collapsed_taylor, differential_operator, jet,
+    laplacian_estimate, weighted_laplacian)
 from functrans.transforms.vjp import grad, value_and_grad, vjp  # noqa: F401
 from functrans.transforms.vmap import vmap  # noqa: F401
 
@@ -36,6 +39,8 @@ __all__ = [
     "vmap", "jit", "custom_jvp", "custom_vjp", "stop_gradient", "checkpoint", "remat",
     "laplacian", "hessian_diag", "divergence", "value_grad_and_laplacian",
     "value_grad_and_hessian_diag",
+    "jet", "collapsed_taylor", "weighted_laplacian", "biharmonic", "differential_operator",
+    "laplacian_estimate", "biharmonic_estimate",
     "clear_caches", "dtypes", "config", "disable_jit", "Array",
     "block_until_ready", "device_get", "device_put", "devices", "local_devices",
     # submodules: the API reference (pdoc follows __all__) documents each of them

@@ -61,6 +61,13 @@ REGISTRY: dict[str, Primitive] = {}
 # docs/conventions.md lists every row that states one, with the point where the two differ.
 CONVENTION_RULE_KINDS = ("torch_jvp",)
 
+# A row may state how truncated Taylor series pass through it, as rule `taylor`:
+# taylor(primals, series, **params) -> (primals_out, series_out), series in JAX's jet convention
+# (each term a derivative coefficient). Rows without one take the generic rule that
+# functrans.transforms.taylor derives from their JVP rule; a row states one where it pays (a
+# program-holding row jets its program once instead of nesting JVPs of it).
+TAYLOR_RULE_KINDS = ("taylor",)
+
 FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",
     "reshape_like", "moves_elements", "broadcast", "sum_axes", "converts_dtype", "neg_operand",
@@ -76,18 +83,20 @@ def define(name: str, *, impl: Callable, abstract: Callable, jvp: Callable | Non
     """Register primitive `name` with its numpy `impl`, its shape/dtype rule `abstract`, and its
     transformation rules. `props` are properties transforms read (elementwise, linear, ...);
     `facts` what the jit passes know (the module docstring lists them); `rules` the row's
-    other derivative conventions (CONVENTION_RULE_KINDS)."""
+    other derivative conventions (CONVENTION_RULE_KINDS) and its Taylor rule
+    (TAYLOR_RULE_KINDS)."""
     if name in REGISTRY:
         raise ValueError(f"primitive {name!r} is defined twice")
     unknown = set(facts or ()) - FACT_KEYS
     if unknown:
         raise ValueError(f"primitive {name!r}: unknown facts {sorted(unknown)}; the jit passes "
                          f"read {sorted(FACT_KEYS)} (functrans/primitives/registry.py).")
-    unknown = set(rules) - set(CONVENTION_RULE_KINDS)
+    unknown = set(rules) - set(CONVENTION_RULE_KINDS) - set(TAYLOR_RULE_KINDS)
     if unknown:
         raise ValueError(f"primitive {name!r}: unknown rule kinds {sorted(unknown)}; a row takes "
-                         "jvp, transpose, batch and the derivative conventions "
-                         f"{list(CONVENTION_RULE_KINDS)} (functrans/primitives/registry.py).")
+                         "jvp, transpose, batch, the derivative conventions "
+                         f"{list(CONVENTION_RULE_KINDS)} and {list(TAYLOR_RULE_KINDS)} "
+                         "(functrans/primitives/registry.py).")
     # where the row lives, for error messages: the module that called define (or a family helper)
     caller = sys._getframe(1)
     while caller.f_globals.get("__name__") == __name__:

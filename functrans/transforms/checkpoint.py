@@ -22,6 +22,7 @@ from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_
 from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, keep_outputs, run, stage,
                                           transpose_jaxpr, weak_avals)
 from functrans.transforms.jvp import jvp_jaxpr
+from functrans.transforms.taylor.programs import jet_call
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 
@@ -91,9 +92,15 @@ def _checkpoint_batch(vals, dims, *, jaxpr, prevent_cse):
     return outs, [0 if b else None for b in out_b]
 
 
+def _checkpoint_taylor(primals, series, *, jaxpr, prevent_cse):
+    # forward only: nothing is saved for a backward pass, so the program is jetted in place
+    return jet_call(jaxpr, primals, series)
+
+
 checkpoint_p = define("checkpoint", impl=_checkpoint_impl,
                       abstract=_checkpoint_abstract, jvp=_checkpoint_jvp,
                       transpose=_checkpoint_transpose, batch=_checkpoint_batch,
+                      taylor=_checkpoint_taylor,
                       multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 

@@ -26,6 +26,8 @@ from functrans.primitives.shape_ops import convert_element_type
 from functrans.primitives.layout import moveaxis, reshape
 from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, instantiate_zeros,
                                                zeros_like_aval)
+from functrans.transforms.taylor.programs import (carries, float_flags, jet_program, pack,
+                                                series_order, unpack)
 from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, jvp_split, run, stage,
                                           stage_tree, transpose_jaxpr)
 from functrans.transforms.vmap import batch_flat
@@ -180,8 +182,19 @@ def _cond_batch(vals, dims, *, branches):
     return out, [0] * n_out
 
 
+def _cond_taylor(primals, series, *, branches):
+    """Each branch jetted once; the index carries no series."""
+    index, *ops = primals
+    order, which = series_order(series), carries(series[1:])
+    joined, consts = join_consts([jet_program(br, order, which, "cond") for br in branches])
+    outs = cond_p.bind(index, *consts, *ops, *pack(series[1:], which), branches=tuple(joined))
+    avals = branches[0].out_avals
+    return outs[:len(avals)], unpack(outs[len(avals):], avals, float_flags(avals), order)
+
+
 cond_p = define("cond", impl=_cond_impl, abstract=_cond_abstract, jvp=_cond_jvp,
                 transpose=_cond_transpose, batch=_cond_batch, multiple_results=True,
+                taylor=_cond_taylor,
                 props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 

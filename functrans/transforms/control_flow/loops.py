@@ -36,6 +36,8 @@ from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_
 from functrans.transforms.toolkit import (batch_jaxpr, batch_size, hoist, permute, run, split_list,
                                           stage, stage_tree, with_extra_inputs)
 from functrans.transforms.control_flow.scans import scan
+from functrans.transforms.taylor.programs import (carries, float_flags, jet_call, pack,
+                                                series_order, unpack)
 from functrans.transforms.jvp import jvp_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -179,8 +181,38 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     return outs, out_dims
 
 
+def _while_taylor(primals, series, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """One loop over the jetted body; the predicate reads the primal carry only."""
+    order, ncc, nbc = series_order(series), cond_nconsts, body_nconsts
+    cc, bc, carry = split_list(primals, [ncc, nbc, len(primals) - ncc - nbc])
+    b_avals, k_avals = body_jaxpr.in_avals[:nbc], body_jaxpr.in_avals[nbc:]
+    w_b, w_k = carries(series[ncc:ncc + nbc]), float_flags(k_avals)
+    nk, n_bt, n_kt = len(k_avals), order * sum(w_b), order * sum(w_k)
+    k_t_avals = [a for a, w in zip(k_avals, w_k) if w for _ in range(order)]
+    b_t_avals = [a for a, w in zip(b_avals, w_b) if w for _ in range(order)]
+
+    def cond_fun(*args):
+        return eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *args[:ncc + nk])
+
+    def body_fun(*args):
+        b, b_t, k, k_t = split_list(args, [nbc, n_bt, nk, n_kt])
+        outs, terms = jet_call(body_jaxpr, [*b, *k], [*unpack(b_t, b_avals, w_b, order),
+                                                     *unpack(k_t, k_avals, w_k, order)])
+        return [*outs, *pack(terms, w_k)]
+
+    cond_prog, cond_consts = stage(cond_fun, [*cond_jaxpr.in_avals, *k_t_avals], "while (jet)")
+    body_prog, body_consts = stage(body_fun, [*b_avals, *b_t_avals, *k_avals, *k_t_avals],
+                                   "while (jet)")
+    outs = while_p.bind(*cond_consts, *cc, *body_consts, *bc, *pack(series[ncc:ncc + nbc], w_b),
+                        *carry, *pack(series[ncc + nbc:], w_k), cond_jaxpr=cond_prog,
+                        body_jaxpr=body_prog, cond_nconsts=len(cond_consts) + ncc,
+                        body_nconsts=len(body_consts) + nbc + n_bt)
+    return outs[:nk], unpack(outs[nk:], k_avals, w_k, order)
+
+
 while_p = define("while", impl=_while_impl, abstract=_while_abstract,
                  jvp=_while_jvp, transpose=_while_transpose, batch=_while_batch,
+                 taylor=_while_taylor,
                  multiple_results=True, props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 

@@ -32,6 +32,8 @@ from functrans.primitives.layout import broadcast_in_dim, moveaxis
 from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, carry_fix,
                                                instantiate_zeros, promote_weak_carry,
                                                zeros_like_aval)
+from functrans.transforms.taylor.programs import (carries, float_flags, jet_call, pack,
+                                                series_order, unpack)
 from functrans.transforms.toolkit import (batch_jaxpr, batch_size, dce, hoist, jvp_split, run,
                                           split_list, stage, transpose_jaxpr, weak_avals)
 from functrans.tree_util import tree_flatten, tree_unflatten
@@ -229,8 +231,44 @@ def _scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
     return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in out_b[nk:]]
 
 
+def _scan_taylor(primals, series, *, jaxpr, num_consts, num_carry, length, reverse):
+    """One scan over the jetted body; every float carry carries its terms (a fixpoint over
+    which carries vary would save zeros, not work that matters)."""
+    order, nc, nk = series_order(series), num_consts, num_carry
+    avals = jaxpr.in_avals
+    w_c, w_x = carries(series[:nc]), carries(series[nc + nk:])
+    w_k = float_flags(avals[nc:nc + nk])
+    y_float = float_flags(jaxpr.out_avals[nk:])
+    groups = [(avals[:nc], w_c), (avals[nc:nc + nk], w_k), (avals[nc + nk:], w_x)]
+    sizes = [n for a, w in groups for n in (len(a), order * sum(w))]
+
+    def body(*args):
+        parts = split_list(args, sizes)
+        xs, ser = [], []
+        for (a, w), p, t in zip(groups, parts[::2], parts[1::2]):
+            xs += p
+            ser += unpack(t, a, w, order)
+        outs, terms = jet_call(jaxpr, xs, ser)
+        return [*outs[:nk], *pack(terms[:nk], w_k), *outs[nk:], *pack(terms[nk:], y_float)]
+
+    in_avals = [x for a, w in groups for x in (*a, *[v for v, f in zip(a, w) if f
+                                                      for _ in range(order)])]
+    prog, body_consts = stage(body, in_avals, "scan (jet)")
+    consts, carry, xs = split_list(primals, [nc, nk, len(primals) - nc - nk])
+    outs = scan_p.bind(*body_consts, *consts, *pack(series[:nc], w_c), *carry,
+                       *pack(series[nc:nc + nk], w_k), *xs, *pack(series[nc + nk:], w_x),
+                       jaxpr=prog, num_consts=len(body_consts) + nc + order * sum(w_c),
+                       num_carry=nk + order * sum(w_k), length=length, reverse=reverse)
+    n_kt = order * sum(w_k)
+    carry, k_terms, ys, y_terms = split_list(
+        outs, [nk, n_kt, len(y_float), len(outs) - nk - n_kt - len(y_float)])
+    return [*carry, *ys], [*unpack(k_terms, avals[nc:nc + nk], w_k, order),
+                           *unpack(y_terms, [get_aval(y) for y in ys], y_float, order)]
+
+
 scan_p = define("scan", impl=_scan_impl, abstract=_scan_abstract, jvp=_scan_jvp,
                 transpose=_scan_transpose, batch=_scan_batch, multiple_results=True,
+                taylor=_scan_taylor,
                 props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 

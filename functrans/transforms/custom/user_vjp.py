@@ -17,6 +17,7 @@ from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.layout import bdim_to_front
 from functrans.transforms.higher_order import (HIGHER_ORDER, OWNED_RESULTS, any_tracer,
                                                instantiate_zeros)
+from functrans.transforms.taylor.programs import jet_call
 from functrans.transforms.toolkit import batch_jaxpr, batch_size, run, stage
 from functrans.transforms.vmap import batch_flat
 from functrans.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -129,9 +130,19 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, num_consts, num_
     return outs, [0] * n_out
 
 
+def _custom_vjp_call_taylor(primals, series, *, call_jaxpr, fwd, bwd, num_consts,
+                            num_fwd_consts, num_bwd_consts, closes):
+    # fwd/bwd define a reverse-mode rule only: Taylor series go through the function itself,
+    # as in JAX's jet
+    consts, _, _, xs = _split_ops(primals, num_consts, num_fwd_consts, num_bwd_consts)
+    c_ser, _, _, x_ser = _split_ops(series, num_consts, num_fwd_consts, num_bwd_consts)
+    return jet_call(call_jaxpr, [*consts, *xs], [*c_ser, *x_ser])
+
+
 custom_vjp_call_p = define(
     "custom_vjp_call", impl=_custom_vjp_call_impl, abstract=_custom_vjp_call_abstract,
     jvp=_custom_vjp_call_jvp, batch=_custom_vjp_call_batch, multiple_results=True,
+    taylor=_custom_vjp_call_taylor,
     props=HIGHER_ORDER, facts=OWNED_RESULTS)
 
 

@@ -15,6 +15,8 @@ from functrans.core.symbolic import Zero, is_undefined
 from functrans.core.trace import Tracer
 from functrans.errors import DTypeError
 from functrans.primitives.registry import define
+from functrans.transforms.taylor.programs import (carries, float_flags, jet_program, pack,
+                                                series_order, unpack)
 from functrans.transforms.toolkit import (batch_jaxpr, batch_size, compile_program, jvp_split,
                                           keep_outputs, optimize, restrict_inputs,
                                           specialize_inputs, transpose_program, used_inputs)
@@ -162,6 +164,19 @@ def _jit_batch(vals, dims, *, jaxpr: ClosedJaxpr, name: str):
     return outs, [0] * len(outs)
 
 
+def _jit_taylor(primals, series, *, jaxpr: ClosedJaxpr, name: str):
+    order, which = series_order(series), carries(series)
+    def build():
+        prog, consts = jet_program(jaxpr, order, which, f"jet_{name}")
+        return optimize(prog), consts
+
+    prog, consts = jaxpr.derived.get_or_build(("jet", order, tuple(which)), build)
+    outs = jit_p.bind(*consts, *primals, *pack(series, which), jaxpr=prog, name=f"jet_{name}")
+    avals = jaxpr.out_avals
+    return outs[:len(avals)], unpack(outs[len(avals):], avals, float_flags(avals), order)
+
+
 jit_p = define("jit", impl=_jit_impl, abstract=_jit_abstract, jvp=_jit_jvp,
                transpose=_jit_transpose, batch=_jit_batch, multiple_results=True,
+               taylor=_jit_taylor,
                props=("higher_order",), facts=dict(call_param="jaxpr", fresh_result=True))
