@@ -402,18 +402,25 @@ def _owned_output(expr, g: _Globals) -> str:
 
 
 def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
-                    may_return_inputs: bool = False) -> CompiledProgram:
+                    may_return_inputs: bool = False, fast: bool = False) -> CompiledProgram:
     """The compiled function of `closed`, built once per program object, backend, `workspace`
     (see the module docstring: worth it for programs called many times, such as jit's cached
     entries and loop bodies; a one-shot program would only hold the memory) and
     `may_return_inputs` (for a loop body, whose results feed its next call: an output may be
-    an input, and the loop makes its final results the caller's own)."""
-    key = ("compiled", id(get_backend()), workspace, may_return_inputs)
+    an input, and the loop makes its final results the caller's own). With `fast`, a program
+    numba can run as one kernel (see `kernels`) is compiled with numba."""
+    key = ("compiled", id(get_backend()), workspace, may_return_inputs, fast)
     return closed.derived.get_or_build(
-        key, lambda: _compile(closed, workspace, may_return_inputs))
+        key, lambda: _compile(closed, workspace, may_return_inputs, fast))
 
 
-def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool) -> CompiledProgram:
+def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool,
+             fast: bool = False) -> CompiledProgram:
+    if fast and get_backend() is np:
+        from functrans.transforms.toolkit import kernels
+        compiled = kernels.compile_fast(closed, [_call_target(e) for e in closed.jaxpr.eqns])
+        if compiled is not None:
+            return compiled
     source, ns, ws = generate_source(closed, workspace, may_return_inputs)
     filename = f"<functrans jit program {next(_program_ids)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
