@@ -28,8 +28,11 @@ import math
 
 import numpy as np
 
-from functrans.core.ir import ClosedJaxpr, Literal
+import heapq
+
 from functrans.core.cache import LRUCache
+from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal
+from functrans.core.primitive import Primitive
 
 # relative difference from numpy's result allowed per elementary function (a few ulps)
 TOLERANCE = 8 * np.finfo(np.float64).eps
@@ -148,3 +151,208 @@ def _scalar_program(closed: ClosedJaxpr, source: str):
 
     kernel(*[0.5 if v.aval.dtype.kind == "f" else False for v in jaxpr.invars], *consts)
     return program
+
+
+# --- fused elementwise clusters ----------------------------------------------------------------
+
+# a transcendental function in a loop calls the C library once per element, ~15 ns, where
+# numpy's vectorised loops take ~2 ns: it joins a cluster only on arrays this small, where
+# numpy's dispatch (~0.4 us a call) is the larger cost
+SMALL = 64
+
+# the node standing for a cluster in the program codegen emits: not a primitive of the table
+# (it is never traced, transformed or differentiated), only a call whose results are fresh
+FUSED = Primitive("fused", multiple_results=True, module=__name__)
+FUSED.facts = {"fresh_result": True}
+
+
+def _fusible(eqn, target):
+    """The spelling of `eqn` inside a loop kernel, or None: an elementwise function of float64
+    or bool arrays of one shape (ndim >= 1) and 0-d values."""
+    spelled = _spelling(eqn, target)
+    if spelled is None:
+        return None
+    out = eqn.outvars[0].aval
+    if out.ndim == 0 or out.dtype not in _KINDS:
+        return None
+    for a in eqn.invars:
+        if a.aval.dtype not in _KINDS or a.aval.shape not in ((), out.shape):
+            return None
+        if type(a) is Literal and a.aval.shape:
+            return None
+    if "math." in spelled and out.size > SMALL:
+        return None
+    return spelled
+
+
+def fuse(jaxpr, targets):
+    """(equations, targets) of `jaxpr` with each cluster of two or more fusible equations
+    (see `_fusible`) of one shape replaced by one FUSED equation calling a compiled loop
+    kernel, in an order that respects every dependency. A fusible equation joins the cluster
+    of an operand's producer, of its shape, unless a path from that cluster reaches it through
+    an equation outside the cluster (which would then wait for itself); else it starts one."""
+    spelled = [_fusible(e, t) for e, t in zip(jaxpr.eqns, targets)]
+    if sum(x is not None for x in spelled) < 2:
+        return jaxpr.eqns, targets
+    order = _sunk(jaxpr.eqns, spelled)
+    eqns = [jaxpr.eqns[i] for i in order]
+    targets, spelled = [targets[i] for i in order], [spelled[i] for i in order]
+    jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
+    members: list = []          # cluster -> indices of its equations
+    owner: dict = {}            # value -> cluster whose member produced it
+    dep: dict = {}              # value -> clusters it depends on
+    for i, e in enumerate(eqns):
+        ins = [a for a in e.invars if type(a) is not Literal]
+        d = frozenset().union(*(dep.get(a, ()) for a in ins))
+        if spelled[i] is not None:
+            shape = e.outvars[0].aval.shape
+            # join a cluster producing an operand, unless a path from it reaches this
+            # equation through something outside it (the cluster would wait for itself)
+            c = next((c for c in dict.fromkeys(owner[a] for a in ins if a in owner)
+                      if eqns[members[c][0]].outvars[0].aval.shape == shape
+                      and not any(c in dep.get(a, ()) for a in ins if owner.get(a) != c)),
+                     None)
+            if c is None:
+                c = len(members)
+                members.append([])
+            members[c].append(i)
+            owner[e.outvars[0]] = c
+            d = d | {c}
+        dep.update((v, d) for v in e.outvars)
+    clusters = [m for m in members if len(m) > 1]
+    if not clusters:
+        return eqns, targets
+    return _schedule(jaxpr, targets, clusters, spelled)
+
+
+def _sunk(eqns, spelled) -> list:
+    """An order of the equations (indices) in which each fusible one comes as late as it can,
+    right before its first consumer: it then meets that consumer's cluster (the `1 - y * y`
+    of a tanh's derivative joins the product with the cotangent that reads it)."""
+    n = len(eqns)
+    consumers: dict = {}
+    for i, e in enumerate(eqns):
+        for a in e.invars:
+            if type(a) is not Literal:
+                consumers.setdefault(a, []).append(i)
+    key = [(i, i)] * n
+    for i in range(n - 1, -1, -1):
+        if spelled[i] is not None:
+            uses = [key[c][0] for v in eqns[i].outvars for c in consumers.get(v, ())]
+            key[i] = (min(uses, default=i), i)
+    producer = {v: i for i, e in enumerate(eqns) for v in e.outvars}
+    waiting = [len({producer[a] for a in e.invars if type(a) is not Literal and a in producer})
+               for e in eqns]
+    users: list = [[] for _ in range(n)]
+    for i, e in enumerate(eqns):
+        for d in {producer[a] for a in e.invars if type(a) is not Literal and a in producer}:
+            users[d].append(i)
+    ready = [(key[i], i) for i in range(n) if waiting[i] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, (key[u], u))
+    return order
+
+
+def _schedule(jaxpr, targets, clusters, spelled):
+    """The equations with each cluster replaced by its FUSED equation, topologically sorted
+    (a cluster at the place of its last member, others where they were)."""
+    eqns = jaxpr.eqns
+    node_of = list(range(len(eqns)))          # equation -> node (its own, or its cluster's)
+    nodes: dict = {i: (eqns[i], targets[i]) for i in range(len(eqns))}
+    position = {i: i for i in range(len(eqns))}
+    used_outside = _uses_outside(jaxpr, clusters)
+    for m in clusters:
+        node = ("cluster", m[0])
+        for i in m:
+            node_of[i] = node
+            del nodes[i], position[i]
+        nodes[node] = _fused_eqn([eqns[i] for i in m], [spelled[i] for i in m],
+                                 used_outside)
+        position[node] = m[-1]
+    producer = {v: node_of[i] for i, e in enumerate(eqns) for v in e.outvars}
+    deps = {n: {producer[a] for a in e.invars if type(a) is not Literal and a in producer}
+            - {n} for n, (e, _) in nodes.items()}
+    users: dict = {n: [] for n in nodes}
+    for n, ds in deps.items():
+        for d in ds:
+            users[d].append(n)
+    waiting = {n: len(ds) for n, ds in deps.items()}
+    ready = [(position[n], str(n), n) for n, k in waiting.items() if k == 0]
+    heapq.heapify(ready)
+    out_eqns, out_targets = [], []
+    while ready:
+        _, _, n = heapq.heappop(ready)
+        out_eqns.append(nodes[n][0])
+        out_targets.append(nodes[n][1])
+        for u in users[n]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, (position[u], str(u), u))
+    assert len(out_eqns) == len(nodes), "fuse: a cycle among clusters"
+    return out_eqns, out_targets
+
+
+def _uses_outside(jaxpr, clusters) -> set:
+    """The values member equations produce that something outside their cluster reads."""
+    cluster_of = {i: c for c, m in enumerate(clusters) for i in m}
+    made_in = {v: cluster_of[i] for i, e in enumerate(jaxpr.eqns) if i in cluster_of
+               for v in e.outvars}
+    used = {a for a in jaxpr.outvars if type(a) is not Literal}
+    for i, e in enumerate(jaxpr.eqns):
+        for a in e.invars:
+            if type(a) is not Literal and a in made_in and made_in[a] != cluster_of.get(i):
+                used.add(a)
+    return used
+
+
+def _fused_eqn(members, spellings, used_outside):
+    """(FUSED equation, its call target) computing `members` in one loop kernel."""
+    made = {e.outvars[0] for e in members}
+    inputs = list(dict.fromkeys(a for e in members for a in e.invars
+                                if type(a) is not Literal and a not in made))
+    outputs = [e.outvars[0] for e in members if e.outvars[0] in used_outside]
+    names = {v: f"a{k}" for k, v in enumerate(inputs)}
+    arrays = [k for k, v in enumerate(inputs) if v.aval.ndim]
+    body = [f"        x{k} = a{k}[i]" for k in arrays]
+    names.update((inputs[k], f"x{k}") for k in arrays)
+
+    def atom(a):
+        if type(a) is Literal:
+            value = np.asarray(a.val).item()
+            return repr(float(value)) if a.aval.dtype.kind == "f" else repr(bool(value))
+        return names[a]
+
+    for j, (e, spelled) in enumerate(zip(members, spellings)):
+        names[e.outvars[0]] = f"v{j}"
+        body.append(f"        v{j} = {spelled.format(*map(atom, e.invars))}")
+    body += [f"        o{k}[i] = {names[v]}" for k, v in enumerate(outputs)]
+    args = [f"a{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
+    source = "\n".join([f"def kernel({', '.join(args)}):", "    for i in range(o0.size):",
+                        *body]) + "\n"
+    run = _fused_call(source, inputs, outputs)
+    return Eqn(FUSED, inputs, outputs, {}), (run, (), {})
+
+
+def _fused_call(source, inputs, outputs):
+    """The function calling the kernel of `source`: flat views of the array inputs, Python
+    scalars for the 0-d ones, fresh output arrays."""
+    kernel = compile_kernel(source)
+    shape = outputs[0].aval.shape
+    dtypes = [v.aval.dtype for v in outputs]
+    ravel, item, empty = np.ravel, np.ndarray.item, np.empty
+    array_input = [bool(v.aval.ndim) for v in inputs]
+
+    def run(*args):
+        outs = [empty(shape, d) for d in dtypes]
+        kernel(*[ravel(a) if is_array else (item(a) if type(a) is np.ndarray else a)
+                 for a, is_array in zip(args, array_input)],
+               *[o.reshape(-1) for o in outs])
+        return outs
+    return run
