@@ -199,26 +199,37 @@ def fuse(jaxpr, targets):
     targets, spelled = [targets[i] for i in order], [spelled[i] for i in order]
     jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
     members: list = []          # cluster -> indices of its equations
-    owner: dict = {}            # value -> cluster whose member produced it
-    dep: dict = {}              # value -> clusters it depends on
+    node: dict = {}             # value -> the node making it: ("c", cluster) or ("e", index)
+    preds: dict = {}            # node -> the nodes it reads from
+
+    def reaches(start, target) -> bool:
+        """Whether node `start` depends on node `target`."""
+        seen, stack = set(), [start]
+        while stack:
+            n = stack.pop()
+            if n == target:
+                return True
+            if n not in seen:
+                seen.add(n)
+                stack.extend(preds.get(n, ()))
+        return False
+
     for i, e in enumerate(eqns):
-        ins = [a for a in e.invars if type(a) is not Literal]
-        d = frozenset().union(*(dep.get(a, ()) for a in ins))
+        ins = [node[a] for a in e.invars if type(a) is not Literal and a in node]
+        me = ("e", i)
         if spelled[i] is not None:
             shape = e.outvars[0].aval.shape
-            # join a cluster producing an operand, unless a path from it reaches this
-            # equation through something outside it (the cluster would wait for itself)
-            c = next((c for c in dict.fromkeys(owner[a] for a in ins if a in owner)
-                      if eqns[members[c][0]].outvars[0].aval.shape == shape
-                      and not any(c in dep.get(a, ()) for a in ins if owner.get(a) != c)),
-                     None)
-            if c is None:
-                c = len(members)
+            # join the cluster of an operand's producer, of this shape, unless that cluster
+            # reaches this equation through a node outside it (it would wait for itself)
+            me = next((n for n in dict.fromkeys(ins) if n[0] == "c"
+                       and eqns[members[n[1]][0]].outvars[0].aval.shape == shape
+                       and not any(m != n and reaches(m, n) for m in ins)), None)
+            if me is None:
+                me = ("c", len(members))
                 members.append([])
-            members[c].append(i)
-            owner[e.outvars[0]] = c
-            d = d | {c}
-        dep.update((v, d) for v in e.outvars)
+            members[me[1]].append(i)
+        preds.setdefault(me, set()).update(m for m in ins if m != me)
+        node.update((v, me) for v in e.outvars)
     clusters = [m for m in members if len(m) > 1]
     if not clusters:
         return eqns, targets
