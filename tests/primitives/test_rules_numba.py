@@ -113,3 +113,31 @@ def test_fused_cluster_reads_each_input_once_and_writes_its_outputs():
 def test_backend_names_are_checked():
     with pytest.raises(ValueError, match="backend='xla'"):
         jit(lambda x: x, backend="xla")
+
+
+def test_importing_functrans_does_not_import_numba():
+    import subprocess
+    import sys
+    code = ("import sys, functrans, functrans.numpy as fnp; "
+            "functrans.jit(lambda x: x + 1.0, backend='numpy')(1.0); "
+            "assert 'numba' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_kernels_persist_in_the_compilation_cache_dir(tmp_path):
+    import subprocess
+    import sys
+    code = f"""
+import functrans as ft, functrans.numpy as fnp
+from functrans.transforms.toolkit import kernels
+ft.config.update("jax_compilation_cache_dir", {str(tmp_path)!r})
+g = ft.grad(ft.grad(lambda x: fnp.sin(x) * fnp.exp(-x * x / 2)))
+print(float(ft.jit(g)(0.5)))
+print(sum(sum(k.stats.cache_hits.values()) for k in kernels._KERNELS.values()))
+"""
+    first = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                           text=True).stdout.split()
+    again = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                           text=True).stdout.split()
+    assert first[0] == again[0] and first[1] == "0" and int(again[1]) > 0, (first, again)
+    assert list(tmp_path.glob("functrans_kernel_*.py"))

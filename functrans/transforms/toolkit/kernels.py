@@ -23,8 +23,11 @@ bits: TOLERANCE bounds the difference per function, documented in docs/transform
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import math
+import os
+import sys
 
 import numpy as np
 
@@ -112,14 +115,48 @@ def kernel_source(closed: ClosedJaxpr, targets) -> str | None:
 _KERNELS = LRUCache(256, name="numba kernels")
 
 
+# where compiled kernels persist between processes (functrans.config's
+# jax_compilation_cache_dir); None: in memory only
+_cache_dir: list = [None]
+
+
+def set_cache_dir(path) -> None:
+    """Keep compiled kernels in the directory `path` (None: in memory only): each kernel's
+    source is written there as a module and numba stores its machine code beside it, so a
+    later process that meets the same kernel loads it instead of compiling it."""
+    _cache_dir[0] = None if path is None else os.fspath(path)
+
+
+def _kernel_function(source: str):
+    """The Python function `kernel` of `source`: from a module in the cache directory (which
+    numba's on-disk cache needs), or from the source alone."""
+    if _cache_dir[0] is None:
+        ns = {"math": math}
+        exec(compile(source, "<functrans numba kernel>", "exec"), ns)
+        return ns["kernel"]
+    name = "functrans_kernel_" + hashlib.sha256(source.encode()).hexdigest()[:32]
+    path = os.path.join(_cache_dir[0], name + ".py")
+    if not os.path.exists(path):
+        os.makedirs(_cache_dir[0], exist_ok=True)
+        scratch = f"{path}.{os.getpid()}.tmp"
+        with open(scratch, "w") as f:
+            f.write("import math\n\n\n" + source)
+        os.replace(scratch, path)  # atomic: another process never reads half a file
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules.setdefault(name, module)  # numba's cache finds a kernel's module by name
+    return sys.modules[name].kernel
+
+
 def compile_kernel(source: str):
-    """The numba-compiled `kernel` of `source`, built once per source text."""
+    """The numba-compiled `kernel` of `source`, built once per source text (and loaded from
+    the cache directory, when one is set and holds it)."""
     kernel = _KERNELS.get(source)
     if kernel is None:
         import numba
-        ns = {"math": math, "abs": abs}
-        exec(compile(source, "<functrans numba kernel>", "exec"), ns)
-        kernel = _KERNELS.put(source, numba.njit(error_model="numpy")(ns["kernel"]))
+        jitted = numba.njit(error_model="numpy", cache=_cache_dir[0] is not None)
+        kernel = _KERNELS.put(source, jitted(_kernel_function(source)))
     return kernel
 
 
