@@ -141,3 +141,14 @@ print(sum(sum(k.stats.cache_hits.values()) for k in kernels._KERNELS.values()))
                            text=True).stdout.split()
     assert first[0] == again[0] and first[1] == "0" and int(again[1]) > 0, (first, again)
     assert list(tmp_path.glob("functrans_kernel_*.py"))
+
+
+@pytest.mark.parametrize("x", [1.5, -0.5, np.array([1.5, -0.5, 0.0, 0.25])],
+                         ids=["pos", "neg", "array"])
+def test_infinite_and_nan_literals(x):
+    def f(x):
+        y = fnp.where(x > 0, x * np.inf, np.nan)
+        return fnp.minimum(x, -np.inf) * 0.5, fnp.maximum(y, 1.0) - x, fnp.hypot(x, np.inf)
+
+    with np.errstate(all="ignore"):
+        _close(jit(f, backend="numba")(x), f(x), "inf and nan literals")

@@ -84,6 +84,19 @@ def _scalar_atoms(jaxpr) -> bool:
     return all(a.shape == () and a.dtype in _KINDS for a in avals)
 
 
+def _literal(a: Literal) -> str:
+    """The Python expression of a 0-d float or bool literal (inf and nan through math)."""
+    value = np.asarray(a.val).item()
+    if a.aval.dtype.kind != "f":
+        return repr(bool(value))
+    value = float(value)
+    if math.isnan(value):
+        return "math.nan"
+    if math.isinf(value):
+        return "math.inf" if value > 0 else "(-math.inf)"
+    return repr(value)
+
+
 def kernel_source(closed: ClosedJaxpr, targets) -> str | None:
     """The source of `kernel(a0, .., c0, ..)` computing `closed` on Python scalars and
     returning the tuple of its outputs, or None when the program is not a scalar program."""
@@ -97,10 +110,7 @@ def kernel_source(closed: ClosedJaxpr, targets) -> str | None:
     names.update((v, f"c{i}") for i, v in enumerate(jaxpr.constvars))
 
     def atom(a):
-        if type(a) is Literal:
-            value = np.asarray(a.val).item()
-            return repr(float(value)) if a.aval.dtype.kind == "f" else repr(bool(value))
-        return names[a]
+        return _literal(a) if type(a) is Literal else names[a]
 
     lines = []
     for i, (eqn, spelled) in enumerate(zip(jaxpr.eqns, spellings)):
@@ -372,10 +382,7 @@ def _fused_eqn(members, spellings, used_outside):
     names.update((inputs[k], f"x{k}") for k in arrays)
 
     def atom(a):
-        if type(a) is Literal:
-            value = np.asarray(a.val).item()
-            return repr(float(value)) if a.aval.dtype.kind == "f" else repr(bool(value))
-        return names[a]
+        return _literal(a) if type(a) is Literal else names[a]
 
     for j, (e, spelled) in enumerate(zip(members, spellings)):
         names[e.outvars[0]] = f"v{j}"
