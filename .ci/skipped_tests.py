@@ -3,8 +3,9 @@
     skipped_tests.py --skipped-for-references REPORT   print the pytest node ids (one a line) of
         the tests skipped for want of PyTorch or JAX, and of the modules skipped whole at
         collection (a module-level importorskip)
-    skipped_tests.py --check-ran [--no-reference-skips] REPORT   exit 1 unless some test passed
-        (and, with --no-reference-skips, none skipped for want of PyTorch or JAX)
+    skipped_tests.py --check-ran [--no-reference-skips] [--no-skips-for MODULE] REPORT   exit 1
+        unless some test passed (and, with --no-reference-skips, none skipped for want of
+        PyTorch or JAX; with --no-skips-for, none for want of MODULE)
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def main() -> int:
     parser.add_argument("--skipped-for-references", action="store_true")
     parser.add_argument("--check-ran", action="store_true")
     parser.add_argument("--no-reference-skips", action="store_true")
+    parser.add_argument("--no-skips-for", metavar="MODULE",
+                        help="exit 1 if a test skipped for want of MODULE")
     args = parser.parse_args()
     if args.skipped_for_references:
         for node in sorted({n for n, m in skips(args.report) if for_references(n, m)}):
@@ -80,6 +83,12 @@ def main() -> int:
         left = [f"{n}: {m.strip()}" for n, m in skips(args.report) if for_references(n, m)]
         if left:
             print("still skipped for want of PyTorch or JAX:\n  " + "\n  ".join(left[:20]),
+                  file=sys.stderr)
+            return 1
+    if args.no_skips_for:
+        left = [f"{n}: {m.strip()}" for n, m in skips(args.report) if args.no_skips_for in m]
+        if left:
+            print(f"still skipped for want of {args.no_skips_for}:\n  " + "\n  ".join(left[:20]),
                   file=sys.stderr)
             return 1
     return 0

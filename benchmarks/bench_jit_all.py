@@ -13,5 +13,6 @@ import bench_jit_w5
 import bench_jit_w6
 
 if __name__ == "__main__":
+    print(f"functrans jit's default backend here: {bench_jit_common.jit_backend()}")
     for module in (bench_jit_w1, bench_jit_w5, bench_jit_w4, bench_jit_w6):
         module.main([])

@@ -130,3 +130,9 @@ def assert_close(name: str, got, expected, rtol: float = 1e-9, atol: float = 1e-
         if not np.allclose(g, e, rtol=rtol, atol=atol):
             raise AssertionError(f"{name} disagrees with the reference: max abs error "
                                  f"{np.max(np.abs(g - e)):.3e}")
+
+
+def jit_backend() -> str:
+    """The backend ft.jit uses here by default: numba with the extra "fast", else numpy."""
+    from functrans.transforms.toolkit import kernels
+    return "numba" if kernels.available() else "numpy"

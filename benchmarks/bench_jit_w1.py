@@ -95,10 +95,12 @@ def main(argv=None):
                         [a for pair in eager_grad(params, x, y) for a in pair], flat_ref)
     low = jit_grad.lower(params, x, y)
 
+    jit_grad_numpy = jit(ft.grad(loss), backend="numpy")
     contenders = {
         "numpy forward pass only": lambda: numpy_forward(params, x, y),
         "numpy hand-written backprop": lambda: numpy_backprop(params, x, y),
         "functrans jit(grad)": lambda: jit_grad(params, x, y),
+        "functrans jit(grad), numpy backend": lambda: jit_grad_numpy(params, x, y),
         "functrans grad (eager)": lambda: eager_grad(params, x, y),
         "functrans grad(jit(f))": lambda: grad_of_jit(params, x, y),
     }

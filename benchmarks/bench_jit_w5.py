@@ -81,9 +81,11 @@ def main(argv=None):
     common.assert_close("functrans grad", [eager_grad(x)], [ref])
     low = jit_grad.lower(x)
 
+    jit_grad_numpy = jit(ft.grad(loss), backend="numpy")
     contenders = {
         "numpy hand-written forward+backward": lambda: numpy_forward_backward(x, n_ops),
         "functrans jit(grad)": lambda: jit_grad(x),
+        "functrans jit(grad), numpy backend": lambda: jit_grad_numpy(x),
         "functrans grad (eager)": lambda: eager_grad(x),
         "functrans grad(jit(f))": lambda: grad_of_jit(x),
     }

@@ -43,9 +43,11 @@ def main(argv=None):
     common.assert_close("functrans jit(hessian)", [jit_hess(x)], [ref])
     common.assert_close("functrans hessian", [eager_hess(x)], [ref])
     low = jit_hess.lower(x)
+    jit_hess_numpy = jit(ft.hessian(f), backend="numpy")
     contenders = {
         "numpy closed form": lambda: closed_form(a, x),
         "functrans jit(hessian)": lambda: jit_hess(x),
+        "functrans jit(hessian), numpy backend": lambda: jit_hess_numpy(x),
         "functrans hessian (eager)": lambda: eager_hess(x),
     }
     jax = common.optional_jax()

@@ -16,11 +16,15 @@ The flags and what each does here (docs/config.md says more):
   `FloatingPointError` naming the primitive, eagerly and under `jit` (a jitted call whose
   outputs hold a NaN is re-run op by op, unjitted, to find the primitive, as JAX does).
 - `jax_disable_jit`: while on, `jit(f)` calls `f` itself (op by op, eagerly).
+- `jax_compilation_cache_dir`: a directory where jit's numba kernels (the extra "fast") persist,
+  so a later process loads them instead of compiling them again; None (the default) keeps
+  them in memory only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from typing import Any, Iterator
 
@@ -29,10 +33,12 @@ import numpy as np
 from functrans.core import nan_check as _nan_check
 from functrans.errors import ArgumentError, ArgumentTypeError
 from functrans.transforms.jit import api as _jit_api
+from functrans.transforms.toolkit import kernels as _kernels
 
 _BOOL_FLAGS = ("jax_enable_x64", "jax_debug_nans", "jax_disable_jit")
 _PLATFORM_FLAGS = ("jax_platform_name", "jax_platforms")
-FLAGS = _BOOL_FLAGS + _PLATFORM_FLAGS
+_PATH_FLAGS = ("jax_compilation_cache_dir",)
+FLAGS = _BOOL_FLAGS + _PLATFORM_FLAGS + _PATH_FLAGS
 
 
 def _as_bool(name: str, value: Any) -> bool:
@@ -63,13 +69,15 @@ class Config:
     """JAX's `jax.config`: `update(name, value)` sets a flag, `config.<name>` reads it.
 
     Accepted flags: jax_enable_x64, jax_debug_nans, jax_disable_jit, jax_platform_name,
-    jax_platforms; any other name raises `ArgumentError` listing them.
+    jax_platforms, jax_compilation_cache_dir; any other name raises `ArgumentError` listing
+    them.
     """
 
     def __init__(self):
         object.__setattr__(self, "_values", {
             "jax_enable_x64": True, "jax_debug_nans": False, "jax_disable_jit": False,
-            "jax_platform_name": "cpu", "jax_platforms": "cpu"})
+            "jax_platform_name": "cpu", "jax_platforms": "cpu",
+            "jax_compilation_cache_dir": None})
 
     def update(self, name: str, value: Any) -> None:
         """Set the flag `name` to `value` (see the module docstring for what each does)."""
@@ -77,6 +85,10 @@ class Config:
             value = _as_bool(name, value)
         elif name in _PLATFORM_FLAGS:
             value = _check_platform(name, value)
+        elif name in _PATH_FLAGS:
+            if value is not None and not isinstance(value, str | os.PathLike):
+                raise ArgumentTypeError(f"config.update({name!r}, ...): expected a directory "
+                                        f"path or None, got {type(value).__name__}.")
         else:
             raise ArgumentError(
                 f"config.update: unknown flag {name!r}; functrans accepts "
@@ -91,6 +103,8 @@ class Config:
             _jit_api.set_flags(debug_nans=value)
         elif name == "jax_disable_jit":
             _jit_api.set_flags(disable_jit=value)
+        elif name == "jax_compilation_cache_dir":
+            _kernels.set_cache_dir(value)
         self._values[name] = value
 
     def read(self, name: str) -> Any:

@@ -23,6 +23,7 @@ from functrans.core.pytree_fun import as_value, flatten_fun, normalize_argnums
 from functrans.core.staging import trace_to_jaxpr
 from functrans.core.trace import Tracer, find_top_trace
 from functrans.transforms.jit.call import jit_p
+from functrans.transforms.toolkit import kernels
 from functrans.transforms.toolkit.codegen import compile_program
 from functrans.transforms.toolkit.optimize import PassStats, optimize_with_stats
 from functrans.backend import array_library, get_backend, using
@@ -50,9 +51,9 @@ class _Entry:
     outer-transform tracers the function closed over (passed as leading arguments)."""
 
     __slots__ = ("jaxpr", "out_tree", "closure", "traced", "stats", "name", "unflatten",
-                 "_compiled", "_backend", "library")
+                 "_compiled", "_backend", "library", "fast")
 
-    def __init__(self, jaxpr, out_tree, closure, traced, stats, name):
+    def __init__(self, jaxpr, out_tree, closure, traced, stats, name, fast=False):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
         self.closure = closure
@@ -63,12 +64,14 @@ class _Entry:
         self._compiled = None
         self._backend = None
         self.library = None  # the adapter of its dask or CuPy inputs (functrans.backends)
+        self.fast = fast     # compile with numba where a program allows (jit's backend)
 
     def compiled(self):
         backend = get_backend()
         if self._backend is not backend:
             # workspace buffers (`out=` writes) are numpy's: other libraries allocate
-            self._compiled = compile_program(self.jaxpr, workspace=backend is np)
+            self._compiled = compile_program(self.jaxpr, workspace=backend is np,
+                                             fast=self.fast)
             self._backend = backend
         return self._compiled.fn
 
@@ -189,10 +192,11 @@ class Jitted:
     """A function compiled once per signature (see `jit`)."""
 
     def __init__(self, fun, static_argnums=(), cache_size: int = DEFAULT_CACHE_SIZE,
-                 static_argnames=()):
+                 static_argnames=(), backend: str | None = None):
         if not callable(fun):
             raise TypeError(f"jit: expected a function, got {type(fun).__name__}.")
         self._fun = fun
+        self._fast = _fast_backend(backend)
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         names = (static_argnames,) if isinstance(static_argnames, str) \
             else tuple(static_argnames)
@@ -273,7 +277,7 @@ class Jitted:
         traced.out_tree = out_store.val
         traced, closure = _closure_to_args(traced)
         optimized, stats = optimize_with_stats(traced)
-        return _Entry(optimized, out_store.val, closure, traced, stats, self._name)
+        return _Entry(optimized, out_store.val, closure, traced, stats, self._name, self._fast)
 
     def __call__(self, *args, **kwargs):
         if _DISABLE_JIT:  # functrans.config's jax_disable_jit, or functrans.disable_jit()
@@ -371,16 +375,28 @@ def _closure_to_args(closed: ClosedJaxpr):
     return out, [closed.consts[i] for i in pos]
 
 
+def _fast_backend(backend: str | None) -> bool:
+    """Whether jit compiles with numba: `backend` "numba", or None with numba installed."""
+    if backend not in (None, "numpy", "numba"):
+        raise ValueError(f"jit: backend={backend!r}; use None (numba when installed, else "
+                         "numpy), 'numpy' or 'numba'.")
+    if backend == "numba" and not kernels.available():
+        raise ImportError("jit(backend='numba') needs numba: pip install 'functrans[fast]'.")
+    return backend == "numba" or (backend is None and kernels.available())
+
+
 def jit(fun, static_argnums=(), *, static_argnames=(),
-        cache_size: int = DEFAULT_CACHE_SIZE) -> Jitted:
+        cache_size: int = DEFAULT_CACHE_SIZE, backend: str | None = None) -> Jitted:
     """Compile `fun`: trace it once per signature (argument structure, shapes, dtypes, static
     argument values), optimise the program and run it as straight-line numpy code. Static
     arguments are given by position (static_argnums) or name (static_argnames); each is
-    static however it is passed, as in JAX.
+    static however it is passed, as in JAX. `backend`: with numba installed (the extra
+    "fast") or "numba", programs numba runs as one kernel are compiled with it (see
+    docs/transforms/jit.md); "numpy" always runs numpy code.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> f = jit(lambda x: fnp.sum(fnp.sin(x) * x))
     >>> float(f(fnp.zeros(3))), float(ft.grad(f)(fnp.zeros(3))[0])
     (0.0, 0.0)
     """
-    return Jitted(fun, static_argnums, cache_size, static_argnames)
+    return Jitted(fun, static_argnums, cache_size, static_argnames, backend)

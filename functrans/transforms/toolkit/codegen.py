@@ -232,11 +232,12 @@ def _call_target(eqn):
 
 
 def generate_source(closed: ClosedJaxpr, workspace: bool = False,
-                    may_return_inputs: bool = False):
+                    may_return_inputs: bool = False, fast: bool = False):
     """(source text, globals dict, workspace or None) of the function computing `closed`; with
     `workspace`, large intermediates go to buffers reused across calls (for programs called
     again and again). Its outputs share no memory with its constants, with each other, or
-    (unless `may_return_inputs`) with its inputs (see `_output_exprs`)."""
+    (unless `may_return_inputs`) with its inputs (see `_output_exprs`). With `fast`, clusters
+    of elementwise equations run as numba loop kernels (`kernels.fuse`)."""
     jaxpr = closed.jaxpr
     g = _Globals()
     names: dict = {}
@@ -252,10 +253,13 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
             return g.bind("k", val, key=literal_key(a))
         return names[a]
 
-    targets = [_call_target(eqn) for eqn in jaxpr.eqns]
+    eqns, targets = jaxpr.eqns, [_call_target(eqn) for eqn in jaxpr.eqns]
+    if fast:
+        from functrans.transforms.toolkit import kernels
+        eqns, targets = kernels.fuse(jaxpr, targets)
     last_use: dict = {}
     escapes: set = set()        # values some consumer's result may alias (a view, say)
-    for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(jaxpr.eqns, targets)):
+    for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(eqns, targets)):
         fresh = isinstance(fn, np.ufunc) or fact(eqn.primitive, "fresh_result", False)
         for a in eqn.invars:
             if type(a) is not Literal:
@@ -273,7 +277,7 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
 
     lines = []
     counter = itertools.count()
-    for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(jaxpr.eqns, targets)):
+    for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(eqns, targets)):
         args = [atom(a) for a in eqn.invars]
         args += [g.bind("p", x) for x in extra]
         # a param named like a keyword (`lambda`) or not a name at all is passed from a dict
@@ -326,7 +330,7 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
         if dead:
             lines.append(f"    del {', '.join(names[a] for a in dead)}")
     outs = [_owned_output(expr, g) for expr in
-            _output_exprs(jaxpr, targets, atom, may_return_inputs)]
+            _output_exprs(jaxpr, eqns, targets, atom, may_return_inputs)]
     header = f"def program({', '.join(names[v] for v in jaxpr.invars)}):"
     if not specs:
         lines = [header, *lines, f"    return [{', '.join(outs)}]"]
@@ -343,7 +347,7 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
     return "\n".join(lines) + "\n", g.ns, ws
 
 
-def _output_exprs(jaxpr, targets, atom, may_return_inputs: bool) -> list:
+def _output_exprs(jaxpr, eqns, targets, atom, may_return_inputs: bool) -> list:
     """What the program returns, per output: (expression, how to own it), where how is None
     (a fresh array: nothing to do), "copy" (an input, a constant, a literal array, or an output
     returned again, e.g. two equal results CSE merged), or the expressions of the inputs,
@@ -358,7 +362,7 @@ def _output_exprs(jaxpr, targets, atom, may_return_inputs: bool) -> list:
     consts = set(jaxpr.constvars)
     protected = consts if may_return_inputs else consts | set(jaxpr.invars)
     roots: dict = {}
-    for eqn, (fn, _, _) in zip(jaxpr.eqns, targets):
+    for eqn, (fn, _, _) in zip(eqns, targets):
         if isinstance(fn, np.ufunc) or fact(eqn.primitive, "fresh_result", False):
             for v in eqn.outvars:
                 roots[v] = frozenset((v,))
@@ -402,19 +406,26 @@ def _owned_output(expr, g: _Globals) -> str:
 
 
 def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
-                    may_return_inputs: bool = False) -> CompiledProgram:
+                    may_return_inputs: bool = False, fast: bool = False) -> CompiledProgram:
     """The compiled function of `closed`, built once per program object, backend, `workspace`
     (see the module docstring: worth it for programs called many times, such as jit's cached
     entries and loop bodies; a one-shot program would only hold the memory) and
     `may_return_inputs` (for a loop body, whose results feed its next call: an output may be
-    an input, and the loop makes its final results the caller's own)."""
-    key = ("compiled", id(get_backend()), workspace, may_return_inputs)
+    an input, and the loop makes its final results the caller's own). With `fast`, a program
+    numba can run as one kernel (see `kernels`) is compiled with numba."""
+    key = ("compiled", id(get_backend()), workspace, may_return_inputs, fast)
     return closed.derived.get_or_build(
-        key, lambda: _compile(closed, workspace, may_return_inputs))
+        key, lambda: _compile(closed, workspace, may_return_inputs, fast))
 
 
-def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool) -> CompiledProgram:
-    source, ns, ws = generate_source(closed, workspace, may_return_inputs)
+def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool,
+             fast: bool = False) -> CompiledProgram:
+    if fast and get_backend() is np:
+        from functrans.transforms.toolkit import kernels
+        compiled = kernels.compile_fast(closed, [_call_target(e) for e in closed.jaxpr.eqns])
+        if compiled is not None:
+            return compiled
+    source, ns, ws = generate_source(closed, workspace, may_return_inputs, fast)
     filename = f"<functrans jit program {next(_program_ids)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), ns)

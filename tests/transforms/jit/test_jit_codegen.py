@@ -14,7 +14,12 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.primitives.registry import REGISTRY
-from functrans.transforms.jit import compile_program, jit
+from functrans.transforms.jit import compile_program, jit as jit_any_backend
+
+
+def jit(fun, **kwargs):
+    """These tests are about the numpy code generator (buffers, workspaces, source text)."""
+    return jit_any_backend(fun, backend="numpy", **kwargs)
 
 _IR_NAME = re.compile(r"^(def|program|del|return|try|finally|held|[acfkpvw]\d+)$")
 

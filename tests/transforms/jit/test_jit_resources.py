@@ -14,8 +14,13 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans.core.cache import LRUCache
 from functrans.core.ir import DERIVED_CACHE_SIZE
-from functrans.transforms.jit import jit, set_workspace_limit, workspace_bytes
+from functrans.transforms.jit import jit as jit_any_backend, set_workspace_limit, workspace_bytes
 from functrans.transforms.toolkit import codegen
+
+
+def jit(fun, **kwargs):
+    """These tests are about the numpy code generator's workspaces and caches."""
+    return jit_any_backend(fun, backend="numpy", **kwargs)
 
 
 @pytest.fixture
