@@ -10,6 +10,7 @@ shim's backward programs all build on it.
     batch       the batched program (vmap, IR to IR)
     optimize    the pass pipeline (inline, simplify, fold, CSE, DCE) to a fixed point
     codegen     compilation to one Python function of straight-line backend calls
+    kernels     numba kernels for scalar programs and elementwise clusters (jit's fast backend)
 """
 
 from functrans.transforms.toolkit.batch import batch_jaxpr, batch_size  # noqa: F401
@@ -33,4 +34,4 @@ __all__ = ["batch_jaxpr", "batch_size", "compile_program", "cse", "dce", "dce_ja
            "Transposed", "transpose_jaxpr", "transpose_program",
            # the submodules, so that the API reference documents them
            "batch", "codegen", "cse", "dce", "edit", "facts", "fold", "inline", "jvp_split",
-           "optimize", "rewrite", "simplify", "stage", "transpose"]
+           "kernels", "optimize", "rewrite", "simplify", "stage", "transpose"]
