@@ -273,7 +273,7 @@ def angle(z, deg: bool = False):
     out = E.atan2(imag(z), real(z))
     if deg:
         out = E.mul(out, np.asarray(180 / np.pi, out.dtype))
-    return as_array(out)
+    return out
 
 
 def absolute(x):

@@ -2,4 +2,5 @@
 
 from functrans.primitives import (ad_control, bits, elementwise, indexing, linalg,  # noqa: F401
                                   reductions, shape_ops, sorting, square_matrices, decompositions)
+from functrans.primitives import fft  # noqa: F401
 from functrans.primitives.registry import REGISTRY  # noqa: F401
