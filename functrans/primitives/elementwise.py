@@ -1032,7 +1032,7 @@ def _logistic_backward_transpose(ct, t, y):
 # logistic_backward(t, y) = t (1 - y) y: the derivative of logistic as PyTorch states it
 # (sigmoid_backward), used by logistic's torch_jvp; linear in t
 logistic_backward_p = binary("logistic_backward", lambda t, y: t * (1 - y) * y,
-                             kinds=REAL_FLOAT, props=("elementwise", "linear"),
+                             kinds=FLOAT, props=("elementwise", "linear"),
                              torch_name="SigmoidBackwardBackward0",
                              facts=dict(linear_operands=(0,)))
 logistic_backward_p.rules.update(jvp=_logistic_backward_jvp,
