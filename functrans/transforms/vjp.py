@@ -111,8 +111,9 @@ def check_output_dtype(dtype, fname: str, holomorphic: bool) -> None:
             "fnp.real(y)), or use ft.vjp directly with a complex cotangent.")
     elif not is_float(dtype):
         raise DTypeError(
-            f"{fname} requires real-valued outputs, but the function returned {dtype.name}, "
-            "which has no derivative. Return a float, or use ft.vjp directly.")
+            f"{fname} requires real-valued outputs (a float output), but the function "
+            f"returned {dtype.name}, which has no derivative. Return a float quantity, or use "
+            "ft.vjp directly.")
 
 
 def value_and_grad(f, argnums=0, has_aux=False, holomorphic: bool = False):
