@@ -28,7 +28,7 @@ from functrans.primitives import elementwise as E
 from functrans.primitives.fft import fft as _fft_p
 from functrans.primitives.shape_ops import convert_element_type, pad, transpose
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
 
 _NORMS = (None, "backward", "ortho", "forward")
@@ -153,6 +153,29 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
     """numpy.fft.irfft: the real inverse of rfft, `n` output points (default
     2 * (a.shape[axis] - 1))."""
     return _transform(a, *_one_axis(n, axis), norm, "irfft", "irfft")
+
+
+_SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _swapped(norm, name):
+    if norm not in _SWAPPED:
+        _norm_factor(norm, 1, False, name)  # raises, naming the valid values
+    return _SWAPPED[norm]
+
+
+def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+    """numpy.fft.hfft: the real fft of a signal with Hermitian symmetry, given by its first
+    half (irfft of the conjugate, with the norm's direction swapped)."""
+    a = asarray(a)
+    a = E.conj(a) if a.dtype.kind == "c" else a
+    return _transform(a, *_one_axis(n, axis), _swapped(norm, "hfft"), "irfft", "hfft")
+
+
+def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+    """numpy.fft.ihfft: the inverse of hfft, for a real input (the conjugate of rfft, with the
+    norm's direction swapped)."""
+    return E.conj(_transform(a, *_one_axis(n, axis), _swapped(norm, "ihfft"), "rfft", "ihfft"))
 
 
 def fft2(a, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),

@@ -40,6 +40,8 @@ VALUE_CASES = [
                                                                        "axes": (0, 1)}),
     ("irfftn", np.fft.rfftn(A3), {}), ("irfftn", np.fft.rfftn(A3), {"s": (3, 4, 6), "axes": (0, 1, 2)}),
     ("irfftn", HALF, {"axes": (0, 1), "norm": "ortho"}),
+    ("hfft", HALF, {}), ("hfft", HALF, {"n": 7, "norm": "ortho"}), ("hfft", A, {"axis": 0}),
+    ("ihfft", A, {}), ("ihfft", A, {"n": 5, "norm": "forward", "axis": 0}),
     ("fftshift", A, {}), ("fftshift", A3, {"axes": 1}), ("fftshift", AC, {"axes": (0, 1)}),
     ("ifftshift", A, {}), ("ifftshift", A3, {"axes": (-1,)}), ("fftshift", A, {"axes": ()}),
 ]
@@ -83,6 +85,7 @@ DERIVATIVE_CASES = [
                                                              HALF[:3, :2]),
     ("irfft2", {"s": (3, 5)}, HALF[:3, :3]), ("irfftn", {"norm": "forward"}, HALF[:2, :3]),
     ("fftshift", {}, AC[:3, :3]), ("ifftshift", {"axes": 0}, A[:3, :2]),
+    ("hfft", {"n": 5}, HALF[:2, :3]), ("ihfft", {"norm": "ortho"}, A[:2, :5]),
 ]
 
 
