@@ -20,9 +20,15 @@ from functrans.numpy._padding import *  # noqa: F401,F403
 from functrans.numpy._reductions import *  # noqa: F401,F403
 from functrans.numpy._shape import *  # noqa: F401,F403
 from functrans.numpy._sorting import *  # noqa: F401,F403
+from functrans.numpy._index_tricks import *  # noqa: F401,F403
+from functrans.numpy._statistics import *  # noqa: F401,F403
+from functrans.numpy._calculus import *  # noqa: F401,F403
+from functrans.numpy._math_compositions import *  # noqa: F401,F403
 
 from functrans.numpy import (_creation, _dtypes, _elementwise, _indexing, _linalg,  # noqa: E402
                              _padding, _reductions, _shape, _sorting, linalg)
+from functrans.numpy import (_calculus, _index_tricks, _math_compositions,  # noqa: E402
+                             _statistics)
 from functrans.core.trace import set_numpy_dispatch as _set_numpy_dispatch  # noqa: E402
 from functrans.numpy import _dispatch, _results  # noqa: E402
 from functrans.numpy import fft  # noqa: E402
@@ -31,7 +37,8 @@ from functrans.numpy import fft  # noqa: E402
 # linalg submodule and each private module's own list
 __all__ = ["e", "inf", "nan", "pi", "linalg", "fft", "ndarray", *sorted(
     {n for m in (_creation, _dtypes, _elementwise, _indexing, _linalg, _padding, _reductions,
-                 _shape, _sorting) for n in m.__all__})]
+                 _shape, _sorting, _index_tricks, _statistics, _calculus, _math_compositions)
+       for n in m.__all__})]
 
 _module = __import__(__name__, fromlist=["*"])
 _results.return_arrays(_module, [n for n in __all__ if n not in ("linalg", "fft", "ndarray")])

@@ -316,14 +316,45 @@ def _size(labels, sizes):
     return int(np.prod([sizes[ch] for ch in labels], dtype=np.int64))
 
 
+def _sublist_subscripts(args):
+    """numpy's interleaved form (op, sublist, op, sublist, ..., [out sublist]) as a subscripts
+    string and the operands: subscript k is letter k of a-zA-Z, Ellipsis is '...'."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def term(sub):
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int | np.integer) and 0 <= s < len(letters):
+                out.append(letters[s])
+            else:
+                raise ValueError(f"einsum: sublist entries must be integers in [0, 52) or "
+                                 f"Ellipsis, got {s!r}.")
+        return "".join(out)
+
+    ops, terms = list(args[0::2]), args[1::2]
+    out = None
+    if len(args) % 2:  # an output sublist at the end
+        out = ops.pop()
+    if len(terms) != len(ops) or not ops:
+        raise ValueError("einsum: the interleaved form takes (operand, sublist) pairs and an "
+                         "optional output sublist, as einsum(a, [0, 1], b, [1, 2], [0, 2]).")
+    subscripts = ",".join(term(t) for t in terms)
+    if out is not None:
+        subscripts += "->" + term(out)
+    return subscripts, ops
+
+
 def einsum(subscripts, *operands, optimize=None, dtype=None):
     """numpy.einsum over dot_general, transpose and reduce_sum.
 
     Supports explicit ('ij,jk->ik') and implicit ('ij,jk') outputs, '...' broadcasting,
     size-1 broadcasting of any subscript, and repeated subscripts within one operand
     (diagonals and traces: 'ii->i', 'ii', 'iij->j'). Operands are contracted pairwise,
-    greedily choosing the pair with the smallest intermediate (`optimize` is accepted and
-    ignored). Not supported: the interleaved (operand, sublist) form, complex operands.
+    greedily choosing the pair with the smallest intermediate (`optimize`, any of numpy's
+    values, is accepted and does not change the result). The interleaved form
+    einsum(a, [0, 1], b, [1, 2], [0, 2]) is read as numpy reads it.
 
     >>> import numpy as np, functrans.numpy as fnp
     >>> float(fnp.einsum("ii", np.eye(3)))
@@ -331,9 +362,8 @@ def einsum(subscripts, *operands, optimize=None, dtype=None):
     >>> fnp.einsum("bij,bjk->bik", np.ones((2, 3, 4)), np.ones((2, 4, 5))).shape
     (2, 3, 5)
     """
-    if not isinstance(subscripts, str):
-        raise TypeError("einsum: the (operand, sublist, ...) form is not supported; pass a "
-                        "subscripts string such as 'ij,jk->ik'.")
+    if not isinstance(subscripts, str):  # einsum(a, [0, 1], b, [1, 2], [0, 2])
+        subscripts, operands = _sublist_subscripts((subscripts, *operands))
     ops = _operands("einsum", *operands) if len(operands) > 1 else \
         [asarray(o) for o in operands]
     if dtype is not None:

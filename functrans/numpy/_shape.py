@@ -23,7 +23,8 @@ __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxi
            "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "concat", "stack",
            "hstack", "vstack", "dstack", "column_stack", "split", "array_split", "hsplit",
            "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr", "flipud", "roll",
-           "diagonal", "shape", "ndim", "size", "astype"]
+           "diagonal", "shape", "ndim", "size", "astype", "append", "rot90", "rollaxis",
+           "row_stack"]
 
 
 def _axis(axis, ndim: int, name: str) -> int:
@@ -301,6 +302,25 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
     return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
 
 
+row_stack = vstack  # numpy's older name for vstack (deprecated in numpy 2.0, kept there)
+
+
+def append(arr, values, axis=None):
+    """numpy.append: `values` joined to the end of `arr` (both raveled when `axis` is None).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.append(fnp.ones((1, 2)), [[0.0, 0.0]], axis=0).shape
+    (2, 2)
+    """
+    arr = asarray(arr)
+    if axis is None:
+        arr = S.reshape(arr, (arr.size,))
+        values = asarray(values)
+        values = S.reshape(values, (values.size,))
+        axis = arr.ndim - 1
+    return concatenate((arr, values), axis=axis)
+
+
 def dstack(tup):
     """numpy.dstack: the arrays, made at least 3-d, joined along axis 2."""
     return concatenate([atleast_3d(a) for a in tup], 2)
@@ -458,6 +478,49 @@ def flipud(m):
     if m.ndim < 1:
         raise ValueError("flipud: input must be >= 1-d.")
     return S.rev(m, (0,))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """numpy.rot90: `m` rotated by 90 degrees `k` times in the plane of `axes` (from the first
+    axis towards the second), as flips and a transpose."""
+    m = asarray(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError(f"rot90: len(axes) must be 2, got axes={axes}.")
+    if m.ndim < 2:
+        raise ValueError(f"rot90: the array must have at least two axes, got shape {m.shape}.")
+    a0, a1 = _axis(axes[0], m.ndim, "rot90"), _axis(axes[1], m.ndim, "rot90")
+    if a0 == a1:
+        raise ValueError(f"rot90: the two axes must differ, got axes={axes}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return owned(S.transpose(m, tuple(range(m.ndim))), m)
+    if k == 2:
+        return S.rev(m, (a0, a1))
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return S.transpose(S.rev(m, (a1,)), perm)
+    return S.rev(S.transpose(m, perm), (a1,))
+
+
+def rollaxis(a, axis, start=0):
+    """numpy.rollaxis: axis `axis` moved to sit before position `start` (numpy's older
+    moveaxis; `start` counts positions in the original array)."""
+    a = asarray(a)
+    n = a.ndim
+    ax = _axis(axis, n, "rollaxis")
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise AxisError(f"rollaxis: start {start} must be in 0..{n} for an array of dimension "
+                        f"{n} (numpy's rule).")
+    if ax < start:
+        start -= 1
+    order = [i for i in range(n) if i != ax]
+    order.insert(start, ax)
+    return owned(S.transpose(a, order), a)
 
 
 def roll(a, shift, axis=None):

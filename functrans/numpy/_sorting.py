@@ -18,7 +18,7 @@ from functrans.primitives import sorting as P
 from functrans.primitives.indexing import scatter_add
 from functrans.primitives.shape_ops import slice_
 
-__all__ = ["sort", "argsort", "nonzero", "flatnonzero", "argwhere"]
+__all__ = ["sort", "argsort", "partition", "nonzero", "flatnonzero", "argwhere"]
 
 
 def _check_kind(name, kind, order):
@@ -67,6 +67,27 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False)
     n = a.shape[ax]
     j = P.argsort(S.rev(a, (ax,)), ax)
     return S.rev(E.sub(np.asarray(n - 1, j.dtype), j), (ax,))
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """numpy.partition: each `kth` entry in its sorted place, smaller ones before it and larger
+    ones after. Returned fully sorted along `axis` (a valid partition; numpy leaves the order
+    within each side unspecified, and jax.numpy's differs from numpy's there too), so the
+    derivative is sort's.
+
+    >>> import functrans.numpy as fnp
+    >>> float(fnp.partition(fnp.array([3.0, 1.0, 2.0]), 1)[1])
+    2.0
+    """
+    if order is not None:
+        raise NotImplementedError("partition: order= (structured arrays) is not supported.")
+    a, ax = _flat_or_axis(a, axis)
+    n = a.shape[ax]
+    for k in np.atleast_1d(np.asarray(kth)).tolist():
+        if not isinstance(k, int) or not -n <= k < n:
+            raise ValueError(f"partition: kth={k!r} is out of bounds for an axis of length "
+                             f"{n}; give integers in [{-n}, {n}).")
+    return P.sort(a, ax)
 
 
 # --- nonzero and friends ---------------------------------------------------------------------

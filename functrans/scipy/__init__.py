@@ -6,5 +6,6 @@
 """
 
 from functrans.scipy import special  # noqa: F401
+from functrans.scipy import integrate, signal  # noqa: F401
 
-__all__ = ["special"]
+__all__ = ["special", "signal", "integrate"]

@@ -13,7 +13,31 @@ NAMES = ["bool_", "complex64", "complex128", "float16", "float32", "float64", "i
 
 @pytest.mark.parametrize("name", NAMES)
 def test_dtype_names_are_numpys(name):
-    assert getattr(fnp, name) is getattr(np, name)
+    ours, numpys = getattr(fnp, name), getattr(np, name)
+    if isinstance(numpys, type) and issubclass(numpys, np.generic) and numpys is not \
+            np.dtype and not numpys.__name__[0].isupper() and ours is not numpys:
+        # the concrete scalar types are callable on traced values (as in jax.numpy) and are
+        # numpy's everywhere else: as a dtype, in ==, hash, isinstance and issubclass
+        assert np.dtype(ours) == np.dtype(numpys) and ours == numpys and numpys == ours
+        assert hash(ours) == hash(numpys) and isinstance(numpys(1), ours)
+        assert issubclass(numpys, ours) and type(ours(1)) is numpys
+    else:
+        assert ours is numpys
+
+
+def test_scalar_type_casts_a_traced_value_and_stops_its_derivative():
+    import functrans as ft
+
+    def f(w):
+        idx = fnp.int64(w[:, -1])  # as autograd's test_cast_to_int
+        assert idx.dtype == np.int64
+        return fnp.sum(fnp.take(w[:, :-1], idx, axis=0)) + fnp.sum(fnp.float64(w) * w)
+
+    w = np.ones((3, 4))
+    g = ft.grad(f)(w)
+    want = np.zeros((3, 4))
+    want[1, :-1] = 3.0  # row 1 taken three times; the index column gets nothing from it
+    np.testing.assert_array_equal(g, want + 2 * w)
 
 
 def test_jax_style_dtype_code_runs_eagerly_and_traced():
