@@ -43,7 +43,7 @@ __all__ = [
     "floor_divide", "remainder", "mod", "divmod", "fmod", "power", "pow", "float_power", "absolute", "abs",
     "fabs", "sign", "heaviside", "maximum", "minimum", "fmax", "fmin", "clip",
     # complex parts
-    "real", "imag", "conj", "conjugate", "angle",
+    "real", "imag", "conj", "conjugate",
     # rounding
     "floor", "ceil", "trunc", "rint", "round", "around",
     # comparison, logic, bits, classification, selection
@@ -263,17 +263,6 @@ def conj(x):
 
 
 conjugate = conj
-
-
-def angle(z, deg: bool = False):
-    """numpy.angle: the argument of z, atan2(imag(z), real(z)), in radians (degrees with
-    `deg=True`); 0 or pi for real z. Differentiable as JAX's jnp.angle (through atan2, so nan
-    at z == 0)."""
-    z = to_float(z)
-    out = E.atan2(imag(z), real(z))
-    if deg:
-        out = E.mul(out, np.asarray(180 / np.pi, out.dtype))
-    return out
 
 
 def absolute(x):
