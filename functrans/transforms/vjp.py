@@ -54,6 +54,12 @@ def vjp(f, *primals, has_aux=False):
             if ca.shape != a.shape:
                 raise ShapeError(f"vjp_fn: cotangent {i} has shape {ca.shape} but the output "
                                  f"it pairs with has shape {a.shape}.")
+            if ca.dtype.kind == "c" and a.dtype.kind != "c":
+                raise DTypeError(
+                    f"vjp_fn: cotangent {i} is complex ({ca.dtype.name}) but the output it "
+                    f"pairs with is real ({a.dtype.name}); its imaginary part would be "
+                    "dropped. Pass a real cotangent (its real part), or make the function's "
+                    "output complex.")
             if ca.dtype != a.dtype and not isinstance(c, Tracer):
                 c = np.asarray(c, a.dtype)
             cts.append(c)
