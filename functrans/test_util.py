@@ -18,16 +18,27 @@ __all__ = ["check_grads", "check_jvp", "check_vjp"]
 
 
 def _rand_like(rng, x, int_dtype=None):
-    """A random direction for `x`; zeros for integer leaves, of `int_dtype` (float0 for the
-    tangent of an integer primal, as jvp wants) or of x's own dtype."""
+    """A random direction for `x` (complex for a complex x); zeros for integer leaves, of
+    `int_dtype` (float0 for the tangent of an integer primal, as jvp wants) or of x's own
+    dtype."""
     x = np.asarray(x)
+    if x.dtype.kind == "c":
+        return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
     return rng.standard_normal(x.shape).astype(x.dtype) if np.issubdtype(
         x.dtype, np.inexact) else np.zeros(x.shape, int_dtype or x.dtype)
 
 
+def _wide(x):
+    """x in float64, or complex128 when complex."""
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+
+
 def _inner(a, b) -> float:
+    # Re(sum(a * b)), without conjugation: the pairing under which reverse mode transposes
+    # (JAX's convention for complex values); for real values the dot product
     la, lb = tree_flatten(a)[0], tree_flatten(b)[0]
-    return float(sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64))
+    return float(sum(np.real(np.sum(_wide(x) * _wide(y)))
                      for x, y in zip(la, lb)
                      if float0 not in (np.asarray(x).dtype, np.asarray(y).dtype)))
 
@@ -37,7 +48,7 @@ def _assert_close(actual, expected, atol, rtol, what):
     for x, y in zip(la, lb):
         if float0 in (np.asarray(x).dtype, np.asarray(y).dtype):
             continue
-        x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+        x, y = _wide(x), _wide(y)
         if not np.allclose(x, y, atol=atol, rtol=rtol, equal_nan=True):
             err = np.max(np.abs(x - y)) if x.size else 0.0
             raise AssertionError(f"{what}: max abs error {err:.3e} (atol {atol}, rtol {rtol})"
@@ -63,7 +74,7 @@ def check_jvp(f, args, *, eps=1e-6, atol=1e-5, rtol=1e-5, seed=0):
                    for a, va in zip(args, v)])
 
     fd = tree_map(lambda p, m: p if np.asarray(p).dtype == float0 else  # no values
-                  (np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps),
+                  (_wide(p) - _wide(m)) / (2 * eps),
                   shifted(eps), shifted(-eps))
     _assert_close(t_out, fd, atol, rtol, "jvp vs central difference")
 

@@ -27,6 +27,7 @@ MODULES = [
     ("jax", "functrans"),
     ("jax.numpy", "functrans.numpy"),
     ("jax.numpy.linalg", "functrans.numpy.linalg"),
+    ("jax.numpy.fft", "functrans.numpy.fft"),
     ("jax.nn", "functrans.nn"),
     ("jax.nn.initializers", "functrans.nn.initializers"),
     ("jax.random", "functrans.random"),

@@ -31,17 +31,19 @@ from functrans.numpy import (_calculus, _index_tricks, _math_compositions,  # no
                              _statistics)
 from functrans.core.trace import set_numpy_dispatch as _set_numpy_dispatch  # noqa: E402
 from functrans.numpy import _dispatch, _results  # noqa: E402
+from functrans.numpy import fft  # noqa: E402
 
 # what `from functrans.numpy import *` and the API reference take: numpy's constants, the
 # linalg submodule and each private module's own list
-__all__ = ["e", "inf", "nan", "pi", "linalg", "ndarray", *sorted(
+__all__ = ["e", "inf", "nan", "pi", "linalg", "fft", "ndarray", *sorted(
     {n for m in (_creation, _dtypes, _elementwise, _indexing, _linalg, _padding, _reductions,
                  _shape, _sorting, _index_tricks, _statistics, _calculus, _math_compositions)
        for n in m.__all__})]
 
 _module = __import__(__name__, fromlist=["*"])
-_results.return_arrays(_module, [n for n in __all__ if n not in ("linalg", "ndarray")])
+_results.return_arrays(_module, [n for n in __all__ if n not in ("linalg", "fft", "ndarray")])
 _results.return_arrays(linalg, [n for n in dir(linalg) if not n.startswith("_")])
+_results.return_arrays(fft, fft.__all__)
 _stand_ins = _dispatch.stand_ins(_module)
 _set_numpy_dispatch(_stand_ins, _dispatch.explainer(_module, _stand_ins))
 del _module, _stand_ins

@@ -235,47 +235,31 @@ def positive(x):
     return owned(out, x)
 
 
-def _real_dtype(dtype) -> np.dtype:
-    return np.finfo(dtype).dtype   # complex128 -> float64, complex64 -> float32
-
-
-def _concrete_complex_only(name, x):
-    if isinstance(x, Tracer):
-        raise DTypeError(
-            f"{name}: the part of a traced complex value ({x.dtype}) is not available under "
-            "transformations (jit, vmap, grad): there is no complex-part primitive yet. Take "
-            f"fnp.{name} outside the transformed function, or carry the real and imaginary "
-            "parts as two float arrays.")
-
-
 def real(val):
-    """numpy.real: the real part of a complex array; a copy of a real one (its derivative
-    the identity, as JAX's)."""
+    """numpy.real: the real part of a complex array; a copy of a real one. Differentiable (the
+    `real` primitive, JAX's real_p)."""
     x = asarray(val)
     if x.dtype.kind != "c":
         return positive(x)
-    # the conversion keeps the real part (its JVP and transpose are JAX's real_p's)
-    return convert_element_type(x, _real_dtype(x.dtype))
+    return E.real_p.bind(x)
 
 
 def imag(val):
-    """numpy.imag: the imaginary part of a complex array (value level); zeros for a real one
-    (a zero derivative, as JAX's)."""
+    """numpy.imag: the imaginary part of a complex array; zeros for a real one (a zero
+    derivative, as JAX's)."""
     x = asarray(val)
     if x.dtype.kind != "c":
         return zeros_like(x)
-    _concrete_complex_only("imag", x)
-    return np.imag(x).copy()
+    return E.imag_p.bind(x)
 
 
 def conj(x):
-    """numpy.conj (also `conjugate`): the complex conjugate (value level for complex input);
-    a copy of a real array (its derivative the identity, as JAX's)."""
+    """numpy.conj (also `conjugate`): the complex conjugate; a copy of a real array (its
+    derivative the identity, as JAX's)."""
     x = asarray(x)
     if x.dtype.kind != "c":
         return positive(x)
-    _concrete_complex_only("conj", x)
-    return np.conj(x)
+    return E.conj_p.bind(x)
 
 
 conjugate = conj
@@ -758,4 +742,5 @@ install_array_methods({
     "__or__": bitwise_or, "__ror__": _swap(bitwise_or),
     "__xor__": bitwise_xor, "__rxor__": _swap(bitwise_xor),
     "__invert__": invert,
+    "real": property(real), "imag": property(imag), "conj": conj, "conjugate": conj,
 })

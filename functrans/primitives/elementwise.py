@@ -212,7 +212,8 @@ logistic_p = unary("logistic", _logistic_impl, lambda x, y: mul(y, sub(_one(y), 
                    torch_name="SigmoidBackward0")
 
 
-sign_p = unary("sign", lambda x: xp.sign(x), kinds=REAL, differentiable=False,
+# sign of a complex z: z/|z| (numpy 2's and JAX's), 0 at 0; its derivative is 0, as JAX's
+sign_p = unary("sign", lambda x: xp.sign(x), kinds=NUMBER, differentiable=False,
                torch_name="SignBackward0")
 # PyTorch's sgn, as abs's derivative grad * sgn(x) reads it: sign(x), but 0 at nan; its own
 # derivative is an efficient zero tensor (a gradient known to be zero, which the ops after it
@@ -239,24 +240,99 @@ def _abs_jvp(primals, tangents, torch=False):
     # as JAX: the derivative is +1 at 0; PyTorch's is sign(x), 0 there
     x, = primals
     t, = tangents
+    y = abs(x)
     if np.dtype(x.dtype).kind == "c":
-        # d|z| = Re(conj(z) dz) / |z| needs conj and real, which the table lacks; the real
-        # rule below would be silently wrong (grad(abs)(1+2j) gave 1.0)
-        raise DTypeError(
-            f"abs: cannot differentiate |z| of a complex value ({np.dtype(x.dtype).name}): "
-            "functrans differentiates real floating-point values only (float16, float32, "
-            "float64; complex numbers may appear where no derivative flows). Differentiate "
-            "with respect to the real and imaginary parts as two float arrays instead, e.g. "
-            "|z| = fnp.sqrt(x**2 + y**2).")
+        # d|z| = Re(t conj(z) / |z|), as JAX's abs_p: |z| taken as 1 where z == 0, so the
+        # derivative there is 0 (a subgradient) rather than 0/0 = nan
+        safe = convert_element_type(select(eq(y, _const(y, 0)), _one(y), y), x.dtype)
+        return y, real(mul(t, div(conj(x), safe)))
     if torch:  # grad * sgn(x): 0 at nan too, where numpy's sign is nan
-        return abs(x), mul(t, sgn(x))
-    return abs(x), select(ge(x, _const(x, 0)), t, neg(t))
+        return y, mul(t, sgn(x))
+    return y, select(ge(x, _const(x, 0)), t, neg(t))
 
 
-abs_p = define("abs", impl=lambda x: xp.abs(x), abstract=nary_aval("abs", kinds=REAL),
+def _real_part_aval(name, kinds):
+    """Shape/dtype rule of a unary op whose result is real: |z|, Re z, Im z of a complex z
+    (complex128 -> float64, complex64 -> float32), the operand's dtype otherwise."""
+    def abstract(x):
+        check_kinds(name, x.dtype, kinds)
+        dtype = np.finfo(x.dtype).dtype if x.dtype.kind == "c" else x.dtype
+        return ShapedArray(x.shape, dtype)
+    return abstract
+
+
+abs_p = define("abs", impl=lambda x: xp.abs(x), abstract=_real_part_aval("abs", NUMBER),
                jvp=_abs_jvp, torch_jvp=lambda p, t: _abs_jvp(p, t, torch=True),
                props=("elementwise",), torch_name="AbsBackward0")
 abs_p.rules["batch"] = unary_batch(abs_p)
+
+
+# --- complex numbers: real, imag, conj, complex (JAX's real_p, imag_p, conj_p, complex_p) -----
+# All four are linear over the reals. Their transposes pair a cotangent c with a tangent t by
+# Re(c t), without conjugation, as JAX's do; so grad of a real-valued f of z = x + iy is
+# df/dx - i df/dy (JAX's and HIPS autograd's convention), and for a holomorphic f, vjp with
+# cotangent 1 gives f'(z).
+
+def _complex_abstract(x, y):
+    dtype = same_dtype("complex", [x, y])
+    check_kinds("complex", dtype, REAL_FLOAT)
+    return ShapedArray(broadcast_shapes("complex", x.shape, y.shape),
+                       np.result_type(dtype, np.complex64))
+
+
+def _complex_impl(x, y):
+    x, y = xp.asarray(x), xp.asarray(y)
+    dtype = np.result_type(x.dtype, np.complex64)
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        # set the parts: x + 1j * y would give a nan real part where y is infinite (0 * inf)
+        out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtype)
+        out.real, out.imag = x, y
+        return out
+    return xp.add(x.astype(dtype), xp.multiply(y.astype(dtype), 1j))  # dask, CuPy
+
+
+def _complex_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = complex(x, y)
+    zero = np.zeros((), np.dtype(x.dtype))
+    if type(tx) is Zero and type(ty) is Zero:
+        return out, Zero(ShapedArray(shape_of(out), out.dtype))
+    tx = zero if type(tx) is Zero else tx
+    ty = zero if type(ty) is Zero else ty
+    return out, broadcast_to(complex(tx, ty), shape_of(out))
+
+
+def _complex_transpose(ct, x, y):
+    # Re(c (tx + i ty)) = Re(c) tx - Im(c) ty
+    return [unbroadcast(real(ct), x.aval.shape) if is_undefined(x) else None,
+            unbroadcast(neg(imag(ct)), y.aval.shape) if is_undefined(y) else None]
+
+
+real_p = define("real", impl=lambda x: xp.real(x).copy(),  # numpy's real is a view
+                abstract=_real_part_aval("real", "c"),
+                jvp=lambda p, t: (real(p[0]), real(t[0])),
+                # Re(c Re t) = Re(complex(c, 0) t)
+                transpose=lambda ct, x: [complex(ct, np.zeros((), np.dtype(ct.dtype)))],
+                props=("elementwise", "linear"), torch_name="RealBackward0")
+real_p.rules["batch"] = unary_batch(real_p)
+imag_p = define("imag", impl=lambda x: xp.imag(x).copy(),
+                abstract=_real_part_aval("imag", "c"),
+                jvp=lambda p, t: (imag(p[0]), imag(t[0])),
+                # Re(c Im t) = Re(-i c t)
+                transpose=lambda ct, x: [complex(np.zeros((), np.dtype(ct.dtype)), neg(ct))],
+                props=("elementwise", "linear"), torch_name="ImagBackward0")
+imag_p.rules["batch"] = unary_batch(imag_p)
+conj_p = define("conj", impl=lambda x: xp.conj(x), abstract=nary_aval("conj", kinds="c"),
+                jvp=lambda p, t: (conj(p[0]), conj(t[0])),
+                transpose=lambda ct, x: [conj(ct)],
+                props=("elementwise", "linear"), torch_name="ConjBackward0",
+                facts=dict(involution=True, fast_impl=backend_call("conj")))
+conj_p.rules["batch"] = unary_batch(conj_p)
+complex_p = define("complex", impl=_complex_impl, abstract=_complex_abstract,
+                   jvp=_complex_jvp, transpose=_complex_transpose,
+                   props=("elementwise", "linear"), torch_name="ComplexBackward0")
+complex_p.rules["batch"] = broadcasting_batch(complex_p)
 
 
 def _relu_impl(x):
@@ -956,7 +1032,7 @@ def _logistic_backward_transpose(ct, t, y):
 # logistic_backward(t, y) = t (1 - y) y: the derivative of logistic as PyTorch states it
 # (sigmoid_backward), used by logistic's torch_jvp; linear in t
 logistic_backward_p = binary("logistic_backward", lambda t, y: t * (1 - y) * y,
-                             kinds=REAL_FLOAT, props=("elementwise", "linear"),
+                             kinds=FLOAT, props=("elementwise", "linear"),
                              torch_name="SigmoidBackwardBackward0",
                              facts=dict(linear_operands=(0,)))
 logistic_backward_p.rules.update(jvp=_logistic_backward_jvp,
@@ -1088,6 +1164,10 @@ trunc = _wrapper(trunc_p, "trunc")
 is_finite = _wrapper(is_finite_p, "is_finite")
 signbit = _wrapper(signbit_p, "signbit")
 abs = _wrapper(abs_p, "abs")
+real = _wrapper(real_p, "real")
+imag = _wrapper(imag_p, "imag")
+conj = _wrapper(conj_p, "conj")
+complex = _wrapper(complex_p, "complex")
 relu = _wrapper(relu_p, "relu")
 add = _wrapper(add_p, "add")
 sub = _wrapper(sub_p, "sub")

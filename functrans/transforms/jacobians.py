@@ -12,7 +12,7 @@ from functrans.core.pytree_fun import as_value, check_callable, normalize_argnum
 from functrans.errors import DTypeError
 from functrans.primitives.layout import reshape
 from functrans.transforms.jvp import jvp
-from functrans.transforms.vjp import check_differentiable, vjp
+from functrans.transforms.vjp import check_differentiable, check_output_dtype, vjp
 from functrans.transforms.vmap import vmap
 from functrans.tree_util import tree_flatten, tree_unflatten
 
@@ -43,14 +43,17 @@ def _split_args(f, args, kwargs, argnums, fname):
     return f_dyn, [args[i] for i in nums]
 
 
-def jacfwd(f, argnums=0, has_aux=False):
-    """Jacobian of `f` by forward mode: one jvp per input element, vectorised with vmap."""
+def jacfwd(f, argnums=0, has_aux=False, holomorphic: bool = False):
+    """Jacobian of `f` by forward mode: one jvp per input element, vectorised with vmap.
+    Inputs must be real, or complex with `holomorphic=True` (then the outputs too), as in
+    JAX; for other complex functions use jvp."""
     check_callable(f, "jacfwd")
 
     @functools.wraps(f)
     def jac(*args, **kwargs):
         f_dyn, dyn = _split_args(f, args, kwargs, argnums, "jacfwd")
-        check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacfwd"), "jacfwd")
+        check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacfwd"), "jacfwd",
+                             holomorphic, complex_inputs=False)
         in_leaves, in_tree = tree_flatten(tuple(dyn))
         in_leaves = [as_value(x, "jacfwd") for x in in_leaves]
         basis, n = _std_basis(in_leaves)
@@ -65,6 +68,9 @@ def jacfwd(f, argnums=0, has_aux=False):
                       out_axes=(-1, None) if has_aux else -1)(*basis)
         y_t, aux = pushed if has_aux else (pushed, None)
         out_leaves, out_tree = tree_flatten(y_t)
+        if holomorphic:
+            for o in out_leaves:
+                check_output_dtype(get_aval(o).dtype, "jacfwd", True)
         in_avals = [get_aval(x) for x in in_leaves]
         result = []
         for o in out_leaves:
@@ -80,14 +86,17 @@ def jacfwd(f, argnums=0, has_aux=False):
     return jac
 
 
-def jacrev(f, argnums=0, has_aux=False):
-    """Jacobian of `f` by reverse mode: one vjp per output element, vectorised with vmap."""
+def jacrev(f, argnums=0, has_aux=False, holomorphic: bool = False):
+    """Jacobian of `f` by reverse mode: one vjp per output element, vectorised with vmap.
+    Outputs must be real, or complex with `holomorphic=True` (then the inputs too), as in
+    JAX; for other complex functions use vjp."""
     check_callable(f, "jacrev")
 
     @functools.wraps(f)
     def jac(*args, **kwargs):
         f_dyn, dyn = _split_args(f, args, kwargs, argnums, "jacrev")
-        check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacrev"), "jacrev")
+        check_differentiable(dyn, normalize_argnums(argnums, len(args), "jacrev"), "jacrev",
+                             holomorphic)
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         y, f_vjp = res[0], res[1]
         out_leaves, out_tree = tree_flatten(y)
@@ -99,6 +108,7 @@ def jacrev(f, argnums=0, has_aux=False):
                     f"jacrev requires float outputs, but output leaf {i} of {out_tree} has "
                     f"dtype {dtype.name}, whose derivative is not defined. Return it as aux "
                     "(has_aux=True), or use jacfwd or vjp.")
+            check_output_dtype(dtype, "jacrev", holomorphic)
         basis, n = _std_basis(out_leaves)
         pulled = vmap(lambda *cts: f_vjp(tree_unflatten(out_tree, list(cts))))(*basis)
         in_leaves, in_tree = tree_flatten(tuple(pulled))
@@ -121,6 +131,8 @@ def _pack(leaves, in_tree, argnums):
     return tree[0] if isinstance(argnums, int) else tree
 
 
-def hessian(f, argnums=0, has_aux=False):
-    """Hessian of scalar `f`: jacfwd of jacrev (forward over reverse)."""
-    return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+def hessian(f, argnums=0, has_aux=False, holomorphic: bool = False):
+    """Hessian of scalar `f`: jacfwd of jacrev (forward over reverse); `holomorphic=True` for
+    a holomorphic f of complex inputs, as in JAX."""
+    return jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)

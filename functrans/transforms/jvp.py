@@ -166,6 +166,13 @@ def tangent_input(i: int, primal_aval: ShapedArray, t, where: str):
             f"but got tangent dtype {_dtype_name(ta.dtype)} instead. {fix}")
     if not differentiable:
         return Zero(primal_aval)
+    if ta.dtype.kind == "c" and primal_aval.dtype.kind != "c":
+        # converting would drop the imaginary part: a silently wrong derivative
+        raise DTypeError(
+            f"{where}: primal {i} is real ({primal_aval.dtype.name}) but its tangent is complex "
+            f"({ta.dtype.name}); a real input moves along the real axis only. Pass a real "
+            "tangent, or make the primal complex (x.astype(complex)) to move it in the complex "
+            "plane.")
     if ta.dtype != primal_aval.dtype and not isinstance(t, Tracer):
         return np.asarray(t, primal_aval.dtype)
     return t

@@ -54,6 +54,12 @@ def vjp(f, *primals, has_aux=False):
             if ca.shape != a.shape:
                 raise ShapeError(f"vjp_fn: cotangent {i} has shape {ca.shape} but the output "
                                  f"it pairs with has shape {a.shape}.")
+            if ca.dtype.kind == "c" and a.dtype.kind != "c":
+                raise DTypeError(
+                    f"vjp_fn: cotangent {i} is complex ({ca.dtype.name}) but the output it "
+                    f"pairs with is real ({a.dtype.name}); its imaginary part would be "
+                    "dropped. Pass a real cotangent (its real part), or make the function's "
+                    "output complex.")
             if ca.dtype != a.dtype and not isinstance(c, Tracer):
                 c = np.asarray(c, a.dtype)
             cts.append(c)
@@ -68,21 +74,60 @@ def vjp(f, *primals, has_aux=False):
     return out, vjp_fn
 
 
-def check_differentiable(dyn_args, argnums, fname: str) -> None:
-    """Raise DTypeError when an argument in `argnums` has a non-float leaf (shared by every
-    transform that differentiates with respect to arguments)."""
+def check_differentiable(dyn_args, argnums, fname: str, holomorphic: bool = False,
+                         complex_inputs: bool = True) -> None:
+    """Raise DTypeError when an argument in `argnums` has a leaf that cannot be differentiated
+    with respect to (shared by every transform that differentiates with respect to arguments):
+    an integer or boolean leaf; with `holomorphic`, any leaf that is not complex; without it,
+    a complex leaf where `complex_inputs` is False (jacfwd, as JAX's)."""
     for a, arg in zip(argnums, dyn_args):
         for leaf in tree_flatten(arg)[0]:
             dtype = get_aval(as_value(leaf, fname)).dtype
+            if holomorphic and dtype.kind != "c":
+                raise DTypeError(
+                    f"{fname} with holomorphic=True requires inputs with complex dtype, but "
+                    f"argument {a} has dtype {dtype.name}. Pass complex values (e.g. "
+                    "x.astype(complex)), or drop holomorphic=True.")
             if not is_float(dtype):
                 raise DTypeError(
                     f"{fname} requires float inputs to differentiate with respect to, but "
                     f"argument {a} has dtype {dtype.name}. Pass floats (e.g. 3.0 instead of 3, or "
                     "x.astype(float)), or leave that argument out of argnums.")
+            if dtype.kind == "c" and not complex_inputs and not holomorphic:
+                raise DTypeError(
+                    f"{fname} requires real-valued inputs, but argument {a} has dtype "
+                    f"{dtype.name}. For holomorphic differentiation, pass holomorphic=True; "
+                    f"for a function that is not holomorphic, use ft.jvp directly (or "
+                    f"{fname} of the real and imaginary parts as two float arrays).")
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def check_output_dtype(dtype, fname: str, holomorphic: bool) -> None:
+    """Raise DTypeError unless a reverse-mode derivative (grad, jacrev) can start from an output
+    of `dtype`: real floating point, or complex with `holomorphic` (JAX's rules)."""
+    if holomorphic:
+        if dtype.kind != "c":
+            raise DTypeError(
+                f"{fname} with holomorphic=True requires outputs with complex dtype, but the "
+                f"function returned {dtype.name}. Drop holomorphic=True for a real output.")
+    elif dtype.kind == "c":
+        raise DTypeError(
+            f"{fname} requires real-valued outputs, but the function returned {dtype.name}. "
+            "For holomorphic differentiation, pass holomorphic=True; to differentiate a "
+            "function that is not holomorphic, return a real value (e.g. fnp.abs(y) ** 2 or "
+            "fnp.real(y)), or use ft.vjp directly with a complex cotangent.")
+    elif not is_float(dtype):
+        raise DTypeError(
+            f"{fname} requires real-valued outputs (a float output), but the function "
+            f"returned {dtype.name}, which has no derivative. Return a float quantity, or use "
+            "ft.vjp directly.")
+
+
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic: bool = False):
     """A function returning (f(*args), gradient of f with respect to args[argnums]).
+
+    Complex numbers follow JAX: for a real-valued f of z = x + iy the gradient is
+    df/dx - i df/dy (the conjugate of the direction of steepest ascent); a complex-valued f
+    needs `holomorphic=True` (complex inputs and output), and then gives f'(z).
 
     >>> import functrans as ft
     >>> v, g = ft.value_and_grad(lambda a: a * a * a)(3.0)
@@ -95,7 +140,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
     def vg(*args, **kwargs):
         nums = normalize_argnums(argnums, len(args), "grad", distinct=True)
         dyn = [args[i] for i in nums]
-        check_differentiable(dyn, nums, "grad")
+        check_differentiable(dyn, nums, "grad", holomorphic)
 
         def f_dyn(*dyn_args):
             full = list(args)
@@ -115,10 +160,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
                 "full Jacobian.")
         y = out_leaves[0]
         dtype = get_aval(as_value(y, "grad")).dtype
-        if not is_float(dtype) or dtype.kind == "c":
-            raise DTypeError(f"grad requires a real float output, but the function returned "
-                             f"{dtype.name}. Return a float (e.g. fnp.abs(y) ** 2 or the real "
-                             "part for complex values), or use ft.vjp with a cotangent.")
+        check_output_dtype(dtype, "grad", holomorphic)
         g = f_vjp(tree_unflatten(out_tree, [np.ones((), dtype)]))
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((out, res[2]), g) if has_aux else (out, g)
@@ -126,14 +168,16 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return vg
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f, argnums=0, has_aux=False, holomorphic: bool = False):
     """The gradient of scalar-valued `f` with respect to args[argnums]; nest for higher orders.
+    `holomorphic=True` differentiates a complex-valued holomorphic f of complex inputs, giving
+    f'(z); a real-valued f of complex z gets df/dx - i df/dy, as in JAX.
 
     >>> import functrans as ft
     >>> float(ft.grad(ft.grad(lambda a: a * a * a))(3.0))
     18.0
     """
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
     @functools.wraps(f)
     def g(*args, **kwargs):

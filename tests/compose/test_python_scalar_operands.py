@@ -55,6 +55,9 @@ PRIMITIVES = {
     "xla_pow": (np.power, True),
     # one-bound clamps (the torch shim's clamp_min, clamp_max): max and min away from ties
     "clamp_min": (np.maximum, True), "clamp_max": (np.minimum, True),
+    # x + iy from two reals (a complex result: values only here; tests/primitives has its
+    # derivatives)
+    "complex": (lambda x, y: x + 1j * y, True),
 }
 
 

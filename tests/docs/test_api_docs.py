@@ -19,6 +19,7 @@ PUBLIC_MODULES = {
                   "hessian", "vmap", "make_jaxpr"],
     "functrans.numpy": ["sin", "reshape", "zeros"],
     "functrans.numpy.linalg": ["norm", "solve", "eigh", "pinv"],
+    "functrans.numpy.fft": ["fft", "rfft", "irfftn", "fftshift", "fftfreq"],
     "functrans.scipy.linalg": ["solve_triangular", "lu_factor", "expm", "block_diag"],
     "functrans.scipy.special": ["logsumexp", "xlogy"],
     "functrans.lax": ["cond", "switch", "while_loop", "fori_loop", "scan", "stop_gradient"],

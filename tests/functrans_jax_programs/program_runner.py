@@ -54,6 +54,8 @@ PROGRAM_RESULTS: dict[str, list[str]] = {
     "pinn_poisson_stax": ["trajectory"],
     "heat_equation_at_updates": ["u_final", "du0", "dscale", "u_eager", "clipped"],
     "lstsq_polynomial_fit": ["coeffs", "residuals", "rank", "singular_values", "power"],
+    "complex_and_fft_derivatives": ["complex_results", "fft_values", "fft_grads",
+                                    "fft_jacobians"],
 }
 
 

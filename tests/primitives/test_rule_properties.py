@@ -489,6 +489,26 @@ def decomposition_matrices(draw, prim):
     return Example(fns[prim], [a], f"{prim}(a: {shape})")
 
 
+# --- fft: each transform type over drawn trailing axes and lengths -----------------------------
+
+def _complex_plane(rng, shape):
+    return rng.uniform(-2.0, 2.0, shape) + 1j * rng.uniform(-2.0, 2.0, shape)
+
+
+@st.composite
+def fft_transforms(draw, prim):
+    from functrans.primitives.fft import fft
+    fft_type = draw(st.sampled_from(["fft", "ifft", "rfft", "irfft"]), label="fft_type")
+    lengths = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=2), label="lengths"))
+    lead = draw(shapes(min_dims=0, max_dims=1, max_side=2), label="leading axes")
+    minor = (*lengths[:-1], lengths[-1] // 2 + 1) if fft_type == "irfft" else lengths
+    shape = (*lead, *minor)
+    assume(_size((*lead, *lengths)) <= MAX_SIZE)
+    [x] = _sample(draw, [real if fft_type == "rfft" else _complex_plane], [shape])
+    return Example(lambda x: fft(x, fft_type, lengths), [x],
+                   f"fft(x: {shape}, fft_type={fft_type!r}, fft_lengths={lengths})")
+
+
 # --- the table of properties, and the tests --------------------------------------------------
 
 PROPERTIES = {
@@ -502,7 +522,7 @@ PROPERTIES = {
     "dot_general": dot_general, "sort": sort,
     **{p: square_matrices for p in ("solve", "inv", "det", "slogdet", "cofactor",
                                               "cholesky")},
-    "svd": svd_matrices, "qr": qr_matrices,
+    "svd": svd_matrices, "qr": qr_matrices, "fft": fft_transforms,
     **{p: decomposition_matrices for p in ("eigh", "pinv", "lu", "triangular_solve", "expm",
                                            "sqrtm", "matrix_function_frechet")},
 }
