@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from functrans.backend import FOREIGN_TYPES, array_library
-from functrans.core.avals import PYTHON_SCALARS, ShapedArray
+from functrans.core.avals import PYTHON_SCALARS, ShapedArray, get_aval
 from functrans.errors import ConcretizationTypeError, TracerArrayConversionError, \
     TracerBoolConversionError, TracerIntegerConversionError, TracerItemAssignmentError, \
     UnexpectedTracerError, UnsizedTracerError
@@ -319,6 +319,29 @@ _CONVERSION_ERROR = {"bool": TracerBoolConversionError, "int": TracerIntegerConv
                      "index": TracerIntegerConversionError}
 
 
+
+class PrimalTracer(Tracer):
+    """A tracer carrying a primal value beside what its transform adds (a tangent, Taylor
+    terms, ...): its aval and its concrete value are the primal's."""
+
+    __slots__ = ("primal", "_aval")
+
+    def __init__(self, trace, primal):
+        self._trace = trace
+        self.primal = primal
+        self._aval = None
+
+    @property
+    def aval(self) -> ShapedArray:
+        if self._aval is None:
+            self._aval = get_aval(self.primal)
+        return self._aval
+
+    def concrete_value(self):
+        p = self.primal
+        return p.concrete_value() if isinstance(p, Tracer) else p
+
+
 def _index_text(idx) -> str:
     """An index as it would be written between brackets, for messages (`0`, `1:3`, `..., 0`)."""
     if isinstance(idx, tuple):
@@ -420,7 +443,6 @@ def _foreign_adapter(args):
 
 def _explain_eager_failure(prim, args, params):
     """Re-check a failed eager call with the shape rule, whose error names the fix."""
-    from functrans.core.avals import get_aval
     try:
         avals = [get_aval(a) for a in args]
     except Exception:

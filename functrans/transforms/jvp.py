@@ -13,7 +13,7 @@ from functrans.core.ownership import unaliased
 from functrans.core.primitive import jvp_rule
 from functrans.core.pytree_fun import as_value, check_callable, flatten_fun
 from functrans.core.symbolic import Zero
-from functrans.core.trace import Trace, Tracer, new_main
+from functrans.core.trace import PrimalTracer, Trace, Tracer, new_main
 from functrans.dtypes import float0
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.layout import instantiate
@@ -21,21 +21,15 @@ from functrans.primitives.layout import instantiate as materialize
 from functrans.tree_util import tree_flatten, tree_unflatten
 
 
-class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent", "_aval")
+class JVPTracer(PrimalTracer):
+    __slots__ = ("tangent",)
     differentiated = True
 
     def __init__(self, trace, primal, tangent):
-        self._trace = trace
+        self._trace = trace     # written out: one frame less on the eager path
         self.primal = primal
         self.tangent = tangent
         self._aval = None
-
-    @property
-    def aval(self):
-        if self._aval is None:
-            self._aval = get_aval(self.primal)
-        return self._aval
 
     # one property call, not two (Tracer's go through `aval`): every functrans.numpy call
     # reads its operands' dtype
@@ -53,10 +47,6 @@ class JVPTracer(Tracer):
     def ndim(self):
         aval = self._aval
         return len((aval if aval is not None else self.aval).shape)
-
-    def concrete_value(self):
-        p = self.primal
-        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 class JVPTrace(Trace):

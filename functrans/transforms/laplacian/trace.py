@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from functrans.core.avals import get_aval, is_float
-from functrans.core.trace import Trace, Tracer
+from functrans.core.trace import PrimalTracer, Trace
 from functrans.transforms.laplacian._blocks import (_Scaled, _dense, _fixed, _fold_scale,
                                                     _folds_scale, _keeps_scale)
 from functrans.transforms.laplacian._rules import _elementwise_rule, _linear_rule, _rule_for
@@ -14,27 +14,15 @@ from functrans.transforms.laplacian._rules import _elementwise_rule, _linear_rul
 
 # --- the tracer and its trace ----------------------------------------------------------------
 
-class LaplacianTracer(Tracer):
+class LaplacianTracer(PrimalTracer):
     """primal, grad (n, *shape) and second (shape, or (n, *shape) in diag mode); None = zero."""
 
-    __slots__ = ("primal", "grad", "second", "_aval")
+    __slots__ = ("grad", "second")
 
     def __init__(self, trace, primal, grad, second):
-        self._trace = trace
-        self.primal = primal
+        super().__init__(trace, primal)
         self.grad = grad
         self.second = second
-        self._aval = None
-
-    @property
-    def aval(self):
-        if self._aval is None:
-            self._aval = get_aval(self.primal)
-        return self._aval
-
-    def concrete_value(self):
-        p = self.primal
-        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 class LaplacianTrace(Trace):

@@ -25,7 +25,7 @@ import numpy as np
 from functrans.core.avals import get_aval, is_float
 from functrans.core.primitive import jvp_rule
 from functrans.core.symbolic import Zero
-from functrans.core.trace import Trace, Tracer, new_main
+from functrans.core.trace import PrimalTracer, Trace, new_main
 from functrans.primitives.elementwise import add, mul
 from functrans.primitives.layout import broadcast_to, instantiate
 from functrans.primitives.linalg import dot_general
@@ -47,27 +47,15 @@ class _Config:
         self.weights = weights
 
 
-class CollapsedTracer(Tracer):
+class CollapsedTracer(PrimalTracer):
     """primal; `lower`, K - 1 terms of shape (R, *shape) (or Zero); `top` (or Zero)."""
 
-    __slots__ = ("primal", "lower", "top", "_aval")
+    __slots__ = ("lower", "top")
 
     def __init__(self, trace, primal, lower, top):
-        self._trace = trace
-        self.primal = primal
+        super().__init__(trace, primal)
         self.lower = lower
         self.top = top
-        self._aval = None
-
-    @property
-    def aval(self):
-        if self._aval is None:
-            self._aval = get_aval(self.primal)
-        return self._aval
-
-    def concrete_value(self):
-        p = self.primal
-        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 def _zero(tracer_or_x, order):

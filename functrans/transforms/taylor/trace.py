@@ -9,29 +9,17 @@ from __future__ import annotations
 
 from functrans.core.avals import get_aval, is_float
 from functrans.core.symbolic import Zero
-from functrans.core.trace import Trace, Tracer, new_main
+from functrans.core.trace import PrimalTracer, Trace, new_main
 
 
-class JetTracer(Tracer):
+class JetTracer(PrimalTracer):
     """primal and `terms`, a tuple of K derivative coefficients (arrays or Zero)."""
 
-    __slots__ = ("primal", "terms", "_aval")
+    __slots__ = ("terms",)
 
     def __init__(self, trace, primal, terms):
-        self._trace = trace
-        self.primal = primal
+        super().__init__(trace, primal)
         self.terms = terms
-        self._aval = None
-
-    @property
-    def aval(self):
-        if self._aval is None:
-            self._aval = get_aval(self.primal)
-        return self._aval
-
-    def concrete_value(self):
-        p = self.primal
-        return p.concrete_value() if isinstance(p, Tracer) else p
 
 
 def zero_terms(aval, order: int) -> tuple:
