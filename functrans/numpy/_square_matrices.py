@@ -30,13 +30,14 @@ class SlogdetResult(NamedTuple):
     logabsdet: object
 
 
-def _float_operands(name, *xs):
+def float_operands(name, *xs):
+    """`xs` promoted together to a real float dtype (float64 for integers and bools, float32
+    for float16), or DTypeError for complex ones."""
     xs = promote(*map(asarray, xs))
     dtype = xs[0].dtype
     if dtype.kind == "c":
-        raise DTypeError(f"{name}: complex matrices are not supported (functrans differentiates "
-                         "real floating-point values only); split into real and imaginary "
-                         "parts.")
+        raise DTypeError(f"{name}: complex matrices are not supported yet (the matrix rows "
+                         "are real); split into real and imaginary parts.")
     if dtype.kind != "f" or dtype == np.float16:
         xs = promote(*xs, dtype=np.float64 if dtype.kind != "f" else np.float32)
     return xs
@@ -61,7 +62,7 @@ def solve(a, b):
     >>> ft.grad(lambda b: fnp.sum(fnp.linalg.solve(a, b)))(np.ones(2))
     array([0.2, 0.4])
     """
-    a, b = _float_operands("solve", a, b)
+    a, b = float_operands("solve", a, b)
     _square("solve", a)
     n = a.shape[-1]
     vector = b.ndim == 1
@@ -82,7 +83,7 @@ def solve(a, b):
 
 def inv(a):
     """numpy.linalg.inv, over the last two axes."""
-    a, = _float_operands("inv", a)
+    a, = float_operands("inv", a)
     _square("inv", a)
     return P.inv(a)
 
@@ -95,14 +96,14 @@ def det(a):
     array([[ 4., -2.],
            [-2.,  1.]])
     """
-    a, = _float_operands("det", a)
+    a, = float_operands("det", a)
     _square("det", a)
     return P.det(a)
 
 
 def slogdet(a):
     """numpy.linalg.slogdet: (sign, log|det|), as a SlogdetResult."""
-    a, = _float_operands("slogdet", a)
+    a, = float_operands("slogdet", a)
     _square("slogdet", a)
     return SlogdetResult(*P.slogdet(a))
 
@@ -121,6 +122,6 @@ def cholesky(a):
     array([[0.25, 0.  ],
            [0.  , 0.  ]])
     """
-    a, = _float_operands("cholesky", a)
+    a, = float_operands("cholesky", a)
     _square("cholesky", a)
     return P.cholesky(a)

@@ -308,8 +308,8 @@ def qr(a, mode="reduced"):
 
 
 def _svd_operand(name, *xs):
-    from functrans.numpy._square_matrices import _float_operands
-    xs = _float_operands(name, *xs)
+    from functrans.numpy._square_matrices import float_operands
+    xs = float_operands(name, *xs)
     if xs[0].ndim < 2:
         raise np.linalg.LinAlgError(
             f"{xs[0].ndim}-dimensional array given. Array must be at least two-dimensional "
@@ -396,8 +396,8 @@ class EigResult(NamedTuple):
 
 
 def _square_operand(name, a):
-    from functrans.numpy._square_matrices import _float_operands, _square
-    a, = _float_operands(name, a)
+    from functrans.numpy._square_matrices import float_operands, _square
+    a, = float_operands(name, a)
     _square(name, a)
     return a
 

@@ -23,6 +23,7 @@ from functrans.core.ownership import unaliased
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.numpy._results import return_arrays
+from functrans.numpy._square_matrices import float_operands
 from functrans.primitives import decompositions as D
 from functrans.primitives import matrix_functions as M
 from functrans.primitives import square_matrices as P
@@ -32,18 +33,6 @@ from functrans.primitives.shape_ops import (broadcast_to, concatenate, expand_di
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
            "lu_solve", "expm", "sqrtm", "solve_sylvester", "block_diag"]
-
-
-def _float_operands(name, *xs):
-    xs = promote(*map(asarray, xs))
-    dtype = xs[0].dtype
-    if dtype.kind == "c":
-        raise DTypeError(f"{name}: complex matrices are not supported yet (functrans "
-                         "differentiates real floating-point values only); split into real and "
-                         "imaginary parts.")
-    if dtype.kind != "f" or dtype == np.float16:
-        xs = promote(*xs, dtype=np.float64 if dtype.kind != "f" else np.float32)
-    return xs
 
 
 def _square(name, a):
@@ -87,7 +76,7 @@ def solve_triangular(a: Any, b: Any, trans: int | str = 0, lower: bool = False,
     """scipy.linalg.solve_triangular: x with op(a) @ x = b, reading only a's lower (upper)
     triangle (and taking its diagonal as ones with unit_diagonal); trans 0/'N', 1/'T', 2/'C'.
     Differentiable in a (its triangle) and b."""
-    a, b = _float_operands("solve_triangular", a, b)
+    a, b = float_operands("solve_triangular", a, b)
     _square("solve_triangular", a)
     transpose_a = _trans_flag(trans, "solve_triangular")
     return _with_rhs("solve_triangular", a, b, lambda a, b: P.triangular_solve(
@@ -100,7 +89,7 @@ def cholesky(a: Any, lower: bool = False, overwrite_a: bool = False, check_finit
     """scipy.linalg.cholesky: the upper factor U with a = U.T @ U (lower=True: L with
     a = L @ L.T), read from a's upper (lower) triangle; zeros in the other one. The
     derivative treats a tangent as its symmetric part, as JAX's."""
-    a, = _float_operands("cholesky", a)
+    a, = float_operands("cholesky", a)
     _square("cholesky", a)
     if lower:
         return P.cholesky(a)
@@ -123,7 +112,7 @@ def cho_solve(c_and_lower: tuple, b: Any, overwrite_b: bool = False, check_finit
     except (TypeError, ValueError):
         raise TypeError("cho_solve: the first argument must be the pair (c, lower) that "
                         "cho_factor returns.") from None
-    c, b = _float_operands("cho_solve", c, b)
+    c, b = float_operands("cho_solve", c, b)
     _square("cho_solve", c)
     lower = bool(lower)
 
@@ -138,7 +127,7 @@ def cho_solve(c_and_lower: tuple, b: Any, overwrite_b: bool = False, check_finit
 # --- LU ---------------------------------------------------------------------------------------
 
 def _matrix_operand(name, a):
-    a, = _float_operands(name, a)
+    a, = float_operands(name, a)
     if a.ndim < 2:
         raise ShapeError(f"{name}: expected a matrix or a stack of them (..., m, n), got shape "
                          f"{tuple(a.shape)}.")
@@ -198,7 +187,7 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int | str = 0, overwrite_b: bool 
     except (TypeError, ValueError):
         raise TypeError("lu_solve: the first argument must be the pair (lu, piv) that "
                         "lu_factor returns.") from None
-    packed, b = _float_operands("lu_solve", packed, b)
+    packed, b = float_operands("lu_solve", packed, b)
     _square("lu_solve", packed)
     pivots = asarray(pivots)
     if pivots.dtype.kind not in "iu":
@@ -227,7 +216,7 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int | str = 0, overwrite_b: bool 
 def expm(A: Any):
     """scipy.linalg.expm: the matrix exponential (of each matrix of a stack). Its derivative
     is the Frechet derivative (JAX's expm_frechet), exact at repeated eigenvalues."""
-    a, = _float_operands("expm", A)
+    a, = float_operands("expm", A)
     _square("expm", a)
     return M.expm(a)
 
@@ -238,7 +227,7 @@ def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
     complex root needs complex support). Returns the root alone (scipy's `disp` and
     `blocksize` are accepted and ignored). Differentiable: dX solves X dX + dX X = dA (jax's
     sqrtm has no derivative)."""
-    a, = _float_operands("sqrtm", A)
+    a, = float_operands("sqrtm", A)
     _square("sqrtm", a)
     return M.sqrtm(a)
 
@@ -255,7 +244,7 @@ def solve_sylvester(a: Any, b: Any, q: Any):
            [0., 1.]])
     """
     from functrans.numpy._linalg import kron
-    a, b, q = _float_operands("solve_sylvester", a, b, q)
+    a, b, q = float_operands("solve_sylvester", a, b, q)
     if a.ndim != 2 or b.ndim != 2 or q.ndim != 2:
         raise ShapeError(f"solve_sylvester: expected matrices, got shapes {tuple(a.shape)}, "
                          f"{tuple(b.shape)} and {tuple(q.shape)}.")
