@@ -10,6 +10,9 @@ values from the row's domain, so the domain knowledge lives here only.
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import pkgutil
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -69,3 +72,12 @@ class Case:
 
     def __str__(self):
         return self.name or f"{self.prim}-{'x'.join(str(s) for s in self.shapes)}"
+
+
+def all_cases() -> list:
+    """Every row of the table: the CASES of each cases_<family>.py, in file-name order."""
+    cases = []
+    for m in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
+        if m.startswith("cases_"):
+            cases += importlib.import_module(f"primitives.{m}").CASES
+    return cases

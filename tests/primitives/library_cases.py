@@ -11,24 +11,13 @@ silently converted), and the chunking it wants.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import pkgutil
 from typing import Callable
 
 import numpy as np
 import pytest
 
 import functrans as ft
-import primitives as _pkg
 from functrans.tree_util import tree_flatten, tree_map
-
-
-def all_cases() -> list:
-    cases = []
-    for m in sorted(m.name for m in pkgutil.iter_modules(_pkg.__path__)):
-        if m.startswith("cases_"):
-            cases += importlib.import_module(f"primitives.{m}").CASES
-    return cases
 
 
 @dataclasses.dataclass

@@ -18,15 +18,13 @@ test_every_differentiable_primitive_has_a_property fails naming any primitive wi
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
-import pkgutil
 
 import numpy as np
 import pytest
 
 import functrans as ft
-import primitives as _pkg
+from primitives.cases import all_cases
 from functrans.primitives import indexing as I
 from functrans.primitives import linalg as L
 from functrans.primitives import reductions as R
@@ -40,10 +38,7 @@ st = pytest.importorskip("hypothesis.strategies")
 hnp = pytest.importorskip("hypothesis.extra.numpy")
 assume, given, settings = hypothesis.assume, hypothesis.given, hypothesis.settings
 
-CASES = []
-for _m in sorted(m.name for m in pkgutil.iter_modules(_pkg.__path__)):
-    if _m.startswith("cases_"):
-        CASES += importlib.import_module(f"primitives.{_m}").CASES
+CASES = all_cases()
 
 MAX_SIZE = 24  # elements per operand and per result: keeps each example a few milliseconds
 

@@ -6,24 +6,19 @@ derivatives of the derivatives do too (order 2); vmap equals a loop over slices,
 batch axis first and last and with unmapped arguments.
 """
 
-import importlib
-import pkgutil
 
 import numpy as np
 import pytest
 
 import functrans as ft
-import primitives as _pkg
+from primitives.cases import all_cases
 from functrans.core.ir import Literal
 from functrans.core.primitive import derivative_convention
 from functrans.primitives.registry import CONVENTION_RULE_KINDS, REGISTRY
 from functrans.test_util import check_grads
 from functrans.tree_util import tree_flatten, tree_map
 
-CASES = []
-for _m in sorted(m.name for m in pkgutil.iter_modules(_pkg.__path__)):
-    if _m.startswith("cases_"):
-        CASES += importlib.import_module(f"primitives.{_m}").CASES
+CASES = all_cases()
 
 
 def _close(a, b, **kw):

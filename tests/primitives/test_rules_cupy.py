@@ -5,7 +5,8 @@ CuPy imports and sees a GPU; scripts/gpu_check.py runs it on a GPU machine."""
 import numpy as np
 import pytest
 
-from primitives.library_cases import Library, all_cases, check_jvp_vjp, check_values, \
+from primitives.cases import all_cases
+from primitives.library_cases import Library, check_jvp_vjp, check_values, \
     check_vmap
 
 cupy = pytest.importorskip("cupy")

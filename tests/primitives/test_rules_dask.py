@@ -5,7 +5,8 @@ dask arrays equal to the numpy results (see library_cases.py)."""
 import numpy as np
 import pytest
 
-from primitives.library_cases import Library, all_cases, check_jvp_vjp, check_values, \
+from primitives.cases import all_cases
+from primitives.library_cases import Library, check_jvp_vjp, check_values, \
     check_vmap
 
 da = pytest.importorskip("dask.array")

@@ -3,15 +3,13 @@ value, its value on 0-d inputs (a scalar program, one numba function of floats) 
 gradient of its sum (elementwise clusters fused into loop kernels) equal the eager numpy
 results to the documented tolerance. Skipped without numba."""
 
-import importlib
-import pkgutil
 
 import numpy as np
 import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-import primitives as _pkg
+from primitives.cases import all_cases
 from functrans.primitives.registry import REGISTRY
 from functrans.transforms.jit import jit
 from functrans.transforms.toolkit import kernels
@@ -19,10 +17,7 @@ from functrans.tree_util import tree_flatten
 
 pytest.importorskip("numba")
 
-CASES = []
-for _m in sorted(m.name for m in pkgutil.iter_modules(_pkg.__path__)):
-    if _m.startswith("cases_"):
-        CASES += importlib.import_module(f"primitives.{_m}").CASES
+CASES = all_cases()
 
 # a case's program compounds each elementary function's TOLERANCE over a few operations
 RTOL = 64 * kernels.TOLERANCE

@@ -10,24 +10,19 @@ batched program has as many equations for a batch of 10 as of 1,000, and batchin
 transposes to the programs of the MLP's derivatives.
 """
 
-import importlib
 import itertools
-import pkgutil
 
 import numpy as np
 import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-import primitives as _cases_pkg
+from primitives.cases import all_cases
 from functrans.primitives import shape_ops
 from functrans.transforms.toolkit import batch_jaxpr
 from functrans.tree_util import tree_flatten, tree_unflatten
 
-CASES = []
-for _m in sorted(m.name for m in pkgutil.iter_modules(_cases_pkg.__path__)):
-    if _m.startswith("cases_"):
-        CASES += [c for c in importlib.import_module(f"primitives.{_m}").CASES if c.vmap]
+CASES = [c for c in all_cases() if c.vmap]
 
 try:
     import jax

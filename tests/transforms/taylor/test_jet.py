@@ -2,9 +2,7 @@
 order 4, on control flow and custom rules, against jax.experimental.jet (recorded in
 jax_jet_fixtures.json, live when JAX is installed), under jit, vmap and grad; and its errors."""
 
-import importlib
 import json
-import pkgutil
 
 import numpy as np
 import pytest
@@ -26,14 +24,10 @@ with open(FIXTURES) as _f:
 
 def _cases():
     try:
-        import primitives as pkg
+        from primitives.cases import all_cases
     except ImportError:
         return []
-    out = []
-    for m in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
-        if m.startswith("cases_"):
-            out += importlib.import_module(f"primitives.{m}").CASES
-    return out
+    return all_cases()
 
 
 CASES = _cases()
