@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from functrans.errors import DTypeError
+from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import square_matrices as P
 from functrans.primitives.shape_ops import broadcast_to, expand_dims, reshape
@@ -64,20 +64,25 @@ def solve(a, b):
     """
     a, b = float_operands("solve", a, b)
     _square("solve", a)
+    return solve_with_rhs("solve", a, b, P.solve)
+
+
+def solve_with_rhs(name, a, b, solve_fn):
+    """solve_fn(a, b) with b (..., n, k) broadcast against a's stack; a 1-d b is one vector."""
     n = a.shape[-1]
     vector = b.ndim == 1
     if vector:
         b = expand_dims(b, (1,))
-    if b.shape[-2] != n:
-        raise ValueError(f"solve: a has shape {tuple(a.shape)} but b has shape "
+    if b.ndim < 2 or b.shape[-2] != n:
+        raise ShapeError(f"{name}: a has shape {tuple(a.shape)} but b has shape "
                          f"{tuple(b.shape[:-1] if vector else b.shape)}: b's "
                          f"{'length' if vector else 'second-to-last axis'} must be {n}.")
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
-        raise ValueError(f"solve: the leading (stack) axes of a {tuple(a.shape)} and b "
+        raise ShapeError(f"{name}: the leading (stack) axes of a {tuple(a.shape)} and b "
                          f"{tuple(b.shape)} do not broadcast.") from None
-    x = P.solve(broadcast_to(a, (*batch, n, n)), broadcast_to(b, (*batch, *b.shape[-2:])))
+    x = solve_fn(broadcast_to(a, (*batch, n, n)), broadcast_to(b, (*batch, *b.shape[-2:])))
     return reshape(x, (*batch, n)) if vector else x
 
 

@@ -23,7 +23,7 @@ from functrans.core.ownership import unaliased
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.numpy._results import return_arrays
-from functrans.numpy._square_matrices import float_operands
+from functrans.numpy._square_matrices import float_operands, solve_with_rhs
 from functrans.primitives import decompositions as D
 from functrans.primitives import matrix_functions as M
 from functrans.primitives import square_matrices as P
@@ -49,25 +49,6 @@ def _trans_flag(trans, name) -> bool:
     raise ValueError(f"{name}: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}.")
 
 
-def _with_rhs(name, a, b, solve_fn):
-    """solve_fn(a, b) with b (..., n, k) broadcast against a's stack; a 1-d b is one vector."""
-    n = a.shape[-1]
-    vector = b.ndim == 1
-    if vector:
-        b = expand_dims(b, (1,))
-    if b.ndim < 2 or b.shape[-2] != n:
-        raise ShapeError(f"{name}: a has shape {tuple(a.shape)} but b has shape "
-                         f"{tuple(b.shape[:-1] if vector else b.shape)}: b's "
-                         f"{'length' if vector else 'second-to-last axis'} must be {n}.")
-    try:
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise ShapeError(f"{name}: the leading (stack) axes of a {tuple(a.shape)} and b "
-                         f"{tuple(b.shape)} do not broadcast.") from None
-    x = solve_fn(broadcast_to(a, (*batch, n, n)), broadcast_to(b, (*batch, *b.shape[-2:])))
-    return reshape(x, (*batch, n)) if vector else x
-
-
 # --- triangular solves ------------------------------------------------------------------------
 
 def solve_triangular(a: Any, b: Any, trans: int | str = 0, lower: bool = False,
@@ -79,7 +60,7 @@ def solve_triangular(a: Any, b: Any, trans: int | str = 0, lower: bool = False,
     a, b = float_operands("solve_triangular", a, b)
     _square("solve_triangular", a)
     transpose_a = _trans_flag(trans, "solve_triangular")
-    return _with_rhs("solve_triangular", a, b, lambda a, b: P.triangular_solve(
+    return solve_with_rhs("solve_triangular", a, b, lambda a, b: P.triangular_solve(
         a, b, lower=bool(lower), transpose_a=transpose_a, unit_diagonal=bool(unit_diagonal)))
 
 
@@ -121,7 +102,7 @@ def cho_solve(c_and_lower: tuple, b: Any, overwrite_b: bool = False, check_finit
         y = P.triangular_solve(c, b, lower=lower, transpose_a=not lower)
         return P.triangular_solve(c, y, lower=lower, transpose_a=lower)
 
-    return _with_rhs("cho_solve", c, b, solve)
+    return solve_with_rhs("cho_solve", c, b, solve)
 
 
 # --- LU ---------------------------------------------------------------------------------------
@@ -208,7 +189,7 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int | str = 0, overwrite_b: bool 
         y = P.triangular_solve(lu_, y, lower=True, transpose_a=True, unit_diagonal=True)
         return P.stacked_matmul(P.matrix_transpose(rows), y)
 
-    return _with_rhs("lu_solve", packed, b, solve)
+    return solve_with_rhs("lu_solve", packed, b, solve)
 
 
 # --- matrix functions -------------------------------------------------------------------------
