@@ -81,7 +81,24 @@ def test_nested_derivatives_of_a_scalar_function_run_as_one_kernel():
     for x in (0.5, -1.25, 3.0):
         _close(fast(x), jit(g, backend="numpy")(x), f"grad^6 at {x}")
     entry, _ = fast._entry((0.5,), {})
-    assert entry.compiled().__qualname__.startswith("_scalar_program")
+    assert entry.compiled().__qualname__.startswith("compile_scalar")  # one LLVM function
+
+
+def test_scalar_programs_keep_numpys_special_values():
+    # literals are exact (nan, inf, -0.0, 0.1); comparisons with nan; bool outputs
+    def f(x, y):
+        m = fnp.where(x >= y, x, y) + 0.1
+        return (fnp.where(x > y, m, -0.0 * y), x != x, y > fnp.inf, fnp.sqrt(y) * fnp.nan,
+                fnp.where(y == y, x, fnp.inf) - fnp.log(y), -y)
+
+    fast, exact = jit(f, backend="numba"), jit(f, backend="numpy")
+    for x, y in [(0.5, np.nan), (np.nan, 1.0), (2.0, -0.0), (-0.0, 0.0), (np.inf, -np.inf)]:
+        with np.errstate(all="ignore"):
+            got, want = fast(x, y), exact(x, y)
+        _close(got, want, f"at {x}, {y}")
+        # the sign of zeros and infinities (a nan's sign bit is not part of its value)
+        assert [np.signbit(g) for g in got if g == g] == [np.signbit(w) for w in want if w == w]
+    assert fast._entry((0.5, 1.0), {})[0].compiled().__qualname__.startswith("compile_scalar")
 
 
 def test_arithmetic_exceptions_become_numpy_values():
@@ -122,20 +139,26 @@ def test_importing_functrans_does_not_import_numba():
 def test_kernels_persist_in_the_compilation_cache_dir(tmp_path):
     import subprocess
     import sys
+    # a scalar program (LLVM object code) and a fused loop (numba's cache)
     code = f"""
-import functrans as ft, functrans.numpy as fnp
-from functrans.transforms.toolkit import kernels
+import numpy as np, functrans as ft, functrans.numpy as fnp
+from functrans.transforms.toolkit import kernels, scalar
 ft.config.update("jax_compilation_cache_dir", {str(tmp_path)!r})
 g = ft.grad(ft.grad(lambda x: fnp.sin(x) * fnp.exp(-x * x / 2)))
-print(float(ft.jit(g)(0.5)))
-print(sum(sum(k.stats.cache_hits.values()) for k in kernels._KERNELS.values()))
+h = ft.grad(lambda x: fnp.sum(fnp.tanh(x) * x))
+print(float(ft.jit(g)(0.5)), float(ft.jit(h)(np.linspace(0, 1, 8))[3]))
+print(scalar.STATS["compiled"], scalar.STATS["loaded"],
+      sum(sum(k.stats.cache_hits.values()) for k in kernels._KERNELS.values()))
 """
     first = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                            text=True).stdout.split()
     again = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                            text=True).stdout.split()
-    assert first[0] == again[0] and first[1] == "0" and int(again[1]) > 0, (first, again)
+    assert first[:2] == again[:2], (first, again)
+    assert first[2:] == ["1", "0", "0"] and again[2] == "0" and again[3] == "1" and \
+        int(again[4]) > 0, (first, again)
     assert list(tmp_path.glob("functrans_kernel_*.py"))
+    assert list(tmp_path.glob("functrans_llvm_*.o"))
 
 
 @pytest.mark.parametrize("x", [1.5, -0.5, np.array([1.5, -0.5, 0.0, 0.25])],

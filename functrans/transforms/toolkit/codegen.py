@@ -412,7 +412,8 @@ def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
     entries and loop bodies; a one-shot program would only hold the memory) and
     `may_return_inputs` (for a loop body, whose results feed its next call: an output may be
     an input, and the loop makes its final results the caller's own). With `fast`, a program
-    numba can run as one kernel (see `kernels`) is compiled with numba."""
+    of scalars is one LLVM function (see `scalar`), and elementwise clusters are numba loops
+    (see `kernels`)."""
     key = ("compiled", id(get_backend()), workspace, may_return_inputs, fast)
     return closed.derived.get_or_build(
         key, lambda: _compile(closed, workspace, may_return_inputs, fast))
@@ -421,8 +422,8 @@ def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
 def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool,
              fast: bool = False) -> CompiledProgram:
     if fast and get_backend() is np:
-        from functrans.transforms.toolkit import kernels
-        compiled = kernels.compile_fast(closed, [_call_target(e) for e in closed.jaxpr.eqns])
+        from functrans.transforms.toolkit import scalar
+        compiled = scalar.compile_scalar(closed, [_call_target(e) for e in closed.jaxpr.eqns])
         if compiled is not None:
             return compiled
     source, ns, ws = generate_source(closed, workspace, may_return_inputs, fast)

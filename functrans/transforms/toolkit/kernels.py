@@ -1,19 +1,15 @@
-"""Compiling programs to numba kernels: jit's fast backend (the optional extra "fast").
+"""Fused elementwise clusters as numba loop kernels: jit's fast backend (the extra "fast").
 
-A numpy call costs about a microsecond of dispatch whatever the size of its operands. A nested
-derivative of a scalar function is hundreds of equations on 0-d values, and a chain of cheap
-elementwise equations on small arrays is dispatch from end to end. This module compiles such
-programs with numba (LLVM) into one machine-code function:
+A numpy call costs about a microsecond of dispatch whatever the size of its operands, so a
+chain of cheap elementwise equations on small arrays is dispatch from end to end. This module
+groups such equations (float64 or bool values of one shape, and 0-d ones) into clusters, and
+compiles each cluster with numba into one loop over the elements that reads each input once and
+writes only the values that leave the cluster. (Programs whose every value is 0-d are compiled
+whole by `scalar`, straight to LLVM.)
 
-- a *scalar program* (every value 0-d float64 or bool, every equation a numpy function spelled
-  in SPELLINGS) becomes one function of floats, called with no numpy dispatch at all;
-- an *elementwise program* (every value float64 or bool of one shape, or 0-d) becomes one
-  loop over the elements, reading each input once and writing only the outputs.
-
-Both are spelled from the equations' call targets (the numpy function each row's impl or
-`fast_impl` names), never from which primitive an equation holds. A program that is neither is
-left to `codegen` (straight-line numpy calls). Compiled kernels are cached by the program's
-structure (its source text), so re-jitting a program of the same structure reuses them.
+Loops are spelled from the equations' call targets (the numpy function each row's impl or
+`fast_impl` names, see SPELLINGS), never from which primitive an equation holds. Compiled
+kernels are cached by their source text, so programs of the same structure share them.
 
 Arithmetic is numpy's: division by zero, log(0), overflow give inf and nan (numba's numpy error
 model), without numpy's warnings. Elementary functions come from the C math library (numba
@@ -34,7 +30,7 @@ import numpy as np
 import heapq
 
 from functrans.core.cache import LRUCache
-from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal
+from functrans.core.ir import Eqn, Jaxpr, Literal
 from functrans.core.primitive import Primitive
 
 # relative difference from numpy's result allowed per elementary function (a few ulps)
@@ -78,12 +74,6 @@ def _spelling(eqn, target):
         return None
 
 
-def _scalar_atoms(jaxpr) -> bool:
-    avals = [v.aval for v in (*jaxpr.invars, *jaxpr.constvars)]
-    avals += [a.aval for e in jaxpr.eqns for a in (*e.invars, *e.outvars)]
-    return all(a.shape == () and a.dtype in _KINDS for a in avals)
-
-
 def _literal(a: Literal) -> str:
     """The Python expression of a 0-d float or bool literal (inf and nan through math)."""
     value = np.asarray(a.val).item()
@@ -95,31 +85,6 @@ def _literal(a: Literal) -> str:
     if math.isinf(value):
         return "math.inf" if value > 0 else "(-math.inf)"
     return repr(value)
-
-
-def kernel_source(closed: ClosedJaxpr, targets) -> str | None:
-    """The source of `kernel(a0, .., c0, ..)` computing `closed` on Python scalars and
-    returning the tuple of its outputs, or None when the program is not a scalar program."""
-    jaxpr = closed.jaxpr
-    if not jaxpr.eqns or not _scalar_atoms(jaxpr):
-        return None
-    spellings = [_spelling(e, t) for e, t in zip(jaxpr.eqns, targets)]
-    if any(s is None for s in spellings):
-        return None
-    names = {v: f"a{i}" for i, v in enumerate(jaxpr.invars)}
-    names.update((v, f"c{i}") for i, v in enumerate(jaxpr.constvars))
-
-    def atom(a):
-        return _literal(a) if type(a) is Literal else names[a]
-
-    lines = []
-    for i, (eqn, spelled) in enumerate(zip(jaxpr.eqns, spellings)):
-        names[eqn.outvars[0]] = f"v{i}"
-        lines.append(f"    v{i} = {spelled.format(*map(atom, eqn.invars))}")
-    outs = "".join(f"{atom(a)}, " for a in jaxpr.outvars)
-    args = ", ".join([*(f"a{i}" for i in range(len(jaxpr.invars))),
-                      *(f"c{i}" for i in range(len(jaxpr.constvars)))])
-    return "\n".join([f"def kernel({args}):", *lines, f"    return ({outs})"]) + "\n"
 
 
 _KERNELS = LRUCache(256, name="numba kernels")
@@ -135,6 +100,11 @@ def set_cache_dir(path) -> None:
     source is written there as a module and numba stores its machine code beside it, so a
     later process that meets the same kernel loads it instead of compiling it."""
     _cache_dir[0] = None if path is None else os.fspath(path)
+
+
+def cache_dir() -> str | None:
+    """The directory compiled kernels persist in, or None (see `set_cache_dir`)."""
+    return _cache_dir[0]
 
 
 def _kernel_function(source: str):
@@ -168,36 +138,6 @@ def compile_kernel(source: str):
         jitted = numba.njit(error_model="numpy", cache=_cache_dir[0] is not None)
         kernel = _KERNELS.put(source, jitted(_kernel_function(source)))
     return kernel
-
-
-def compile_fast(closed: ClosedJaxpr, targets):
-    """The CompiledProgram of `closed` as a numba kernel, or None when it is not a program
-    this module compiles (`targets`: each equation's (function, extra args, kwargs))."""
-    from functrans.transforms.toolkit.codegen import CompiledProgram
-    source = kernel_source(closed, targets)
-    if source is None:
-        return None
-    return CompiledProgram(_scalar_program(closed, source), source, len(closed.jaxpr.invars))
-
-
-def _scalar_program(closed: ClosedJaxpr, source: str):
-    """A function of the program's inputs returning the list of its outputs, running the
-    compiled kernel of `source` on scalars."""
-    kernel = compile_kernel(source)
-    jaxpr = closed.jaxpr
-    consts = [np.asarray(c).item() for c in closed.consts]
-    boxes = [np.float64 if a.aval.dtype.kind == "f" else np.bool_ for a in jaxpr.outvars]
-    passed = [type(a) is not Literal and a in jaxpr.invars for a in jaxpr.outvars]
-    if any(passed):  # an input returned as it is: a copy, as the numpy program returns it
-        boxes = [np.array if p else box for p, box in zip(passed, boxes)]
-    item = np.ndarray.item
-
-    def program(*args):
-        outs = kernel(*[item(a) if type(a) is np.ndarray else a for a in args], *consts)
-        return [box(o) for box, o in zip(boxes, outs)]
-
-    kernel(*[0.5 if v.aval.dtype.kind == "f" else False for v in jaxpr.invars], *consts)
-    return program
 
 
 # --- fused elementwise clusters ----------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""The pass pipeline: inline calls, simplify, fold constants, CSE, DCE, to a fixed point."""
+"""The pass pipeline: inline calls, CSE, DCE, simplify, fold constants, to a fixed point.
+
+CSE and DCE come before the rewrites: a nested derivative repeats most of its equations (the
+8th derivative of a small function is 4,795 equations, 944 after CSE and DCE), and the
+rewrites, the costlier passes, then look at a fifth of them."""
 
 from __future__ import annotations
 
@@ -14,10 +18,10 @@ from functrans.transforms.toolkit.simplify import simplify
 
 PASSES: tuple[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]], ...] = (
     ("inline", inline_calls),
-    ("simplify", simplify),
-    ("fold", fold_constants),
     ("cse", cse),
     ("dce", dce),
+    ("simplify", simplify),
+    ("fold", fold_constants),
 )
 MAX_ROUNDS = 16
 
