@@ -33,7 +33,7 @@ MULTI_VIEW_ERROR = (
     "be modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
-def _check(self, recording):
+def check_inplace(self, recording):
     """PyTorch's refusals of an in-place change to a leaf, a view of one, or a view made in
     no_grad mode or by a function returning several views."""
     if not recording:
@@ -83,7 +83,7 @@ def write(self, value):
 def inplace(self, fn, *args, **kwargs):
     """self <- fn(self, *args): the in-place form of an out-of-place op."""
     recording = MODE.enabled
-    _check(self, recording)
+    check_inplace(self, recording)
     base = self._base
     needs = recording and (self._requires_grad or base is not None and base._requires_grad or
                            any(isinstance(a, Tensor) and a._requires_grad for a in args))
@@ -154,7 +154,7 @@ def _overwrite_(self, name, value, inputs, plain):
     nothing records, self <- `plain` (an array)."""
     if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor) and
                               value._requires_grad)):
-        _check(self, MODE.enabled)
+        check_inplace(self, MODE.enabled)
         write(self, plain)
         return self
     vals = (value._value if isinstance(value, Tensor) else value,)
@@ -189,7 +189,7 @@ def setitem(self, idx, value):
     recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
                                   and value._requires_grad)
     if not recording:
-        _check(self, MODE.enabled)
+        check_inplace(self, MODE.enabled)
         np_idx = numpy_index(idx)
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
@@ -232,7 +232,7 @@ def _view_inplace(self, op, params, out_of_place):
     if is_inference(self) and not MODE.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = MODE.enabled
-    _check(self, recording)
+    check_inplace(self, recording)
     m = self._meta
     if recording and self._requires_grad:
         self.grad_fn  # noqa: B018  (a view's history taken again if its base changed)
