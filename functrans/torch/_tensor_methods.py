@@ -28,11 +28,6 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-def _named(module, names: str) -> dict:
-    """The functions of `module` called `names` (space-separated), by name."""
-    return {name: getattr(module, name) for name in names.split()}
-
-
 def _swap(f):
     return lambda self, other: f(other, self)
 
@@ -112,10 +107,11 @@ _FUNCTIONS = (
 _INPLACE = ("add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clip "
             "clamp_min clamp_max nan_to_num addcmul addcdiv addmm masked_fill scatter scatter_add "
             "scatter_reduce index_add index_put index_fill")
-# methods of their own: in place only (_inplace, the samplers of _random), operators, aliases
-_OWN = {**_named(I, "fill_ zero_ copy_ squeeze_ unsqueeze_ t_ transpose_"),
-        **_named(R, "uniform_ normal_ random_ bernoulli_ exponential_ geometric_ log_normal_ "
-                 "cauchy_")}
+# methods of their own: the in-place-only ops of _inplace, the samplers of _random
+_OWN = {name: getattr(module, name) for module, names in (
+    (I, "fill_ zero_ copy_ squeeze_ unsqueeze_ t_ transpose_"),
+    (R, "uniform_ normal_ random_ bernoulli_ exponential_ geometric_ log_normal_ cauchy_"))
+    for name in names.split()}
 
 
 def _function(name):
