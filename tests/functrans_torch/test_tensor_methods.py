@@ -79,3 +79,11 @@ def test_the_gradient_of_copy_flows_to_the_source_only():
     np.testing.assert_array_equal(src.grad.numpy(), [3.0, 4.0])
     assert src.grad.dtype == torch.float64
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+
+
+def test_a_non_number_operand_is_a_type_error_as_in_pytorch():
+    # before, a string was read as a complex number and failed deep inside numpy
+    with pytest.raises(TypeError, match="Could not infer dtype of str"):
+        torch.add(torch.tensor([1.0]), "x")
+    with pytest.raises(TypeError, match="Could not infer dtype of str"):
+        torch.tensor([1.0, "x"])
