@@ -34,8 +34,11 @@ MULTI_VIEW_ERROR = (
 
 
 def check_inplace(self, recording):
-    """PyTorch's refusals of an in-place change to a leaf, a view of one, or a view made in
-    no_grad mode or by a function returning several views."""
+    """PyTorch's refusals of an in-place change to an inference tensor outside inference mode,
+    and, when recording, to a leaf, a view of one, or a view made in no_grad mode or by a
+    function returning several views."""
+    if is_inference(self) and not MODE.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     if not recording:
         return
     m = self._meta
@@ -219,8 +222,6 @@ def _takes_view(x, idx) -> bool:
 def _view_inplace(self, prim, node, params, again):
     """self <- its view `again(self)` (same storage, new shape), recorded as PyTorch's in-place
     view node `node` (the row `prim`); a view's replay learns the new step."""
-    if is_inference(self) and not MODE.inference:
-        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = MODE.enabled
     check_inplace(self, recording)
     op, m = prim_op(REGISTRY[prim], node), self._meta

@@ -87,3 +87,33 @@ def test_a_non_number_operand_is_a_type_error_as_in_pytorch():
         torch.add(torch.tensor([1.0]), "x")
     with pytest.raises(TypeError, match="Could not infer dtype of str"):
         torch.tensor([1.0, "x"])
+
+
+INFERENCE_WRITES = {"setitem": lambda t: t.__setitem__(0, 1.0), "uniform_": lambda t: t.uniform_(),
+                    "squeeze_": lambda t: t.squeeze_(), "add_": lambda t: t.add_(1),
+                    "zero_": lambda t: t.zero_()}
+
+
+@pytest.mark.parametrize("lib", ["functrans", "torch"])
+@pytest.mark.parametrize("name", INFERENCE_WRITES)
+def test_an_inference_tensor_refuses_every_inplace_write_outside_inference_mode(lib, name):
+    t_lib = torch if lib == "functrans" else pytest.importorskip("torch")
+    with t_lib.inference_mode():
+        t = t_lib.zeros(3)
+    # PyTorch 2.13's message, as recorded
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside "
+                                           "InferenceMode is not allowed"):
+        INFERENCE_WRITES[name](t)
+    with t_lib.inference_mode():  # inside the mode the same write is allowed
+        INFERENCE_WRITES[name](t)
+
+
+def test_a_refused_sampler_draws_nothing():
+    g = torch.Generator().manual_seed(3)
+    with torch.inference_mode():
+        t = torch.zeros(3)
+    with pytest.raises(RuntimeError):
+        t.normal_(generator=g)
+    fresh = torch.Generator().manual_seed(3)
+    np.testing.assert_array_equal(torch.randn(2, generator=g).numpy(),
+                                  torch.randn(2, generator=fresh).numpy())
