@@ -130,14 +130,16 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     return a if ca > cb else b
 
 
+_CATEGORIES = (bool, numbers.Integral, numbers.Real, numbers.Complex)
+
+
 def _scalar_dtype(x) -> np.dtype:
-    if isinstance(x, bool):
-        return np.dtype(np.bool_)
-    if isinstance(x, int):
-        return np.dtype(np.int64)
-    if isinstance(x, float):
-        return _default[0].dtype
-    return np.dtype(np.complex128) if _default[0].dtype == np.float64 else np.dtype(np.complex64)
+    """PyTorch's dtype for a Python number: bool, int64, the default float or its complex."""
+    k = next((k for k, t in enumerate(_CATEGORIES) if isinstance(x, t)), None)
+    if k is None:
+        raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    d = _default[0]
+    return (np.dtype(np.bool_), np.dtype(np.int64), d.dtype, d.to_complex().dtype)[k]
 
 
 def _combine(higher, lower):
@@ -163,13 +165,11 @@ def result_type(*operands) -> np.dtype:
     return _combine(dim, _combine(zero, wrapped))
 
 
-_CATEGORIES = (bool, numbers.Integral, numbers.Real, numbers.Complex)
-
-
 def infer_dtype(data) -> np.dtype:
     """PyTorch's dtype for nested Python data (tensors and arrays keep theirs): the highest
     category present wins; Python floats take the default dtype."""
-    found, cat, todo = None, -1, [data]
+    found = scalar = None
+    todo = [data]
     while todo:
         x = todo.pop()
         v = getattr(x, "_value", x)
@@ -178,11 +178,8 @@ def infer_dtype(data) -> np.dtype:
         elif isinstance(x, list | tuple):
             todo.extend(reversed(x))
         else:
-            k = next((k for k, t in enumerate(_CATEGORIES) if isinstance(x, t)), None)
-            if k is None:
-                raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-            cat = max(cat, k)
-    scalar = None if cat < 0 else _scalar_dtype((False, 0, 0.0, 0j)[cat])
+            d = _scalar_dtype(x)
+            scalar = d if scalar is None else promote_types(scalar, d)
     if found is None:
         return scalar if scalar is not None else _default[0].dtype
     return found if scalar is None else promote_types(found, scalar)

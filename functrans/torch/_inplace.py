@@ -33,9 +33,12 @@ MULTI_VIEW_ERROR = (
     "be modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
-def _check(self, recording):
-    """PyTorch's refusals of an in-place change to a leaf, a view of one, or a view made in
-    no_grad mode or by a function returning several views."""
+def check_inplace(self, recording):
+    """PyTorch's refusals of an in-place change to an inference tensor outside inference mode,
+    and, when recording, to a leaf, a view of one, or a view made in no_grad mode or by a
+    function returning several views."""
+    if is_inference(self) and not MODE.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     if not recording:
         return
     m = self._meta
@@ -83,7 +86,7 @@ def write(self, value):
 def inplace(self, fn, *args, **kwargs):
     """self <- fn(self, *args): the in-place form of an out-of-place op."""
     recording = MODE.enabled
-    _check(self, recording)
+    check_inplace(self, recording)
     base = self._base
     needs = recording and (self._requires_grad or base is not None and base._requires_grad or
                            any(isinstance(a, Tensor) and a._requires_grad for a in args))
@@ -149,39 +152,29 @@ _OVERWRITE = {name: Op(name, _overwrite, _overwrite) for name in
               ("FillBackward2", "FillBackward3", "ZeroBackward0", "CopyBackwards")}
 
 
-def _overwrite_(self, name, value, inputs, plain):
-    """self <- value through node `name` (`inputs`: the node's inputs after self), or, when
-    nothing records, self <- `plain` (an array)."""
-    if not (MODE.enabled and (self._requires_grad or isinstance(value, Tensor) and
-                              value._requires_grad)):
-        _check(self, MODE.enabled)
-        write(self, plain)
-        return self
-    vals = (value._value if isinstance(value, Tensor) else value,)
-    return inplace(self, lambda x, _: run(_OVERWRITE[name], (x,) + inputs, (x._value,) + vals),
-                   value)
+def _overwrite_(self, name, value, inputs):
+    """self <- value (broadcast, cast to self's dtype) through node `name` (`inputs`: the
+    node's inputs after self)."""
+    v = value._value if isinstance(value, Tensor) else value
+    return inplace(self, lambda x, _: run(_OVERWRITE[name], (x,) + inputs, (x._value, v)), value)
 
 
 def fill_(self, value):
     if isinstance(value, Tensor) and value._value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                            f"with {value._value.ndim} dimensions.")
-    dt, tensor = self._value.dtype, isinstance(value, Tensor)
-    v = value._value if tensor else _operand(value, dt)
-    return _overwrite_(self, "FillBackward3" if tensor else "FillBackward2",
-                       value if tensor else v, (value,),
-                       np.broadcast_to(np.asarray(v, dt), self._value.shape))
+    if isinstance(value, Tensor):
+        return _overwrite_(self, "FillBackward3", value, (value,))
+    return _overwrite_(self, "FillBackward2", _operand(value, self._value.dtype), (None,))
 
 
 def zero_(self):
-    zero = np.zeros((), self._value.dtype)
-    return _overwrite_(self, "ZeroBackward0", zero, (None,), zero)
+    return _overwrite_(self, "ZeroBackward0", np.zeros((), self._value.dtype), (None,))
 
 
 def copy_(self, src, non_blocking=False):
     src = as_tensor(src)
-    return _overwrite_(self, "CopyBackwards", src, (src,),
-                       np.broadcast_to(src._value, self._value.shape))
+    return _overwrite_(self, "CopyBackwards", src, (src,))
 
 
 def setitem(self, idx, value):
@@ -189,7 +182,7 @@ def setitem(self, idx, value):
     recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
                                   and value._requires_grad)
     if not recording:
-        _check(self, MODE.enabled)
+        check_inplace(self, MODE.enabled)
         np_idx = numpy_index(idx)
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
@@ -226,48 +219,41 @@ def _takes_view(x, idx) -> bool:
 
 # --- in-place view ops: squeeze_, unsqueeze_, t_, transpose_ --------------------------------
 
-def _view_inplace(self, op, params, out_of_place):
-    """self <- its view by `op` (same storage, new shape), recorded as PyTorch's in-place view
-    node; a view's replay learns the new step."""
-    if is_inference(self) and not MODE.inference:
-        raise RuntimeError(INFERENCE_INPLACE_ERROR)
+def _view_inplace(self, prim, node, params, again):
+    """self <- its view `again(self)` (same storage, new shape), recorded as PyTorch's in-place
+    view node `node` (the row `prim`); a view's replay learns the new step."""
     recording = MODE.enabled
-    _check(self, recording)
-    m = self._meta
+    check_inplace(self, recording)
+    op, m = prim_op(REGISTRY[prim], node), self._meta
     if recording and self._requires_grad:
         self.grad_fn  # noqa: B018  (a view's history taken again if its base changed)
-        old_fn, old_nr = self._grad_fn, self._output_nr
-        src = wrap(self._value, True, old_fn, old_nr)
+        src = wrap(self._value, True, self._grad_fn, self._output_nr)
         out = run(op, (src,), (self._value,), params)
         self._grad_fn, self._output_nr = out._grad_fn, 0
         self._value = out._value  # retain_grad stays on the old node, as in PyTorch
     else:
         self._value = op.impl(self._value, **params)
     if m is not None and m.base is not None:
-        m.replay = m.replay + (out_of_place,)
+        m.replay = m.replay + (again,)
     _shared_vc(self)[0] += 1
     return self
 
 
-def _view_op(prim, name):
-    return prim_op(REGISTRY[prim], name)
-
-
 def squeeze_(self, dim=None):
-    name = "SqueezeBackward" + ("3" if dim is None else "4" if isinstance(dim, int) else "5")
-    return _view_inplace(self, _view_op("squeeze", name),
+    node = "SqueezeBackward" + ("3" if dim is None else "4" if isinstance(dim, int) else "5")
+    return _view_inplace(self, "squeeze", node,
                          {"dimensions": SH.squeeze_dims(self._value.shape, dim)},
                          lambda t: SH.squeeze(t, dim))
 
 
 def unsqueeze_(self, dim):
-    d = _dim(dim, self._value.ndim + 1)
-    return _view_inplace(self, _view_op("expand_dims", "UnsqueezeBackward1"), {"dimensions": (d,)},
+    return _view_inplace(self, "expand_dims", "UnsqueezeBackward1",
+                         {"dimensions": (_dim(dim, self._value.ndim + 1),)},
                          lambda t: SH.unsqueeze(t, dim))
 
 
 def transpose_(self, dim0, dim1):
-    return _view_inplace(self, _view_op("transpose", "TransposeBackward1"),
+    return _view_inplace(self, "transpose", "TransposeBackward1",
                          {"permutation": SH.swapped(self._value.ndim, dim0, dim1)},
                          lambda t: SH.transpose(t, dim0, dim1))
 
@@ -276,6 +262,5 @@ def t_(self):
     nd = self._value.ndim
     if nd > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    perm = (1, 0) if nd == 2 else tuple(range(nd))
-    return _view_inplace(self, _view_op("transpose", "TBackward1"), {"permutation": perm}, SH.t)
-
+    return _view_inplace(self, "transpose", "TBackward1", {"permutation": tuple(range(nd))[::-1]},
+                         SH.t)

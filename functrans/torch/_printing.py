@@ -105,15 +105,8 @@ def _tensor_str_with_formatter(values, indent, summarize, fmt) -> str:
 
 
 def _summarized(values):
-    e = PRINT_OPTS.edgeitems
-    if values.ndim == 0:
-        return values
-    if values.ndim == 1:
-        return np.concatenate([values[:e], values[-e:]]) if values.shape[0] > 2 * e else values
-    if not e:
-        return values[(slice(0, 0),) * values.ndim]
-    return np.stack([_summarized(values[i]) for i in _rows(values.shape[0], True)
-                     if i is not None])
+    """The values a summarized tensor shows: the first and last edgeitems along each dim."""
+    return values[np.ix_(*[[i for i in _rows(n, True) if i is not None] for n in values.shape])]
 
 
 def _tensor_str(values, indent) -> str:

@@ -27,6 +27,9 @@ import warnings
 import numpy as np
 
 from functrans.torch._devices import CPU, require_cpu
+from functrans.torch._dtype import kind
+from functrans.torch._grad_mode import MODE
+from functrans.torch._inplace import check_inplace, write
 from functrans.torch._tensor import Tensor, wrap
 
 #: a marker other modules check: random numbers follow PyTorch's CPU stream
@@ -566,3 +569,101 @@ def cauchy(g: Generator, n: int, median: float, sigma: float) -> np.ndarray:
     """cauchy_(median, sigma): median + sigma * tan(pi * (u - 0.5)), the last step fused."""
     u = _unit64(g.random64(n))
     return fma64(sigma, _libm(math.tan, math.pi * (u - 0.5)), median)
+
+
+# --- Tensor's in-place samplers: uniform_, normal_, ... --------------------------------------
+
+def _number(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _fill(self, generator, draw, kernel=None, refused=None):
+    """self filled by `draw(g, n)` in PyTorch's order: a TensorIterator visits the elements in
+    memory order (a transposed view is filled along its storage). `kernel` names the float-only
+    kernel (its message for other dtypes), `refused` a message for arguments out of range; the
+    checks come first, so a refused call draws nothing."""
+    v = self._value
+    if kernel and v.dtype.kind != "f":
+        raise RuntimeError(f"\"{kernel}\" not implemented for '{kind(v.dtype)}'")
+    if refused:
+        raise RuntimeError(refused)
+    g = resolve(generator)
+    check_inplace(self, MODE.enabled)
+    order = sorted(range(v.ndim), key=lambda i: -abs(v.strides[i]))
+    out = np.empty(v.shape, v.dtype)
+    flat = np.asarray(draw(g, v.size))
+    out.transpose(order)[...] = flat.reshape([v.shape[i] for i in order]).astype(v.dtype)
+    write(self, out)
+    return self
+
+
+def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    """Tensor.uniform_: PyTorch's CPU uniform kernel, the same values for the same seed."""
+    a, b = float(_number(a)), float(_number(b))
+    return _fill(self, generator, lambda g, n: uniform(g, n, self._value.dtype, a, b),
+                 "check_uniform_bounds")
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Tensor.normal_: PyTorch's CPU normal kernel (blocks of 16 when contiguous)."""
+    mean, std, v = float(_number(mean)), float(_number(std)), self._value
+    return _fill(self, generator, lambda g, n: normal(
+        g, n, v.dtype, mean, std, bool(v.flags.c_contiguous)), "normal_kernel_cpu")
+
+
+def random_(self, from_=None, to=None, *, generator=None):
+    """Tensor.random_(): integers on [0, 2**mantissa] (floats) or [0, max] (integers);
+    random_(to) on [0, to); random_(from, to) on [from, to)."""
+    dt = self._value.dtype
+    if from_ is None and to is None:
+        return _fill(self, generator, lambda g, n: random_full(g, n, dt))
+    if to is None and from_ is not None and not isinstance(from_, bool):
+        low, high = 0, int(_number(from_))
+    else:
+        low = int(_number(from_ if from_ is not None else 0))
+        high = int(_number(to)) if to is not None else int(np.iinfo(dt).max) + 1 \
+            if dt.kind != "f" else (1 << _DIGITS[dt]) + 1
+    return _fill(self, generator, lambda g, n: random_from_to(g, n, low, high, dt), None,
+                 None if low < high else f"random_ expects 'from' to be less than 'to', but "
+                 f"got from={low} >= to={high}")
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Tensor.bernoulli_: 1 with probability p (a float or a tensor of probabilities)."""
+    if isinstance(p, Tensor):
+        g = resolve(generator)
+        check_inplace(self, MODE.enabled)
+        pv = np.ascontiguousarray(np.broadcast_to(p._value, self._value.shape))
+        write(self, bernoulli_tensor(g, pv).astype(self._value.dtype))
+        return self
+    p = float(p)
+    return _fill(self, generator, lambda g, n: bernoulli_scalar(g, n, p), None,
+                 None if 0 <= p <= 1 else f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Tensor.exponential_: -log1p(-u) / lambd, PyTorch's draws."""
+    lambd = float(lambd)
+    return _fill(self, generator, lambda g, n: exponential(g, n, lambd), "exponential_cpu",
+                 None if lambd > 0 else f"exponential_ expects lambda > 0.0, but found "
+                 f"lambda={lambd}")
+
+
+def geometric_(self, p, *, generator=None):
+    """Tensor.geometric_: ceil(log(u) / log1p(-p)), PyTorch's draws."""
+    p = float(p)
+    return _fill(self, generator, lambda g, n: geometric(g, n, p), None,
+                 None if 0 < p < 1 else f"geometric_ expects p to be in (0, 1), but got p={p}")
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Tensor.log_normal_: exp of N(mean, std ** 2), PyTorch's draws."""
+    mean, std = float(mean), float(std)
+    return _fill(self, generator, lambda g, n: log_normal(g, n, mean, std), "log_normal_cpu",
+                 None if std > 0 else f"log_normal_ expects std > 0.0, but found std={std}")
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Tensor.cauchy_: median + sigma * tan(pi * (u - 1/2)), PyTorch's draws."""
+    median, sigma = float(median), float(sigma)
+    return _fill(self, generator, lambda g, n: cauchy(g, n, median, sigma), "cauchy_cpu")

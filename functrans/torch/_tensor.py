@@ -15,6 +15,7 @@ import numpy as np
 
 from functrans.core.avals import ShapedArray
 from functrans.core.trace import MainTrace, Trace, Tracer
+from functrans.tree_util import tree_map
 from functrans.torch import _dtype
 from functrans.torch._devices import CPU, device  # noqa: F401  (torch.device lives here too)
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
@@ -32,6 +33,10 @@ NON_LEAF_GRAD_WARNING = (
 SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                   "behavior.\nConsider using tensor.detach() first.")
 
+_NON_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
+                  "use a computed variable in a subgraph that doesn't require differentiation "
+                  "use var_no_grad = var.detach().")
+
 # warnings PyTorch gives once per process (TORCH_WARN_ONCE); tests may clear this
 WARNED_ONCE: set = set()
 
@@ -40,6 +45,19 @@ def warn_once(key, message, stacklevel):
     if key not in WARNED_ONCE:
         WARNED_ONCE.add(key)
         warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
+def _to_scalar(kind):
+    """float(t), int(t), complex(t): one element, with PyTorch's warning when t requires grad."""
+    def convert(self):
+        v = self._value
+        if v.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            warn_once("scalar", SCALAR_WARNING, stacklevel=2)
+        return kind(v.reshape(()).item())
+    convert.__name__ = f"__{kind.__name__}__"
+    return convert
 
 
 class Size(tuple):
@@ -292,8 +310,7 @@ class Tensor(Tracer):
         return t
 
     def detach_(self) -> "Tensor":
-        if self._grad_fn is not None and self._meta is not None and \
-                self._meta.base is not None:
+        if self._grad_fn is not None and self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
@@ -353,31 +370,11 @@ class Tensor(Tracer):
         query = _SHAPE_QUERIES.get(func.__name__)
         if query is not None and isinstance(args[0], Tensor) and len(args) == 1 and not kwargs:
             return query(args[0].aval)  # np.ndim/np.shape inside the primitive wrappers
+        args, kwargs = tree_map(lambda a: a.__array__() if isinstance(a, Tensor) else a,
+                                (args, kwargs))
+        return func(*args, **kwargs)
 
-        def conv(a):
-            if isinstance(a, Tensor):
-                return a.__array__()
-            if isinstance(a, list | tuple):
-                return type(a)(conv(x) for x in a)
-            return a
-        return func(*conv(args), **{k: conv(v) for k, v in kwargs.items()})
-
-    def _scalar(self, kind):
-        v = self._value
-        if v.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            warn_once("scalar", SCALAR_WARNING, stacklevel=3)
-        return kind(v.reshape(()).item())
-
-    def __float__(self):
-        return self._scalar(float)
-
-    def __int__(self):
-        return self._scalar(int)
-
-    def __complex__(self):
-        return self._scalar(complex)
+    __float__, __int__, __complex__ = (_to_scalar(kind) for kind in (float, int, complex))
 
     def __index__(self):
         if self._value.dtype.kind not in "iub" or self._value.size != 1:
@@ -432,20 +429,12 @@ _OPERATOR_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": o
                     "power": operator.pow, "matmul": operator.matmul}
 
 
-_NON_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
-                  "use a computed variable in a subgraph that doesn't require differentiation "
-                  "use var_no_grad = var.detach().")
-
-
 def _dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
     return dim % n
-
-
-_new = object.__new__
 
 
 INFERENCE_SAVE_ERROR = (
@@ -468,8 +457,7 @@ def is_inference(t) -> bool:
 
 def check_saveable(t):
     """Refuse to save an inference tensor for backward, with PyTorch's message."""
-    m = t._meta
-    if m is not None and m.inference:
+    if is_inference(t):
         raise RuntimeError(INFERENCE_SAVE_ERROR)
 
 
@@ -486,7 +474,7 @@ def _init(t, value, requires_grad, grad_fn, output_nr, vc=None):
 
 def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
     """A Tensor around the numpy array `value` (no copy)."""
-    t = _new(Tensor)
+    t = object.__new__(Tensor)
     _init(t, value, requires_grad, grad_fn, output_nr, vc)
     return t
 
@@ -514,10 +502,7 @@ def edge(t):
     """The graph edge a gradient for `t` flows along: (node, output_nr), or None."""
     if not t._requires_grad:
         return None
-    m = t._meta
-    if m is not None and m.base is not None and t._vc[1] != m.view_rebases:
-        t._retake_view()
-    fn = t._grad_fn
+    fn, m = t.grad_fn, t._meta  # grad_fn: a view's taken again if its base changed since
     if fn is not None:
         return (fn, t._output_nr)
     if m is not None and m.base is not None and m.no_grad_view and m.base._requires_grad:

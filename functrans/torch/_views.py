@@ -33,17 +33,15 @@ def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
         out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
         return out
     vc = out._vc = _shared_vc(x)
-    m = out._get_meta()
-    xm = x._meta
-    if xm is not None and xm.base is not None:
-        m.base, m.replay = xm.base, xm.replay + (replay,)
-        m.no_grad_view = xm.no_grad_view or _view_mode()
+    m, xm = out._get_meta(), x._meta
+    if xm is not None and xm.base is not None:  # a view of a view: a view of the same base
+        m.base, m.replay, m.no_grad_view = xm.base, xm.replay + (replay,), xm.no_grad_view
         if xm.multi_view is not None:  # still guarded, PyTorch's message naming this view
             fn = out._grad_fn
             m.multi_view = (op_display_name(fn) if fn else "View", out._output_nr)
     else:
         m.base, m.replay = x, (replay,)
-        m.no_grad_view = _view_mode()
+    m.no_grad_view = m.no_grad_view or _view_mode()
     m.view_rebases = vc[1]
     m.inference = xm is not None and xm.inference  # a view is what its source is
     if not MODE.enabled and x._requires_grad:
