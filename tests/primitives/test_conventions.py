@@ -20,11 +20,13 @@ import pytest
 
 import functrans as ft
 from functrans.core.primitive import derivative_convention
+from functrans.primitives import activations as A
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import CONVENTION_RULE_KINDS, REGISTRY
 
 nan, inf = math.nan, math.inf
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 @dataclass
@@ -111,6 +113,16 @@ CONVENTIONS = [
     Convention("clamp_max", "x=hi", E.clamp_max, (0.5, 0.5), (0.0, 0.0), (1.0, 0.0),
                lambda jax, jnp: lambda x, hi: jax.lax.clamp(-jnp.inf, x, hi),
                lambda torch: lambda x, hi: torch.clamp(x, max=hi)),
+    # elu at NaN: JAX's where(x > 0, ...) takes the lower branch, alpha exp(NaN); PyTorch's
+    # elu_backward tests x <= 0, false at NaN, and passes scale * t
+    Convention("elu", "x=nan", A.elu, (nan,), (nan,), (1.0,), lambda jax, jnp: jax.nn.elu,
+               lambda torch: torch.nn.functional.elu),
+    Convention("elu", "selu,x=nan", lambda x: A.elu(x, SELU_ALPHA, SELU_SCALE), (nan,), (nan,),
+               (SELU_SCALE,), lambda jax, jnp: jax.nn.selu, lambda torch: torch.selu),
+    # hard_swish at NaN: JAX's x relu6(x + 3) / 6 gives NaN; PyTorch's hardswish_backward
+    # passes t (NaN fails both of its tests, x <= -3 and x < 3)
+    Convention("hard_swish", "x=nan", A.hard_swish, (nan,), (nan,), (1.0,),
+               lambda jax, jnp: jax.nn.hard_swish, lambda torch: torch.nn.functional.hardswish),
 ]
 
 # rows whose PyTorch rule gives JAX's values and reads what PyTorch's formula reads: the
@@ -122,6 +134,18 @@ READS = [
     ("integer_pow", lambda x: E.integer_pow(x, 1), (2.0,), "integer_pow"),
     # logistic: PyTorch's derivative is its own op, sigmoid_backward(t, y)
     ("logistic", E.logistic, (0.3,), "logistic_backward"),
+    # softplus: PyTorch's softplus_backward computes z / (z + 1), z = exp(beta x), where JAX's
+    # rule takes sigmoid(beta x)
+    ("softplus", lambda x: A.softplus(x, 2.0, 20.0), (0.3,), "div"),
+]
+
+
+# PyTorch's elu_double_backward tests x < 0, so at 0 its second derivative is 0; JAX's
+# (jax.nn.elu and selu) is the lower branch's, alpha scale exp(0)
+SECOND = [
+    ("elu", A.elu, 0.0, 1.0, 0.0, lambda jax: jax.nn.elu, lambda torch: torch.nn.functional.elu),
+    ("elu", lambda x: A.elu(x, SELU_ALPHA, SELU_SCALE), 0.0, SELU_ALPHA * SELU_SCALE, 0.0,
+     lambda jax: jax.nn.selu, lambda torch: torch.selu),
 ]
 
 
@@ -202,3 +226,25 @@ def test_rules_that_differ_in_what_they_read(row, fn, args, reads):
 
     assert count(derivative_program("torch")) > count(derivative_program(None)), \
         f"{row}: PyTorch's rule should read {reads} where JAX's does not"
+
+
+def _second(fn, x, convention):
+    with np.errstate(all="ignore"):
+        if convention is None:
+            return ft.grad(ft.grad(fn))(np.float64(x))
+        with derivative_convention(convention):
+            return ft.grad(ft.grad(fn))(np.float64(x))
+
+
+@pytest.mark.parametrize("row,fn,x,jax_d2,torch_d2,jax_ref,torch_ref", SECOND,
+                         ids=[f"{s[0]}-{k}" for k, s in enumerate(SECOND)])
+def test_second_derivatives_that_differ(row, fn, x, jax_d2, torch_d2, jax_ref, torch_ref):
+    assert _second(fn, x, None) == pytest.approx(jax_d2, rel=1e-15)
+    assert _second(fn, x, "torch") == torch_d2
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(True):
+        assert float(jax.grad(jax.grad(jax_ref(jax)))(x)) == pytest.approx(jax_d2, rel=1e-15)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(torch_ref(torch)(t), t, create_graph=True)
+    assert torch.autograd.grad(g, t)[0].item() == torch_d2
