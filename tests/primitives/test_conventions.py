@@ -22,6 +22,7 @@ import functrans as ft
 from functrans.core.primitive import derivative_convention
 from functrans.primitives import activations as A
 from functrans.primitives import elementwise as E
+from functrans.primitives import norms as N
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import CONVENTION_RULE_KINDS, REGISTRY
 
@@ -113,6 +114,17 @@ CONVENTIONS = [
     Convention("clamp_max", "x=hi", E.clamp_max, (0.5, 0.5), (0.0, 0.0), (1.0, 0.0),
                lambda jax, jnp: lambda x, hi: jax.lax.clamp(-jnp.inf, x, hi),
                lambda torch: lambda x, hi: torch.clamp(x, max=hi)),
+    # the 3-norm of zeros: JAX's |x|^2 sign(x) y^-2 = 0 * inf = nan; PyTorch's norm_backward
+    # masks a zero norm to 0
+    Convention("p_norm", "p=3,x=0", lambda x: N.p_norm(x, 3.0, (0,)), ([0.0, 0.0],),
+               ([nan, nan],), ([0.0, 0.0],),
+               lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=3),
+               lambda torch: lambda x: torch.linalg.vector_norm(x, 3)),
+    # p < 1 at a zero entry: JAX's |x|^(p-1) = inf (abs's derivative +1 at 0); PyTorch 0
+    Convention("p_norm", "p=0.5,x0=0", lambda x: N.p_norm(x, 0.5, (0,)), ([0.0, 1.0],),
+               ([inf, 1.0],), ([0.0, 1.0],),
+               lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=0.5),
+               lambda torch: lambda x: torch.linalg.vector_norm(x, 0.5)),
     # elu at NaN: JAX's where(x > 0, ...) takes the lower branch, alpha exp(NaN); PyTorch's
     # elu_backward tests x <= 0, false at NaN, and passes scale * t
     Convention("elu", "x=nan", A.elu, (nan,), (nan,), (1.0,), lambda jax, jnp: jax.nn.elu,
