@@ -125,6 +125,11 @@ CONVENTIONS = [
                ([inf, 1.0],), ([0.0, 1.0],),
                lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=0.5),
                lambda torch: lambda x: torch.linalg.vector_norm(x, 0.5)),
+    # logsumexp where the sum rounds away: y = log(2 e^a) rounds to a at a = 1e17. JAX's
+    # softmax gives 1/2 each; PyTorch's exp(x - y) 1 each
+    Convention("logsumexp", "x=[1e17,1e17]", lambda x: R.logsumexp(x, (0,)), ([1e17, 1e17],),
+               ([0.5, 0.5],), ([1.0, 1.0],), lambda jax, jnp: jax.nn.logsumexp,
+               lambda torch: lambda x: torch.logsumexp(x, 0)),
     # elu at NaN: JAX's where(x > 0, ...) takes the lower branch, alpha exp(NaN); PyTorch's
     # elu_backward tests x <= 0, false at NaN, and passes scale * t
     Convention("elu", "x=nan", A.elu, (nan,), (nan,), (1.0,), lambda jax, jnp: jax.nn.elu,

@@ -120,7 +120,8 @@ def elementwise(draw, prim):
 # --- reductions ------------------------------------------------------------------------------
 
 _REDUCE = {"reduce_sum": R.reduce_sum, "reduce_max": R.reduce_max, "reduce_min": R.reduce_min,
-           "reduce_prod": R.reduce_prod, "p_norm": lambda x, axes: N.p_norm(x, 3.0, axes)}
+           "reduce_prod": R.reduce_prod, "p_norm": lambda x, axes: N.p_norm(x, 3.0, axes),
+           "logsumexp": R.logsumexp}
 _SCAN = {"cumsum": R.cumsum, "cumprod": R.cumprod}
 
 
