@@ -137,14 +137,6 @@ rdiv = named(lambda x, other: mul(reciprocal(x), other), "rdiv",
              "other / x, which PyTorch records as reciprocal(x) * other (MulBackward0).")
 
 
-@composite("RemainderBackward0")
-def _remainder(x, y):
-    # Python's x % y (the sign of y): x - floor(x / y) * y
-    if np.dtype(x.dtype).kind in "iu":
-        return E.sub(x, E.mul(E.floor_divide(x, y), y))
-    return E.sub(x, E.mul(E.floor(E.div(x, y)), y))
-
-
 def _promoting(name, op, what, true_division=False):
     def fn(input, other):
         return nary(op, (input, other), _true_div_dtype(input, other) if true_division else None)
@@ -153,7 +145,7 @@ def _promoting(name, op, what, true_division=False):
 
 floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
                           "input / other rounded down")
-remainder = _promoting("remainder", _remainder, "the remainder of input / other with the sign "
+remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the remainder of input / other with the sign "
                        "of other (Python's %)")
 fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
                   "with the sign of input (C's fmod)")
