@@ -17,7 +17,7 @@ from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
-from functrans.torch._reductions import return_type
+from functrans.torch._reductions import return_type, values_at
 from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
@@ -182,12 +182,7 @@ take_along_dim = gather
 
 # --- sort, argsort, topk: indices decided eagerly, values one gather along dim -------------
 
-def _sorted_values(x, index, *, dim):
-    # a 0-d tensor is its own sort
-    return fnp.take_along_axis(x, index, axis=dim) if x.shape else S.reshape(x, ())
-
-
-_SORT, _TOPK = (Op(n, _sorted_values, _sorted_values) for n in ("SortBackward0", "TopkBackward0"))
+_SORT, _TOPK = (Op(n, values_at, values_at) for n in ("SortBackward0", "TopkBackward0"))
 _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 
@@ -328,13 +323,8 @@ def _median_all(x, share, value):
     return E.add(value, fnp.sum(E.mul(live, share)))
 
 
-def _median_dim(x, index, *, dim, keepdim):
-    out = _sorted_values(x, index, dim=dim)
-    return out if keepdim or not x.shape else S.squeeze(out, (dim,))
-
-
 _MEDIAN_OPS = {name: (Op(f"{name.title()}Backward0", _median_all, _median_all),
-                      Op(f"{name.title()}Backward1", _median_dim, _median_dim))
+                      Op(f"{name.title()}Backward1", values_at, values_at))
                for name in ("median", "nanmedian")}
 _MedianResult = return_type("median")
 

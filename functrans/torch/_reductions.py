@@ -144,15 +144,16 @@ def return_type(name: str) -> type:
     return type(name, (_ValuesIndices,), {"__slots__": (), "__module__": "torch.return_types"})
 
 
-def _select_along(x, idx, *, dim, keepdim):
-    # the entries of x at positions `idx` (argmax/argmin, computed eagerly) along `dim`: one
-    # gather, so the gradient goes to that one position, as in PyTorch
-    out = fnp.take_along_axis(x, fnp.expand_dims(idx, dim), dim)
-    return out if keepdim else fnp.squeeze(out, dim)
+def values_at(x, index, *, dim, keepdim=True):
+    """x's entries at `index` along dim (decided eagerly: argmax, a sort order, a median), one
+    gather, so the gradient goes to those positions, as in PyTorch."""
+    if not x.shape:  # a 0-d tensor is its own maximum, sort and median
+        return S.reshape(x, ())
+    out = fnp.take_along_axis(x, index, axis=dim)
+    return out if keepdim else S.squeeze(out, (dim,))
 
 
-_MAX_DIM, _MIN_DIM = (Op(name, _select_along, _select_along)
-                      for name in ("MaxBackward0", "MinBackward0"))
+_MAX_DIM, _MIN_DIM = (Op(name, values_at, values_at) for name in ("MaxBackward0", "MinBackward0"))
 _MaxResult, _MinResult = return_type("max"), return_type("min")
 
 
@@ -171,10 +172,10 @@ def _max_min(input, dim, keepdim, other, is_max):
     d = _dim(dim, v.ndim)
     if v.ndim == 0:
         return result((clone(x), wrap(np.zeros((), np.int64))))
-    idx = (np.argmax if is_max else np.argmin)(v, axis=d).astype(np.int64)
+    idx = (np.argmax if is_max else np.argmin)(v, axis=d, keepdims=True).astype(np.int64)
     values = run(_MAX_DIM if is_max else _MIN_DIM, (x, None), (v, idx),
                  {"dim": d, "keepdim": bool(keepdim)})
-    return result((values, wrap(np.expand_dims(idx, d) if keepdim else idx)))
+    return result((values, wrap(idx if keepdim else np.squeeze(idx, d))))
 
 
 max = named(lambda input, dim=None, keepdim=False, *, other=None: _max_min(
