@@ -266,29 +266,23 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return unary(_NAN_TO_NUM, x, {"nan": nan, "posinf": posinf, "neginf": neginf})
 
 
-_ADDC = {"addcmul": composite("AddcmulBackward0")(lambda x, t1, t2, value:
-                                                  E.add(x, E.mul(value, E.mul(t1, t2)))),
-         "addcdiv": composite("AddcdivBackward0")(lambda x, t1, t2, value:
-                                                  E.add(x, E.mul(value, E.div(t1, t2))))}
+def _addc(name, node, combine, what):
+    op = composite(node)(lambda x, t1, t2, value: E.add(x, E.mul(value, combine(t1, t2))))
+
+    def fn(input, tensor1, tensor2, *, value=1):
+        args = (as_tensor(input), as_tensor(tensor1), as_tensor(tensor2))
+        dt = _dtype.result_type(*args)
+        if combine is E.div and dt.kind not in "fc":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+        return nary(op, (*args, value), dt, scalar_overload=True)
+    return named(fn, name, f"torch.{name}: input + value * {what}.")
 
 
-def _addc(name, input, tensor1, tensor2, value):
-    args = (as_tensor(input), as_tensor(tensor1), as_tensor(tensor2))
-    dt = _dtype.result_type(*args)
-    if name == "addcdiv" and dt.kind not in "fc":
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future  release "
-            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
-            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
-            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
-            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
-            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    return nary(_ADDC[name], (*args, value), dt, scalar_overload=True)
-
-
-addcmul = named(lambda input, tensor1, tensor2, *, value=1: _addc(
-    "addcmul", input, tensor1, tensor2, value), "addcmul",
-    "torch.addcmul: input + value * tensor1 * tensor2.")
-addcdiv = named(lambda input, tensor1, tensor2, *, value=1: _addc(
-    "addcdiv", input, tensor1, tensor2, value), "addcdiv",
-    "torch.addcdiv: input + value * tensor1 / tensor2.")
+addcmul = _addc("addcmul", "AddcmulBackward0", E.mul, "tensor1 * tensor2")
+addcdiv = _addc("addcdiv", "AddcdivBackward0", E.div, "tensor1 / tensor2")

@@ -7,6 +7,8 @@ of the node, so one backward program serves every index of the same shape.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -98,10 +100,6 @@ def getitem(input, idx, name=None):
     return as_view(x, out, lambda t: getitem(t, np_idx))
 
 
-def _size(shape) -> int:
-    return int(np.prod(shape, dtype=np.int64))
-
-
 def broadcast_values(v, shape, dtype):
     """v as the values written at an index of `shape`: its leading axes dropped (numpy drops
     leading unit axes), converted to dtype and broadcast to shape."""
@@ -113,9 +111,9 @@ def broadcast_values(v, shape, dtype):
 def set_at_positions(x, v, pos, keep, *, shape):
     """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
     to `shape`) at flat indices `keep`."""
-    n = _size(x.shape)
+    n = math.prod(x.shape)
     vb = broadcast_values(v, shape, x.dtype)
-    vals = P.gather(S.reshape(vb, (_size(shape),)), keep, axis=0)
+    vals = P.gather(S.reshape(vb, (math.prod(shape),)), keep, axis=0)
     placed = P.scatter_add(np.zeros(n, x.dtype), pos, vals, axis=0)
     hit = E.gt(P.scatter_add(np.zeros(n, np.int64), pos, np.ones(pos.shape, np.int64), axis=0),
                np.zeros((), np.int64))

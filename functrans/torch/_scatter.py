@@ -7,6 +7,8 @@ every index of the same shape.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from functrans.primitives import elementwise as E
@@ -14,30 +16,21 @@ from functrans.primitives import indexing as P
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._dtype import from_numpy, kind
-from functrans.torch._indexing import (
-    INDEX_PUT,
-    _size,
-    broadcast_values,
-    check_broadcasts,
-    copy_slices,
-    fill_where,
-    numpy_index,
-    positions,
-    set_at_positions,
-    unique_last,
-)
+from functrans.torch._indexing import (INDEX_PUT, broadcast_values, check_broadcasts, copy_slices,
+                                       fill_where, numpy_index, positions, set_at_positions,
+                                       unique_last)
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
 
 def _flat(x):
-    return S.reshape(x, (_size(x.shape),))
+    return S.reshape(x, (math.prod(x.shape),))
 
 
 def _hit(shape, pos) -> np.ndarray:
     """The mask, shaped `shape`, of the flat positions pos."""
-    hit = np.zeros(_size(shape), np.bool_)
+    hit = np.zeros(math.prod(shape), np.bool_)
     hit[pos.reshape(-1)] = True
     return hit.reshape(shape)
 
@@ -217,7 +210,7 @@ def index_put(input, indices, values, accumulate=False):
 
 @composite("ScatterReduceBackward0")
 def _scatter_reduce_fn(x, src, pos, hit, keep_self, aux, *, reduce, ishape, layers):
-    n = _size(x.shape)
+    n = math.prod(x.shape)
     xf, sf = _flat(x), _flat(_leading(src, ishape))
     zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
     if reduce in ("sum", "mean"):
@@ -240,7 +233,7 @@ def _scatter_extreme_fn(x, src, pos, hit, result, w_self, w_src, *, ishape):
     xf, sf = _flat(x), _flat(_leading(src, ishape))
     live_x = E.mul(E.sub(xf, stop_gradient_p.bind(xf)), w_self)
     live_s = E.mul(E.sub(sf, stop_gradient_p.bind(sf)), w_src)
-    out = E.add(E.add(result, live_x), _scatter_sum(_size(x.shape), pos, live_s))
+    out = E.add(E.add(result, live_x), _scatter_sum(math.prod(x.shape), pos, live_s))
     return S.reshape(E.select(hit, out, xf), x.shape)
 
 
