@@ -10,12 +10,11 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
-from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
                                   fast_unary_float, named, nary, unary, unary_float)
-from functrans.torch._record import composite, loud, quiet, run
+from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor, wrap
 
 # the float functions, one primitive row each (its torch_name names the node): integer and
@@ -145,8 +144,8 @@ def _promoting(name, op, what, true_division=False):
 
 floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
                           "input / other rounded down")
-remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the remainder of input / other with the sign "
-                       "of other (Python's %)")
+remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the remainder of "
+                       "input / other with the sign of other (Python's %)")
 fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
                   "with the sign of input (C's fmod)")
 maximum = _promoting("maximum", _prim("max", "MaximumBackward0"), "the larger of input and other")
@@ -155,24 +154,17 @@ atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the ang
                              "(other, input)", true_division=True)
 
 
-_COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-
-
-def _compare(prim_name):
-    prim = REGISTRY[prim_name]
-
+def _compare(name, np_fn, symbol):
     def fn(input, other):
         dt = _dtype.result_type(input, other)
-        token = quiet()
-        try:
-            return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
-        finally:
-            loud(token)
-    return named(fn, prim_name, f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} "
-                 "other, elementwise after PyTorch's type promotion, as a bool tensor.")
+        return wrap(np.asarray(np_fn(_operand(input, dt), _operand(other, dt))))
+    return named(fn, name, f"torch.{name}: input {symbol} other, elementwise after PyTorch's "
+                 "type promotion, as a bool tensor.")
 
 
-eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+eq, ne, lt, le, gt, ge = (_compare(n, f, s) for n, f, s in (
+    ("eq", np.equal, "=="), ("ne", np.not_equal, "!="), ("lt", np.less, "<"),
+    ("le", np.less_equal, "<="), ("gt", np.greater, ">"), ("ge", np.greater_equal, ">=")))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
