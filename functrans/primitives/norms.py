@@ -1,7 +1,8 @@
-"""The row of the p-norm over axes, (sum |x|^p)^(1/p) for a finite p other than 0, 1 and 2
-(those are sums of |x|, of squares under norm_sqrt, or counts). Its derivative is
-sign(x) |x|^(p-1) y^(1-p): at a zero entry (p < 1) and at a zero norm (p > 1) JAX's rule meets
-0 * inf and gives NaN (jnp.linalg.norm's derivative); PyTorch's norm_backward masks both to 0."""
+"""The row of the p-norm over axes, (sum |x|^p)^(1/p), for a finite p other than 0
+(functrans.torch takes it for p other than 1 and 2, which are sums of |x| and of squares under
+norm_sqrt). Its derivative is sign(x) |x|^(p-1) y^(1-p): at a zero entry (p < 1) and at a zero
+norm (p > 1) JAX's rule meets 0 * inf and gives NaN (jnp.linalg.norm's derivative); PyTorch's
+norm_backward masks both to 0."""
 
 from __future__ import annotations
 
