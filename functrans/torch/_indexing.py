@@ -235,16 +235,24 @@ def fill_where(x, mask, value):
     return E.select(mask, S.convert_element_type(value, x.dtype), x)
 
 
-_MASKED_FILL = {t: composite(f"MaskedFillBackward{int(t)}")(fill_where) for t in (False, True)}
+def fills(node):
+    """The ops of `x with value where mask` named node + 0 (a number value) and + 1 (a tensor)."""
+    return {t: composite(f"{node}{int(t)}")(fill_where) for t in (False, True)}
+
+
+def fill(ops, x, mask, value):
+    """x (a tensor) with value where mask (an array) is set, one node of `ops` (see `fills`)."""
+    if isinstance(value, Tensor):
+        return run(ops[True], (x, None, value), (x._value, mask, value._value))
+    return run(ops[False], (x, None, None), (x._value, mask, _operand(value, x._value.dtype)))
+
+
+_MASKED_FILL = fills("MaskedFillBackward")
 
 
 def masked_fill(input, mask, value):
     """torch.masked_fill: input with value where mask is True."""
-    x = as_tensor(input)
-    m = as_tensor(mask)._value.astype(np.bool_)
-    if isinstance(value, Tensor):
-        return run(_MASKED_FILL[True], (x, None, value), (x._value, m, value._value))
-    return run(_MASKED_FILL[False], (x, None, None), (x._value, m, _operand(value, x._value.dtype)))
+    return fill(_MASKED_FILL, as_tensor(input), as_tensor(mask)._value.astype(np.bool_), value)
 
 
 def masked_select(input, mask):

@@ -18,8 +18,8 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._dtype import from_numpy, kind
 from functrans.torch._indexing import (INDEX_PUT, broadcast_values, check_broadcasts, copy_slices,
-                                       fill_where, numpy_index, positions, set_at_positions,
-                                       unique_last)
+                                       fill, fill_where, fills, numpy_index, positions,
+                                       set_at_positions, unique_last)
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
@@ -162,7 +162,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     return run(_INDEX_ADD, (x, s, None), (v, sv, _along_dim(v.shape, d, idx)), {"alpha": alpha})
 
 
-_INDEX_FILL = {t: composite(f"IndexFillBackward{int(t)}")(fill_where) for t in (False, True)}
+_INDEX_FILL = fills("IndexFillBackward")
 
 
 def index_fill(input, dim, index, value):
@@ -174,12 +174,10 @@ def index_fill(input, dim, index, value):
     n = (v.shape or (1,))[d]
     _check_bounds(idx, n, d, IndexError, -n)
     hit = _hit(v.shape, _along_dim(v.shape, d, np.where(idx < 0, idx + n, idx)))
-    is_tensor = isinstance(value, Tensor)
-    if is_tensor and value._value.ndim:
+    if isinstance(value, Tensor) and value._value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._value.ndim} dimension(s).")
-    return run(_INDEX_FILL[is_tensor], (x, None, value if is_tensor else None),
-               (v, hit, value._value if is_tensor else _operand(value, v.dtype)))
+    return fill(_INDEX_FILL, x, hit, value)
 
 
 _INDEX_PUT_ADD = composite("IndexPutBackward0")(
