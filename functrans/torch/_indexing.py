@@ -235,19 +235,14 @@ def fill_where(x, mask, value):
     return E.select(mask, S.convert_element_type(value, x.dtype), x)
 
 
-def fills(node):
-    """The ops of `x with value where mask` named node + 0 (a number value) and + 1 (a tensor)."""
-    return {t: composite(f"{node}{int(t)}")(fill_where) for t in (False, True)}
-
-
 def fill(ops, x, mask, value):
-    """x (a tensor) with value where mask (an array) is set, one node of `ops` (see `fills`)."""
+    """x with value where mask (an array) is set: ops[True] for a tensor value, else ops[False]."""
     if isinstance(value, Tensor):
         return run(ops[True], (x, None, value), (x._value, mask, value._value))
     return run(ops[False], (x, None, None), (x._value, mask, _operand(value, x._value.dtype)))
 
 
-_MASKED_FILL = fills("MaskedFillBackward")
+_MASKED_FILL = {t: composite(f"MaskedFillBackward{int(t)}")(fill_where) for t in (False, True)}
 
 
 def masked_fill(input, mask, value):

@@ -18,7 +18,7 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._dtype import from_numpy, kind
 from functrans.torch._indexing import (INDEX_PUT, broadcast_values, check_broadcasts, copy_slices,
-                                       fill, fill_where, fills, numpy_index, positions,
+                                       fill, fill_where, numpy_index, positions,
                                        set_at_positions, unique_last)
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
@@ -162,7 +162,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     return run(_INDEX_ADD, (x, s, None), (v, sv, _along_dim(v.shape, d, idx)), {"alpha": alpha})
 
 
-_INDEX_FILL = fills("IndexFillBackward")
+_INDEX_FILL = {t: composite(f"IndexFillBackward{int(t)}")(fill_where) for t in (False, True)}
 
 
 def index_fill(input, dim, index, value):
