@@ -11,8 +11,9 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.primitive import grad_mode_enabled
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
-from functrans.primitives.elementwise import (add, convert_element_type, div, eq, eq_p, gt, mul,
-                                             select)
+from functrans.primitives.ad_control import stop_gradient
+from functrans.primitives.elementwise import (add, convert_element_type, div, eq, eq_p, exp, gt,
+                                             is_finite, mul, select, sub)
 from functrans.primitives.layout import (  # noqa: F401  (reduce_sum, reduce_sum_p re-exported)
     expand_reduced, linear_jvp, normalize_axes, reduce_batch, reduce_sum, reduce_sum_p,
     reduced_aval, reshape, transpose, zero_jvp)
@@ -303,3 +304,45 @@ cumprod_p = define(
     "cumprod", impl=_scan_impl(xp.cumprod), abstract=_scan_abstract("cumprod"),
     jvp=_cumprod_jvp, torch_name="CumprodBackward0")
 cumprod_p.rules["batch"] = _scan_batch(cumprod_p)
+
+
+# --- logsumexp -------------------------------------------------------------------------------
+# log(sum(exp(x))) over axes, computed shifted by the maximum (where it is finite). JAX's
+# derivative is softmax(x) with the shift held constant (jax.nn.logsumexp's stop_gradient): 0
+# where every entry is -inf and beside a NaN. PyTorch's logsumexp_backward is exp(x - y), which
+# is NaN there (-inf - -inf, x - NaN).
+def logsumexp(x, axes):
+    """log(sum(exp(x))) over `axes`, computed stably."""
+    return logsumexp_p.bind(x, axes=normalize_axes(axes, ndim_of(x)))
+
+
+def _finite_max(x, axes):
+    m = xp.max(x, axis=axes, keepdims=True)
+    return xp.where(xp.isfinite(m), m, xp.zeros((), x.dtype))
+
+
+def _logsumexp_impl(x, *, axes):
+    m = _finite_max(x, axes)
+    return xp.log(xp.sum(xp.exp(x - m), axis=axes)) + xp.squeeze(m, axis=axes)
+
+
+def _logsumexp_jvp(torch):
+    def jvp(primals, tangents, *, axes):
+        x, = primals
+        t, = tangents
+        y = logsumexp_p.bind(x, axes=axes)
+        shape = shape_of(x)
+        if torch:
+            return y, reduce_sum(mul(t, exp(sub(x, expand_reduced(y, shape, axes)))), axes)
+        m = stop_gradient(reduce_max(x, axes))
+        m = select(is_finite(m), m, np.zeros((), m.dtype))
+        e = exp(sub(x, expand_reduced(m, shape, axes)))
+        return y, div(reduce_sum(mul(t, e), axes), reduce_sum(e, axes))
+    return jvp
+
+
+logsumexp_p = define("logsumexp", impl=_logsumexp_impl,
+                     abstract=_nonempty_reduced_aval("logsumexp", "maximum"),
+                     jvp=_logsumexp_jvp(False), torch_jvp=_logsumexp_jvp(True),
+                     torch_name="LogsumexpBackward0")
+logsumexp_p.rules["batch"] = reduce_batch(logsumexp_p)

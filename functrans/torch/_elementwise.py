@@ -10,12 +10,11 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
-from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
                                   fast_unary_float, named, nary, unary, unary_float)
-from functrans.torch._record import composite, loud, quiet, run
+from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor, wrap
 
 # the float functions, one primitive row each (its torch_name names the node): integer and
@@ -137,14 +136,6 @@ rdiv = named(lambda x, other: mul(reciprocal(x), other), "rdiv",
              "other / x, which PyTorch records as reciprocal(x) * other (MulBackward0).")
 
 
-@composite("RemainderBackward0")
-def _remainder(x, y):
-    # Python's x % y (the sign of y): x - floor(x / y) * y
-    if np.dtype(x.dtype).kind in "iu":
-        return E.sub(x, E.mul(E.floor_divide(x, y), y))
-    return E.sub(x, E.mul(E.floor(E.div(x, y)), y))
-
-
 def _promoting(name, op, what, true_division=False):
     def fn(input, other):
         return nary(op, (input, other), _true_div_dtype(input, other) if true_division else None)
@@ -153,8 +144,8 @@ def _promoting(name, op, what, true_division=False):
 
 floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
                           "input / other rounded down")
-remainder = _promoting("remainder", _remainder, "the remainder of input / other with the sign "
-                       "of other (Python's %)")
+remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the remainder of "
+                       "input / other with the sign of other (Python's %)")
 fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
                   "with the sign of input (C's fmod)")
 maximum = _promoting("maximum", _prim("max", "MaximumBackward0"), "the larger of input and other")
@@ -163,24 +154,17 @@ atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the ang
                              "(other, input)", true_division=True)
 
 
-_COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-
-
-def _compare(prim_name):
-    prim = REGISTRY[prim_name]
-
+def _compare(name, np_fn, symbol):
     def fn(input, other):
         dt = _dtype.result_type(input, other)
-        token = quiet()
-        try:
-            return wrap(np.asarray(prim.impl(_operand(input, dt), _operand(other, dt))))
-        finally:
-            loud(token)
-    return named(fn, prim_name, f"torch.{prim_name}: input {_COMPARE_SYMBOLS[prim_name]} "
-                 "other, elementwise after PyTorch's type promotion, as a bool tensor.")
+        return wrap(np.asarray(np_fn(_operand(input, dt), _operand(other, dt))))
+    return named(fn, name, f"torch.{name}: input {symbol} other, elementwise after PyTorch's "
+                 "type promotion, as a bool tensor.")
 
 
-eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+eq, ne, lt, le, gt, ge = (_compare(n, f, s) for n, f, s in (
+    ("eq", np.equal, "=="), ("ne", np.not_equal, "!="), ("lt", np.less, "<"),
+    ("le", np.less_equal, "<="), ("gt", np.greater, ">"), ("ge", np.greater_equal, ">=")))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
@@ -274,29 +258,23 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return unary(_NAN_TO_NUM, x, {"nan": nan, "posinf": posinf, "neginf": neginf})
 
 
-_ADDC = {"addcmul": composite("AddcmulBackward0")(lambda x, t1, t2, value:
-                                                  E.add(x, E.mul(value, E.mul(t1, t2)))),
-         "addcdiv": composite("AddcdivBackward0")(lambda x, t1, t2, value:
-                                                  E.add(x, E.mul(value, E.div(t1, t2))))}
+def _addc(name, node, combine, what):
+    op = composite(node)(lambda x, t1, t2, value: E.add(x, E.mul(value, combine(t1, t2))))
+
+    def fn(input, tensor1, tensor2, *, value=1):
+        args = (as_tensor(input), as_tensor(tensor1), as_tensor(tensor2))
+        dt = _dtype.result_type(*args)
+        if combine is E.div and dt.kind not in "fc":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+        return nary(op, (*args, value), dt, scalar_overload=True)
+    return named(fn, name, f"torch.{name}: input + value * {what}.")
 
 
-def _addc(name, input, tensor1, tensor2, value):
-    args = (as_tensor(input), as_tensor(tensor1), as_tensor(tensor2))
-    dt = _dtype.result_type(*args)
-    if name == "addcdiv" and dt.kind not in "fc":
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future  release "
-            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
-            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
-            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
-            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
-            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    return nary(_ADDC[name], (*args, value), dt, scalar_overload=True)
-
-
-addcmul = named(lambda input, tensor1, tensor2, *, value=1: _addc(
-    "addcmul", input, tensor1, tensor2, value), "addcmul",
-    "torch.addcmul: input + value * tensor1 * tensor2.")
-addcdiv = named(lambda input, tensor1, tensor2, *, value=1: _addc(
-    "addcdiv", input, tensor1, tensor2, value), "addcdiv",
-    "torch.addcdiv: input + value * tensor1 / tensor2.")
+addcmul = _addc("addcmul", "AddcmulBackward0", E.mul, "tensor1 * tensor2")
+addcdiv = _addc("addcdiv", "AddcdivBackward0", E.div, "tensor1 / tensor2")

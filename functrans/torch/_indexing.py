@@ -7,6 +7,8 @@ of the node, so one backward program serves every index of the same shape.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import functrans.numpy as fnp
@@ -17,7 +19,7 @@ from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
-from functrans.torch._reductions import return_type
+from functrans.torch._reductions import return_type, values_at
 from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
@@ -98,10 +100,6 @@ def getitem(input, idx, name=None):
     return as_view(x, out, lambda t: getitem(t, np_idx))
 
 
-def _size(shape) -> int:
-    return int(np.prod(shape, dtype=np.int64))
-
-
 def broadcast_values(v, shape, dtype):
     """v as the values written at an index of `shape`: its leading axes dropped (numpy drops
     leading unit axes), converted to dtype and broadcast to shape."""
@@ -113,9 +111,9 @@ def broadcast_values(v, shape, dtype):
 def set_at_positions(x, v, pos, keep, *, shape):
     """x with the elements at flat positions `pos` (unique) replaced by those of v (broadcast
     to `shape`) at flat indices `keep`."""
-    n = _size(x.shape)
+    n = math.prod(x.shape)
     vb = broadcast_values(v, shape, x.dtype)
-    vals = P.gather(S.reshape(vb, (_size(shape),)), keep, axis=0)
+    vals = P.gather(S.reshape(vb, (math.prod(shape),)), keep, axis=0)
     placed = P.scatter_add(np.zeros(n, x.dtype), pos, vals, axis=0)
     hit = E.gt(P.scatter_add(np.zeros(n, np.int64), pos, np.ones(pos.shape, np.int64), axis=0),
                np.zeros((), np.int64))
@@ -162,8 +160,7 @@ def setitem_out_of_place(x, idx, value):
     return copy_slices(x, value, positions(x._value.shape, numpy_index(idx)))
 
 
-_GATHER = composite("GatherBackward0")(
-    lambda x, index, *, dim: fnp.take_along_axis(x, index, axis=dim))
+_GATHER = Op("GatherBackward0", values_at, values_at)
 
 
 def gather(input, dim, index):
@@ -182,12 +179,7 @@ take_along_dim = gather
 
 # --- sort, argsort, topk: indices decided eagerly, values one gather along dim -------------
 
-def _sorted_values(x, index, *, dim):
-    # a 0-d tensor is its own sort
-    return fnp.take_along_axis(x, index, axis=dim) if x.shape else S.reshape(x, ())
-
-
-_SORT, _TOPK = (Op(n, _sorted_values, _sorted_values) for n in ("SortBackward0", "TopkBackward0"))
+_SORT, _TOPK = (Op(n, values_at, values_at) for n in ("SortBackward0", "TopkBackward0"))
 _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 
@@ -243,16 +235,19 @@ def fill_where(x, mask, value):
     return E.select(mask, S.convert_element_type(value, x.dtype), x)
 
 
+def fill(ops, x, mask, value):
+    """x with value where mask (an array) is set: ops[True] for a tensor value, else ops[False]."""
+    if isinstance(value, Tensor):
+        return run(ops[True], (x, None, value), (x._value, mask, value._value))
+    return run(ops[False], (x, None, None), (x._value, mask, _operand(value, x._value.dtype)))
+
+
 _MASKED_FILL = {t: composite(f"MaskedFillBackward{int(t)}")(fill_where) for t in (False, True)}
 
 
 def masked_fill(input, mask, value):
     """torch.masked_fill: input with value where mask is True."""
-    x = as_tensor(input)
-    m = as_tensor(mask)._value.astype(np.bool_)
-    if isinstance(value, Tensor):
-        return run(_MASKED_FILL[True], (x, None, value), (x._value, m, value._value))
-    return run(_MASKED_FILL[False], (x, None, None), (x._value, m, _operand(value, x._value.dtype)))
+    return fill(_MASKED_FILL, as_tensor(input), as_tensor(mask)._value.astype(np.bool_), value)
 
 
 def masked_select(input, mask):
@@ -328,13 +323,8 @@ def _median_all(x, share, value):
     return E.add(value, fnp.sum(E.mul(live, share)))
 
 
-def _median_dim(x, index, *, dim, keepdim):
-    out = _sorted_values(x, index, dim=dim)
-    return out if keepdim or not x.shape else S.squeeze(out, (dim,))
-
-
 _MEDIAN_OPS = {name: (Op(f"{name.title()}Backward0", _median_all, _median_all),
-                      Op(f"{name.title()}Backward1", _median_dim, _median_dim))
+                      Op(f"{name.title()}Backward1", values_at, values_at))
                for name in ("median", "nanmedian")}
 _MedianResult = return_type("median")
 

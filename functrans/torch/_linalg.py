@@ -6,18 +6,18 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
-from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
-from functrans.primitives.registry import REGISTRY
+from functrans.primitives.linalg import dot_general
 from functrans.torch import _dtype
 from functrans.torch._elementwise import mul
 from functrans.torch._ops import _operand, as_tensor
+from functrans.torch._reductions import vector_norm
 from functrans.torch._record import composite, run
 
 
 def _contraction(name, contract, batch=((), ())):
     dn = (contract, batch)
-    return composite(name)(lambda a, b: REGISTRY["dot_general"].bind(a, b, dimension_numbers=dn))
+    return composite(name)(lambda a, b: dot_general(a, b, dn))
 
 
 _mm = _contraction("MmBackward0", ((1,), (0,)))
@@ -126,7 +126,7 @@ def einsum(equation, *operands):
 
 @composite("AddmmBackward0")
 def _addmm(x, a, b, *, beta, alpha):
-    prod = REGISTRY["dot_general"].bind(a, b, dimension_numbers=(((1,), (0,)), ((), ())))
+    prod = dot_general(a, b, (((1,), (0,)), ((), ())))
     if alpha != 1:
         prod = E.mul(prod, np.asarray(alpha, prod.dtype))
     if x.shape != prod.shape:
@@ -152,24 +152,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @composite("CdistBackward0")
 def _cdist(a, b, *, p):
     diff = E.sub(fnp.expand_dims(a, -2), fnp.expand_dims(b, -3))
-    zero = np.zeros((), a.dtype)
-    if p == 0:  # the number of differing coordinates: a zero gradient
-        return fnp.sum(S.convert_element_type(E.ne(diff, zero), a.dtype), axis=-1)
-    if p == 2:  # the norm_sqrt row: PyTorch's derivative is 0 at zero distance
-        return E.norm_sqrt(fnp.sum(E.mul(diff, diff), axis=-1))
+    if p not in (1, float("inf")):  # the norm rows: PyTorch's derivative is 0 at zero distance
+        return vector_norm(diff, p, (diff.ndim - 1,))
     ad = E.mul(diff, E.sign(diff))  # |diff| with cdist_backward's derivative sign(diff): 0 at
     # 0 and NaN at NaN (abs's PyTorch rule, sgn, gives 0 at NaN)
     if p == 1:
         return fnp.sum(ad, axis=-1)
-    if p == float("inf"):  # every coordinate at the maximum gets the whole gradient
-        top = stop_gradient_p.bind(fnp.max(ad, axis=-1, keepdims=True))
-        at_top = E.select(E.eq(ad, top), E.sub(ad, stop_gradient_p.bind(ad)), zero)
-        return E.add(fnp.squeeze(top, -1), fnp.sum(at_top, axis=-1))
-    s = fnp.sum(REGISTRY["pow"].bind(ad, np.asarray(p, a.dtype)), axis=-1)
-    pos = E.gt(s, zero)
-    root = REGISTRY["pow"].bind(E.select(pos, s, np.ones((), a.dtype)),
-                                np.asarray(1.0 / p, a.dtype))
-    return E.select(pos, root, zero)
+    # p = inf: every coordinate at the maximum gets the whole gradient
+    top = stop_gradient_p.bind(fnp.max(ad, axis=-1, keepdims=True))
+    at_top = E.select(E.eq(ad, top), E.sub(ad, stop_gradient_p.bind(ad)), np.zeros((), a.dtype))
+    return E.add(fnp.squeeze(top, -1), fnp.sum(at_top, axis=-1))
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -12,6 +12,7 @@ import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
+from functrans.primitives.norms import p_norm
 from functrans.torch import _dtype
 from functrans.torch._elementwise import maximum, minimum
 from functrans.torch._ops import _float_value, _prim, as_tensor, clone, named, unary
@@ -143,15 +144,16 @@ def return_type(name: str) -> type:
     return type(name, (_ValuesIndices,), {"__slots__": (), "__module__": "torch.return_types"})
 
 
-def _select_along(x, idx, *, dim, keepdim):
-    # the entries of x at positions `idx` (argmax/argmin, computed eagerly) along `dim`: one
-    # gather, so the gradient goes to that one position, as in PyTorch
-    out = fnp.take_along_axis(x, fnp.expand_dims(idx, dim), dim)
-    return out if keepdim else fnp.squeeze(out, dim)
+def values_at(x, index, *, dim, keepdim=True):
+    """x's entries at `index` along dim (decided eagerly: argmax, a sort order, a median), one
+    gather, so the gradient goes to those positions, as in PyTorch."""
+    if not x.shape:  # a 0-d tensor is its own maximum, sort and median
+        return S.reshape(x, ())
+    out = fnp.take_along_axis(x, index, axis=dim)
+    return out if keepdim else S.squeeze(out, (dim,))
 
 
-_MAX_DIM, _MIN_DIM = (Op(name, _select_along, _select_along)
-                      for name in ("MaxBackward0", "MinBackward0"))
+_MAX_DIM, _MIN_DIM = (Op(name, values_at, values_at) for name in ("MaxBackward0", "MinBackward0"))
 _MaxResult, _MinResult = return_type("max"), return_type("min")
 
 
@@ -170,10 +172,10 @@ def _max_min(input, dim, keepdim, other, is_max):
     d = _dim(dim, v.ndim)
     if v.ndim == 0:
         return result((clone(x), wrap(np.zeros((), np.int64))))
-    idx = (np.argmax if is_max else np.argmin)(v, axis=d).astype(np.int64)
+    idx = (np.argmax if is_max else np.argmin)(v, axis=d, keepdims=True).astype(np.int64)
     values = run(_MAX_DIM if is_max else _MIN_DIM, (x, None), (v, idx),
                  {"dim": d, "keepdim": bool(keepdim)})
-    return result((values, wrap(np.expand_dims(idx, d) if keepdim else idx)))
+    return result((values, wrap(idx if keepdim else np.squeeze(idx, d))))
 
 
 max = named(lambda input, dim=None, keepdim=False, *, other=None: _max_min(
@@ -238,42 +240,32 @@ var_mean = _moments("var_mean", "VarMeanBackward0", "(var, mean)", False, True)
 std_mean = _moments("std_mean", "StdMeanBackward0", "(std, mean)", True, True)
 
 
-@composite("LinalgVectorNormBackward0")
-def _norm(x, *, ord, dims, keepdim):
-    # PyTorch's subgradients: zero where the norm is zero, and zero for zero entries
-    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
-    if ord == 2:  # the norm_sqrt row: zero derivative at a zero norm
-        out = E.norm_sqrt(R.reduce_sum(E.mul(x, x), dims))
-    elif ord == 1:
-        out = R.reduce_sum(E.abs(x), dims)
-    elif ord == math.inf:
-        out = R.reduce_max(E.abs(x), dims)
-    else:
-        p = np.asarray(ord, x.dtype)
-        nz = E.ne(x, zero)
-        s = R.reduce_sum(E.select(nz, E.pow(E.select(nz, E.abs(x), one), p), zero), dims)
-        snz = E.ne(s, zero)
-        out = E.select(snz, E.pow(E.select(snz, s, one), E.div(one, p)), zero)
-    return _keep(out, x.shape, dims, keepdim)
+def vector_norm(x, ord, dims):
+    """The ord-norm of x over dims, with PyTorch's derivative at zero (0, from the rows)."""
+    if ord == 2:  # the norm_sqrt row
+        return E.norm_sqrt(R.reduce_sum(E.mul(x, x), dims))
+    if ord == 1:
+        return R.reduce_sum(E.abs(x), dims)
+    if ord == math.inf:
+        return R.reduce_max(E.abs(x), dims)
+    if ord == 0:  # the number of nonzero entries: a zero gradient
+        return R.reduce_sum(S.convert_element_type(E.ne(x, np.zeros((), x.dtype)), x.dtype), dims)
+    return p_norm(x, ord, dims)
+
+
+_NORM = composite("LinalgVectorNormBackward0")(
+    lambda x, *, ord, dims, keepdim: _keep(vector_norm(x, ord, dims), x.shape, dims, keepdim))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: the p-norm (Frobenius by default) over dim, zero gradient at a zero input."""
     x = as_tensor(input, dtype)
-    return run(_norm, (x,), (_float_value(x),), {"ord": 2 if p in ("fro", None) else float(p),
+    return run(_NORM, (x,), (_float_value(x),), {"ord": 2 if p in ("fro", None) else float(p),
                                                   "dims": _dims(dim, x._value.ndim),
                                                   "keepdim": bool(keepdim)})
 
 
-def _logsumexp(x, dims):
-    m = R.reduce_max(x, dims)
-    finite = E.select(E.is_finite(m), m, np.zeros((), x.dtype))
-    z = E.sub(x, S.broadcast_in_dim(finite, x.shape, tuple(i for i in range(x.ndim)
-                                                           if i not in dims)))
-    return E.add(E.log(R.reduce_sum(E.exp(z), dims)), finite)
-
-
-_LOGSUMEXP = _reduction(None, "LogsumexpBackward0", _logsumexp)
+_LOGSUMEXP = _reduction(None, "LogsumexpBackward0", R.logsumexp)  # the row: exp(x - y)
 logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input, dim, keepdim,
                                                                floats=True),
                   "logsumexp", "torch.logsumexp: log(sum(exp(input))) over dim, computed stably.")

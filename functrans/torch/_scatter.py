@@ -7,37 +7,31 @@ every index of the same shape.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import indexing as P
+from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._dtype import from_numpy, kind
-from functrans.torch._indexing import (
-    INDEX_PUT,
-    _size,
-    broadcast_values,
-    check_broadcasts,
-    copy_slices,
-    fill_where,
-    numpy_index,
-    positions,
-    set_at_positions,
-    unique_last,
-)
+from functrans.torch._indexing import (INDEX_PUT, broadcast_values, check_broadcasts, copy_slices,
+                                       fill, fill_where, numpy_index, positions,
+                                       set_at_positions, unique_last)
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
 
 def _flat(x):
-    return S.reshape(x, (_size(x.shape),))
+    return S.reshape(x, (math.prod(x.shape),))
 
 
 def _hit(shape, pos) -> np.ndarray:
     """The mask, shaped `shape`, of the flat positions pos."""
-    hit = np.zeros(_size(shape), np.bool_)
+    hit = np.zeros(math.prod(shape), np.bool_)
     hit[pos.reshape(-1)] = True
     return hit.reshape(shape)
 
@@ -180,12 +174,10 @@ def index_fill(input, dim, index, value):
     n = (v.shape or (1,))[d]
     _check_bounds(idx, n, d, IndexError, -n)
     hit = _hit(v.shape, _along_dim(v.shape, d, np.where(idx < 0, idx + n, idx)))
-    is_tensor = isinstance(value, Tensor)
-    if is_tensor and value._value.ndim:
+    if isinstance(value, Tensor) and value._value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._value.ndim} dimension(s).")
-    return run(_INDEX_FILL[is_tensor], (x, None, value if is_tensor else None),
-               (v, hit, value._value if is_tensor else _operand(value, v.dtype)))
+    return fill(_INDEX_FILL, x, hit, value)
 
 
 _INDEX_PUT_ADD = composite("IndexPutBackward0")(
@@ -210,38 +202,36 @@ def index_put(input, indices, values, accumulate=False):
 
 
 # --- scatter_reduce --------------------------------------------------------------------------
-# Each reduction is composed from gather, scatter_add and select, so its gradient is the one
-# those rows give, which is PyTorch's: sum and mean pass the gradient through (mean divided by
-# the count), prod gives the product of the other factors, and amax/amin share the gradient
-# evenly among the entries equal to the result (the constant masks below, decided eagerly).
+# The values meeting at each written position are gathered into one row (input's value, then
+# src's in order, padded with the reduction's identity), and the row reduced by the reduction
+# row of the table, so the gradient is that row's under PyTorch's convention: sum and mean pass
+# it through (mean divided by the count), prod gives prod / x (the other factors where there
+# are zeros), amax and amin share it evenly among the entries equal to the result.
+
+_REDUCE_ROWS = {"sum": R.reduce_sum, "mean": R.reduce_sum, "prod": R.reduce_prod,
+                "amax": R.reduce_max, "amin": R.reduce_min}
+
 
 @composite("ScatterReduceBackward0")
-def _scatter_reduce_fn(x, src, pos, hit, keep_self, aux, *, reduce, ishape, layers):
-    n = _size(x.shape)
+def _scatter_reduce_fn(x, src, rows, targets, hit, count, *, reduce, ishape):
     xf, sf = _flat(x), _flat(_leading(src, ishape))
-    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    identity = np.asarray(_identity(reduce, np.dtype(x.dtype)), x.dtype).reshape(1)
+    # an input value left out (include_self=False) but equal to the result still counts among
+    # amax's ties, as PyTorch counts them, with no gradient of its own
+    table = S.concatenate([xf, sf, identity, stop_gradient_p.bind(xf)], 0)
+    out = _REDUCE_ROWS[reduce](S.reshape(P.gather(table, _flat(rows), axis=0), rows.shape), (1,))
+    if reduce == "mean":
+        out = E.div(out, count)
+    return S.reshape(E.select(hit, _scatter_sum(xf.shape[0], targets, out), xf), x.shape)
+
+
+def _identity(reduce, dtype):
     if reduce in ("sum", "mean"):
-        out = E.add(E.select(keep_self, xf, zero), _scatter_sum(n, pos, sf))
-        if reduce == "mean":
-            out = E.div(out, aux)  # aux: the count of contributors (1 where none)
-    else:  # prod
-        out = E.select(keep_self, xf, one)
-        for k in range(layers):  # aux: each src element's rank among those at its position
-            mine = E.eq(aux, np.asarray(k, aux.dtype))
-            placed = _scatter_sum(n, pos, E.select(mine, sf, zero))
-            reached = _scatter_sum(n, pos, E.select(mine, np.ones(sf.shape, x.dtype), zero))
-            out = E.mul(out, E.select(E.gt(reached, zero), placed, one))
-    return S.reshape(E.select(hit, out, xf), x.shape)
-
-
-@composite("ScatterReduceBackward0")
-def _scatter_extreme_fn(x, src, pos, hit, result, w_self, w_src, *, ishape):
-    # amax, amin: the result itself, plus zero-valued terms whose gradients are the shares
-    xf, sf = _flat(x), _flat(_leading(src, ishape))
-    live_x = E.mul(E.sub(xf, stop_gradient_p.bind(xf)), w_self)
-    live_s = E.mul(E.sub(sf, stop_gradient_p.bind(sf)), w_src)
-    out = E.add(E.add(result, live_x), _scatter_sum(_size(x.shape), pos, live_s))
-    return S.reshape(E.select(hit, out, xf), x.shape)
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+    return -big if reduce == "amax" else big
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
@@ -249,43 +239,35 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     "mean", "amax" or "amin"; include_self=False leaves input's values out where something
     is scattered)."""
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch's aliases
-    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+    if reduce not in _REDUCE_ROWS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     s = as_tensor(src)
     x, idx, pos = _scatter_args("scatter_reduce", input, dim, index, s)
     v, sv, pos = x._value, s._value, pos.reshape(-1)
-    flat, n, ishape = v.reshape(-1), v.size, tuple(idx.shape or (1,))
-    hit = _hit((n,), pos)
-    keep_self = ~hit if not include_self else np.ones(n, np.bool_)
+    n, ishape = v.size, tuple(idx.shape or (1,))
+    m = pos.size
+    targets, group, counts = np.unique(pos, return_inverse=True, return_counts=True)
+    order, starts = np.argsort(group, kind="stable"), np.cumsum(counts) - counts
+    rank = np.empty(m, np.int64)  # each src element's place in its target's row
+    rank[order] = np.arange(m) - starts[group[order]]
+    # one row per target of indices into [x (n), src (m), the identity, x held constant (n)]
+    rows = np.full((targets.size, 1 + (int(counts.max()) if m else 0)), n + m, np.int64)
+    rows[group, 1 + rank] = n + np.arange(m)
     svals = sv[tuple(slice(0, k) for k in ishape)].reshape(-1) if sv.ndim else sv.reshape(-1)
-    counts = np.bincount(pos, minlength=n)
-    aux, layers = np.zeros((), v.dtype), 0
-    if reduce == "mean":
-        aux = np.maximum(counts + keep_self.astype(np.int64), 1).astype(v.dtype)
-        if v.dtype.kind not in "fc":  # integer mean: PyTorch floors
-            total = np.where(keep_self, flat, 0)
-            np.add.at(total, pos, svals)
-            return wrap(np.where(hit, total // aux, flat).reshape(v.shape).astype(v.dtype))
-    elif reduce == "prod":
-        order = np.argsort(pos, kind="stable")
-        aux = np.empty(pos.size, np.int64)
-        aux[order] = np.arange(pos.size) - np.concatenate(([0], np.cumsum(counts)))[pos[order]]
-        layers = int(counts.max()) if counts.size else 0
-    elif reduce in ("amax", "amin"):
-        work = np.result_type(v.dtype, np.float32) if v.dtype.kind != "f" else v.dtype
-        result = np.where(keep_self, flat, -np.inf if reduce == "amax" else np.inf).astype(work)
-        (np.maximum if reduce == "amax" else np.minimum).at(result, pos, svals)
-        result = result.astype(v.dtype)
-        # as PyTorch counts them: an input entry equal to the result takes a share even when
-        # include_self=False (its own gradient is then zeroed)
-        self_is, src_is = hit & (flat == result), svals == result[pos]
-        share = self_is.astype(np.int64)
-        np.add.at(share, pos, src_is.astype(np.int64))
-        share = np.maximum(share, 1).astype(v.dtype)
-        return run(_scatter_extreme_fn, (x, s, None, None, None, None, None),
-                   (v, sv, pos, hit, result, ((self_is & keep_self) / share).astype(v.dtype),
-                    (src_is / share[pos]).astype(v.dtype)), {"ishape": ishape})
+    if include_self:
+        rows[:, 0] = targets
+    elif reduce in ("amax", "amin") and m:
+        best = (np.maximum if reduce == "amax" else np.minimum).reduceat(svals[order], starts)
+        ties = v.reshape(-1)[targets] == best
+        rows[ties, 0] = n + m + 1 + targets[ties]
+    count = (counts + int(include_self)).astype(v.dtype)
+    if reduce == "mean" and v.dtype.kind not in "fc":  # integer mean: PyTorch floors
+        total = v.reshape(-1) * int(include_self)
+        np.add.at(total, pos, svals)
+        out = v.reshape(-1).copy()
+        out[targets] = total[targets] // count
+        return wrap(out.reshape(v.shape))
     return run(_scatter_reduce_fn, (x, s, None, None, None, None),
-               (v, sv, pos, hit, keep_self, aux),
-               {"reduce": reduce, "ishape": ishape, "layers": layers})
+               (v, sv, rows, targets, _hit((n,), targets), count),
+               {"reduce": reduce, "ishape": ishape})

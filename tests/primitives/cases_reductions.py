@@ -66,4 +66,6 @@ CASES = [
          name="cumprod-reverse"),
     Case("cumprod", lambda x: fnp.cumprod(x, axis=0), [(3,)], domain=real,
          name="cumprod-fnp"),
+    Case("logsumexp", lambda x: R.logsumexp(x, (1,)), [(2, 3)]),
+    Case("logsumexp", lambda x: R.logsumexp(x, (0, 1)), [(3, 2)], name="logsumexp-all"),
 ]

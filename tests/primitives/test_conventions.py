@@ -20,11 +20,14 @@ import pytest
 
 import functrans as ft
 from functrans.core.primitive import derivative_convention
+from functrans.primitives import activations as A
 from functrans.primitives import elementwise as E
+from functrans.primitives import norms as N
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import CONVENTION_RULE_KINDS, REGISTRY
 
 nan, inf = math.nan, math.inf
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
 @dataclass
@@ -111,6 +114,32 @@ CONVENTIONS = [
     Convention("clamp_max", "x=hi", E.clamp_max, (0.5, 0.5), (0.0, 0.0), (1.0, 0.0),
                lambda jax, jnp: lambda x, hi: jax.lax.clamp(-jnp.inf, x, hi),
                lambda torch: lambda x, hi: torch.clamp(x, max=hi)),
+    # the 3-norm of zeros: JAX's |x|^2 sign(x) y^-2 = 0 * inf = nan; PyTorch's norm_backward
+    # masks a zero norm to 0
+    Convention("p_norm", "p=3,x=0", lambda x: N.p_norm(x, 3.0, (0,)), ([0.0, 0.0],),
+               ([nan, nan],), ([0.0, 0.0],),
+               lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=3),
+               lambda torch: lambda x: torch.linalg.vector_norm(x, 3)),
+    # p < 1 at a zero entry: JAX's |x|^(p-1) = inf (abs's derivative +1 at 0); PyTorch 0
+    Convention("p_norm", "p=0.5,x0=0", lambda x: N.p_norm(x, 0.5, (0,)), ([0.0, 1.0],),
+               ([inf, 1.0],), ([0.0, 1.0],),
+               lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=0.5),
+               lambda torch: lambda x: torch.linalg.vector_norm(x, 0.5)),
+    # logsumexp where the sum rounds away: y = log(2 e^a) rounds to a at a = 1e17. JAX's
+    # softmax gives 1/2 each; PyTorch's exp(x - y) 1 each
+    Convention("logsumexp", "x=[1e17,1e17]", lambda x: R.logsumexp(x, (0,)), ([1e17, 1e17],),
+               ([0.5, 0.5],), ([1.0, 1.0],), lambda jax, jnp: jax.nn.logsumexp,
+               lambda torch: lambda x: torch.logsumexp(x, 0)),
+    # elu at NaN: JAX's where(x > 0, ...) takes the lower branch, alpha exp(NaN); PyTorch's
+    # elu_backward tests x <= 0, false at NaN, and passes scale * t
+    Convention("elu", "x=nan", A.elu, (nan,), (nan,), (1.0,), lambda jax, jnp: jax.nn.elu,
+               lambda torch: torch.nn.functional.elu),
+    Convention("elu", "selu,x=nan", lambda x: A.elu(x, SELU_ALPHA, SELU_SCALE), (nan,), (nan,),
+               (SELU_SCALE,), lambda jax, jnp: jax.nn.selu, lambda torch: torch.selu),
+    # hard_swish at NaN: JAX's x relu6(x + 3) / 6 gives NaN; PyTorch's hardswish_backward
+    # passes t (NaN fails both of its tests, x <= -3 and x < 3)
+    Convention("hard_swish", "x=nan", A.hard_swish, (nan,), (nan,), (1.0,),
+               lambda jax, jnp: jax.nn.hard_swish, lambda torch: torch.nn.functional.hardswish),
 ]
 
 # rows whose PyTorch rule gives JAX's values and reads what PyTorch's formula reads: the
@@ -122,6 +151,18 @@ READS = [
     ("integer_pow", lambda x: E.integer_pow(x, 1), (2.0,), "integer_pow"),
     # logistic: PyTorch's derivative is its own op, sigmoid_backward(t, y)
     ("logistic", E.logistic, (0.3,), "logistic_backward"),
+    # softplus: PyTorch's softplus_backward computes z / (z + 1), z = exp(beta x), where JAX's
+    # rule takes sigmoid(beta x)
+    ("softplus", lambda x: A.softplus(x, 2.0, 20.0), (0.3,), "div"),
+]
+
+
+# PyTorch's elu_double_backward tests x < 0, so at 0 its second derivative is 0; JAX's
+# (jax.nn.elu and selu) is the lower branch's, alpha scale exp(0)
+SECOND = [
+    ("elu", A.elu, 0.0, 1.0, 0.0, lambda jax: jax.nn.elu, lambda torch: torch.nn.functional.elu),
+    ("elu", lambda x: A.elu(x, SELU_ALPHA, SELU_SCALE), 0.0, SELU_ALPHA * SELU_SCALE, 0.0,
+     lambda jax: jax.nn.selu, lambda torch: torch.selu),
 ]
 
 
@@ -202,3 +243,25 @@ def test_rules_that_differ_in_what_they_read(row, fn, args, reads):
 
     assert count(derivative_program("torch")) > count(derivative_program(None)), \
         f"{row}: PyTorch's rule should read {reads} where JAX's does not"
+
+
+def _second(fn, x, convention):
+    with np.errstate(all="ignore"):
+        if convention is None:
+            return ft.grad(ft.grad(fn))(np.float64(x))
+        with derivative_convention(convention):
+            return ft.grad(ft.grad(fn))(np.float64(x))
+
+
+@pytest.mark.parametrize("row,fn,x,jax_d2,torch_d2,jax_ref,torch_ref", SECOND,
+                         ids=[f"{s[0]}-{k}" for k, s in enumerate(SECOND)])
+def test_second_derivatives_that_differ(row, fn, x, jax_d2, torch_d2, jax_ref, torch_ref):
+    assert _second(fn, x, None) == pytest.approx(jax_d2, rel=1e-15)
+    assert _second(fn, x, "torch") == torch_d2
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(True):
+        assert float(jax.grad(jax.grad(jax_ref(jax)))(x)) == pytest.approx(jax_d2, rel=1e-15)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(torch_ref(torch)(t), t, create_graph=True)
+    assert torch.autograd.grad(g, t)[0].item() == torch_d2

@@ -27,6 +27,7 @@ import functrans as ft
 from primitives.cases import all_cases
 from functrans.primitives import indexing as I
 from functrans.primitives import linalg as L
+from functrans.primitives import norms as N
 from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
@@ -119,7 +120,8 @@ def elementwise(draw, prim):
 # --- reductions ------------------------------------------------------------------------------
 
 _REDUCE = {"reduce_sum": R.reduce_sum, "reduce_max": R.reduce_max, "reduce_min": R.reduce_min,
-           "reduce_prod": R.reduce_prod}
+           "reduce_prod": R.reduce_prod, "p_norm": lambda x, axes: N.p_norm(x, 3.0, axes),
+           "logsumexp": R.logsumexp}
 _SCAN = {"cumsum": R.cumsum, "cumprod": R.cumprod}
 
 

@@ -1,0 +1,75 @@
+"""The shim's derivatives at the points where PyTorch's convention differs from JAX's, for the
+rows that state both (functrans/primitives/activations.py, norms.py, reductions.py): the shim
+gives PyTorch's (the values below, recorded from torch 2.13, and live PyTorch where installed),
+and the functional API on the same row gives JAX's (tests/primitives/test_conventions.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.torch as fttorch
+from functrans.primitives import activations as A
+from functrans.primitives import norms as N
+from functrans.primitives import reductions as R
+
+nan = math.nan
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+# (name, program of the torch API (lib, x) -> scalar, x, PyTorch's gradient, the same function
+# on the row with JAX's derivative, JAX's gradient)
+CASES = [
+    ("elu-nan", lambda lib, x: _f(lib).elu(x).sum(), [nan, 1.0], [1.0, 1.0],
+     lambda x: R.reduce_sum(A.elu(x), (0,)), [nan, 1.0]),
+    ("selu-nan", lambda lib, x: lib.selu(x).sum(), [nan], [1.0507009873554805],
+     lambda x: R.reduce_sum(A.elu(x, 1.6732632423543772, 1.0507009873554805), (0,)), [nan]),
+    ("hardswish-nan", lambda lib, x: _f(lib).hardswish(x).sum(), [nan, 1.0], [1.0, 5 / 6],
+     lambda x: R.reduce_sum(A.hard_swish(x), (0,)), [nan, 5 / 6]),
+    ("norm3-zero", lambda lib, x: lib.norm(x, 3), [0.0, 0.0], [0.0, 0.0],
+     lambda x: N.p_norm(x, 3.0, (0,)), [nan, nan]),
+    ("cdist3-zero", lambda lib, x: lib.cdist(x.reshape(1, 2), x.reshape(1, 2), 3.0).sum(),
+     [1.0, 2.0], [0.0, 0.0], None, None),
+    ("logsumexp-rounded", lambda lib, x: lib.logsumexp(x, 0), [1e17, 1e17], [1.0, 1.0],
+     lambda x: R.logsumexp(x, (0,)), [0.5, 0.5]),
+]
+
+
+def _shim_grad(program, x):
+    t = fttorch.tensor(x, dtype=fttorch.float64, requires_grad=True)
+    program(fttorch, t).backward()
+    return t.grad.numpy()
+
+
+@pytest.mark.parametrize("name,program,x,torch_grad,row_fn,jax_grad", CASES,
+                         ids=[c[0] for c in CASES])
+def test_the_shim_gives_pytorch_and_the_row_gives_jax(name, program, x, torch_grad, row_fn,
+                                                      jax_grad):
+    np.testing.assert_allclose(_shim_grad(program, x), torch_grad, rtol=1e-15)
+    if row_fn is not None:
+        with np.errstate(all="ignore"):
+            got = ft.grad(row_fn)(np.asarray(x, np.float64))
+        np.testing.assert_allclose(got, jax_grad, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name,program,x,torch_grad", [c[:4] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_pytorch_gives_the_recorded_gradient(name, program, x, torch_grad):
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    program(torch, t).backward()
+    np.testing.assert_allclose(t.grad.numpy(), torch_grad, rtol=1e-15)
+
+
+def test_elu_second_derivative_at_zero_is_pytorchs():
+    # elu_double_backward tests x < 0: 0 at x = 0, where JAX's (the lower branch's) is alpha
+    t = fttorch.tensor([0.0], dtype=fttorch.float64, requires_grad=True)
+    g, = fttorch.autograd.grad(fttorch.nn.functional.elu(t, 2.0).sum(), t, create_graph=True)
+    assert fttorch.autograd.grad(g.sum(), t)[0].numpy().tolist() == [0.0]
+    assert ft.grad(ft.grad(lambda x: A.elu(x, 2.0)))(0.0) == 2.0
