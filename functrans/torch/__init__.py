@@ -29,6 +29,9 @@ from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators fi
 # _tensor_methods installs Tensor's methods
 from functrans.torch import _dtype, _tensor_methods, autograd, nn, optim, utils  # noqa: F401
 from functrans.torch._activations import celu, log_softmax, selu, softmax  # noqa: F401
+from functrans.torch._complex import (  # noqa: F401
+    angle, complex, conj, conj_physical, imag, is_conj, is_neg, polar, real, resolve_conj,
+    resolve_neg, sgn, vdot, view_as_complex, view_as_real)
 from functrans.torch._creation import (  # noqa
     Generator, arange, bernoulli, get_rng_state, randint_like, set_rng_state, as_tensor,
     default_generator, empty, empty_like, eye, from_numpy, full, full_like, initial_seed, linspace,
