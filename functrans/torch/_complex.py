@@ -306,6 +306,19 @@ def vdot(input, other) -> Tensor:
     return run(_vdot, (a, b), (a._value, b._value))
 
 
+def part_of_outputs(func, part: str):
+    """func with each complex output replaced by its "real" or "imaginary" part (gradcheck
+    checks the two apart, as PyTorch's does)."""
+    take = real if part == "real" else imag
+
+    def fn(*args):
+        outs = func(*args)
+        pick = [take(o) if isinstance(o, Tensor) and o.is_complex() else o
+                for o in (outs if isinstance(outs, tuple | list) else (outs,))]
+        return tuple(pick) if isinstance(outs, tuple | list) else pick[0]
+    return fn
+
+
 # --- Tensor methods --------------------------------------------------------------------------
 
 _METHODS = {

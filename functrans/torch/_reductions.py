@@ -241,6 +241,8 @@ std_mean = _moments("std_mean", "StdMeanBackward0", "(std, mean)", True, True)
 @composite("LinalgVectorNormBackward0")
 def _norm(x, *, ord, dims, keepdim):
     # PyTorch's subgradients: zero where the norm is zero, and zero for zero entries
+    if np.dtype(x.dtype).kind == "c":  # a complex vector's norm is that of its moduli
+        x = E.abs(x)
     zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
     if ord == 2:  # the norm_sqrt row: zero derivative at a zero norm
         out = E.norm_sqrt(R.reduce_sum(E.mul(x, x), dims))
