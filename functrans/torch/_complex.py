@@ -79,7 +79,7 @@ def view_as_complex(input) -> Tensor:
     x = as_tensor(input)
     v = x._value
     if v.dtype not in (np.float32, np.float64):
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, "
                            f"but got a tensor of scalar type: {_dtype.kind(v.dtype)}")
     if v.ndim == 0 or v.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
@@ -296,7 +296,7 @@ def vdot(input, other) -> Tensor:
         raise RuntimeError(f"1D tensors expected, but got {a._value.ndim}D and "
                            f"{b._value.ndim}D tensors")
     if a._value.dtype != b._value.dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_dtype.kind(a._value.dtype)} and {_dtype.kind(b._value.dtype)}")
     if a._value.shape != b._value.shape:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._value.shape[0]}] "
