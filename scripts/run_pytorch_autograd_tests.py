@@ -52,7 +52,7 @@ OUT_OF_SCOPE = [
      "devices other than the CPU"),
     (r"sparse|Sparse|mkldnn|nested_tensor|NestedTensor|jagged|_csr|_coo|layout",
      "non-dense layouts (sparse, mkldnn, nested)"),
-    (r"complex|Complex|_cfloat|_cdouble|conj|_real\b|imag|chalf", "complex numbers"),
+    (r"chalf|named_tensor", "complex32 (chalf) and named tensors"),
     (r"logging_tensor|LoggingTensor|subclass|Subclass|torch_dispatch|TorchDispatch|"
      r"python_dispatch|dispatch_mode|__torch_function__|_wrapper_tensor|fake|Fake|"
      r"functional_tensor",
