@@ -32,6 +32,7 @@ from functrans.torch._activations import celu, log_softmax, selu, softmax  # noq
 from functrans.torch._complex import (  # noqa: F401
     angle, complex, conj, conj_physical, imag, is_conj, is_neg, polar, real, resolve_conj,
     resolve_neg, sgn, vdot, view_as_complex, view_as_real)
+from functrans.torch._complex import refusing_complex as _complex_refusals
 from functrans.torch._creation import (  # noqa
     Generator, arange, bernoulli, get_rng_state, randint_like, set_rng_state, as_tensor,
     default_generator, empty, empty_like, eye, from_numpy, full, full_like, initial_seed, linspace,
@@ -83,6 +84,11 @@ for _n in [_k for _k, _v in list(globals().items())
            if callable(_v) and not isinstance(_v, type) and getattr(_ew, _k, None) is _v
            and _k not in ("allclose", "equal")]:
     globals()[_n] = _supports_out(globals()[_n], _n)
+
+# torch.max, torch.clamp, ... and their Tensor methods refuse complex input, as PyTorch's do
+globals().update(_complex_refusals(globals()))
+for _n, _f in _complex_refusals(vars(Tensor)).items():
+    setattr(Tensor, _n, _f)
 
 float, double, half, long, int, short = float32, float64, float16, int64, int32, int16
 cfloat, cdouble = complex64, complex128

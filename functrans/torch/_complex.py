@@ -319,6 +319,98 @@ def part_of_outputs(func, part: str):
     return fn
 
 
+# --- what PyTorch refuses on complex tensors ---------------------------------------------------
+
+def _kernel(name):
+    return NotImplementedError, f'"{name}" not implemented for \'{{kind}}\''
+
+
+_NO_ORDER = (RuntimeError, "{name}(): does not support complex input")
+_CLAMP = (NotImplementedError, "clamp is not supported for complex types")
+_SORT = (RuntimeError, " Sort does not support complex dtypes on CPU")
+# name: (exception, message) as PyTorch 2.x words them; {kind}: ComplexFloat / ComplexDouble
+REFUSED = {
+    "amax": _kernel("max_values_cpu"), "amin": _kernel("min_values_cpu"),
+    "argmax": _NO_ORDER, "argmin": _NO_ORDER, "sort": _SORT, "argsort": _SORT,
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "median": _kernel("median_cpu"), "nanmedian": _kernel("median_cpu"),
+    "clamp": _CLAMP, "clamp_min": _CLAMP, "clamp_max": _CLAMP, "clip": _CLAMP, "relu": _CLAMP,
+    "clamp_": _CLAMP, "clamp_min_": _CLAMP, "clamp_max_": _CLAMP, "clip_": _CLAMP,
+    "relu_": _CLAMP,
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "trunc": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "round": _kernel("round_vml_cpu"), "erf": _kernel("erf_vml_cpu"),
+    "fmod": _kernel("fmod_cpu"), "remainder": _kernel("remainder_cpu"),
+    "__mod__": _kernel("remainder_cpu"), "floor_divide": _kernel("div_floor_cpu"),
+    "__floordiv__": _kernel("div_floor_cpu"),
+    "signbit": (NotImplementedError, "signbit is not implemented for complex tensors."),
+    "lt": _kernel("lt_cpu"), "le": _kernel("le_cpu"), "gt": _kernel("gt_cpu"),
+    "ge": _kernel("ge_cpu"), "less": _kernel("lt_cpu"), "greater": _kernel("gt_cpu"),
+    "less_equal": _kernel("le_cpu"), "greater_equal": _kernel("ge_cpu"),
+    "__lt__": _kernel("lt_cpu"), "__le__": _kernel("le_cpu"), "__gt__": _kernel("gt_cpu"),
+    "__ge__": _kernel("ge_cpu"),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "atan2": _kernel("atan2_cpu"), "arctan2": _kernel("atan2_cpu"),
+    "abs_": (RuntimeError, "In-place abs is not supported for complex tensors."),
+    "cdist": (RuntimeError, "cdist only supports floating-point dtypes, X1 got: {kind}"),
+}
+
+
+def _max_min(name, fn):
+    """max / min: refused on complex tensors (PyTorch's two messages: all, or along dim)."""
+    def method(input, *args, **kwargs):
+        if type(input) is Tensor and input._value.dtype.kind == "c":
+            if args or kwargs:
+                raise RuntimeError(f"{name}(): does not support complex input")
+            raise NotImplementedError(f'"{name}_all" not implemented for '
+                                      f"'{_dtype.kind(input._value.dtype)}'")
+        return fn(input, *args, **kwargs)
+    return method
+
+
+def _softmax(name, fn):
+    """softmax / log_softmax: refused on complex tensors, naming PyTorch's kernel (one for the
+    last dim, one for the others)."""
+    def method(input, dim=None, *args, **kwargs):
+        v = input._value if type(input) is Tensor else None
+        if v is not None and v.dtype.kind == "c":
+            last = dim is None or v.ndim <= 1 or dim in (-1, v.ndim - 1)
+            raise NotImplementedError(f'"{name}_{"lastdim_" if last else ""}kernel_impl" not '
+                                      f"implemented for '{_dtype.kind(v.dtype)}'")
+        return fn(input, dim, *args, **kwargs)
+    return method
+
+
+def _refusing(name, fn):
+    """fn, refusing complex tensors among its first two arguments as PyTorch does."""
+    if name in ("max", "min"):
+        return _max_min(name, fn)
+    if name in ("softmax", "log_softmax"):
+        return _softmax(name, fn)
+    exc, text = REFUSED[name]
+
+    def method(*args, **kwargs):
+        if type(args[0]) is Tensor and args[0]._value.dtype.kind == "c" or len(args) > 1 and \
+                type(args[1]) is Tensor and args[1]._value.dtype.kind == "c":
+            a = next(a for a in args[:2] if type(a) is Tensor and a._value.dtype.kind == "c")
+            raise exc(text.format(kind=_dtype.kind(a._value.dtype), name=name))
+        return fn(*args, **kwargs)
+    method.__name__ = method.__qualname__ = getattr(fn, "__name__", name)
+    method.__doc__ = fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
+def refusing_complex(namespace: dict) -> dict:
+    """The functions of `namespace` that PyTorch refuses on complex tensors, wrapped to refuse
+    them (torch.max, torch.clamp, ...): a mapping to update the namespace with."""
+    names = (*REFUSED, "max", "min", "softmax", "log_softmax")
+    return {name: _refusing(name, namespace[name]) for name in names
+            if callable(namespace.get(name))}
+
+
 # --- Tensor methods --------------------------------------------------------------------------
 
 _METHODS = {

@@ -268,8 +268,11 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def _logsumexp(x, dims):
-    m = R.reduce_max(x, dims)
-    finite = E.select(E.is_finite(m), m, np.zeros((), x.dtype))
+    # complex x: shifted by the largest real part, as PyTorch's
+    m = R.reduce_max(E.real(x) if np.dtype(x.dtype).kind == "c" else x, dims)
+    finite = E.select(E.is_finite(m), m, np.zeros((), m.dtype))
+    if np.dtype(x.dtype).kind == "c":
+        finite = E.complex(finite, np.zeros((), m.dtype))
     z = E.sub(x, S.broadcast_in_dim(finite, x.shape, tuple(i for i in range(x.ndim)
                                                            if i not in dims)))
     return E.add(E.log(R.reduce_sum(E.exp(z), dims)), finite)
