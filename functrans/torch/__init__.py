@@ -30,9 +30,9 @@ from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators fi
 from functrans.torch import _dtype, _tensor_methods, autograd, nn, optim, utils  # noqa: F401
 from functrans.torch._activations import celu, log_softmax, selu, softmax  # noqa: F401
 from functrans.torch._complex import (  # noqa: F401
-    angle, complex, conj, conj_physical, imag, is_conj, is_neg, polar, real, resolve_conj,
-    resolve_neg, sgn, vdot, view_as_complex, view_as_real)
-from functrans.torch._complex import refusing_complex as _complex_refusals
+    angle, complex, conj, conj_physical, imag, is_conj, is_neg, isreal, polar, real,
+    resolve_conj, resolve_neg, sgn, vdot, view_as_complex, view_as_real)
+from functrans.torch._complex import complex_overrides as _complex_overrides
 from functrans.torch._creation import (  # noqa
     Generator, arange, bernoulli, get_rng_state, randint_like, set_rng_state, as_tensor,
     default_generator, empty, empty_like, eye, from_numpy, full, full_like, initial_seed, linspace,
@@ -86,8 +86,8 @@ for _n in [_k for _k, _v in list(globals().items())
     globals()[_n] = _supports_out(globals()[_n], _n)
 
 # torch.max, torch.clamp, ... and their Tensor methods refuse complex input, as PyTorch's do
-globals().update(_complex_refusals(globals()))
-for _n, _f in _complex_refusals(vars(Tensor)).items():
+globals().update(_complex_overrides(globals()))
+for _n, _f in _complex_overrides(vars(Tensor)).items():
     setattr(Tensor, _n, _f)
 
 float, double, half, long, int, short = float32, float64, float16, int64, int32, int16

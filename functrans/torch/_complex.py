@@ -14,6 +14,7 @@ reach the source).
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -71,6 +72,11 @@ def view_as_real(input) -> Tensor:
     x = as_tensor(input)
     if x._value.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if is_conj(x):
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be "
+            "warned that the resulting tensor will NOT alias the original.")
     return _dtype_view(_VIEW_AS_REAL, x, lambda t: view_as_real(t))
 
 
@@ -319,6 +325,32 @@ def part_of_outputs(func, part: str):
     return fn
 
 
+def isreal(input) -> Tensor:
+    """torch.isreal: where the imaginary part is zero (everywhere, for a real tensor)."""
+    v = as_tensor(input)._value
+    return wrap(v.imag == 0 if v.dtype.kind == "c" else np.ones(v.shape, np.bool_))
+
+
+def _fill_parts(name):
+    """Tensor.normal_ / uniform_ on a complex tensor: the (re, im) pairs filled as PyTorch
+    fills them (normal_'s parts with std / sqrt(2) each)."""
+    def wrapper(fn):
+        def method(self, *args, **kwargs):
+            if self._value.dtype.kind != "c":
+                return fn(self, *args, **kwargs)
+            if name == "normal_":
+                bound = inspect.signature(fn).bind(self, *args, **kwargs)
+                bound.apply_defaults()
+                bound.arguments["std"] = bound.arguments["std"] / math.sqrt(2)
+                args, kwargs = bound.args[1:], bound.kwargs
+            fn(view_as_real(self.detach()), *args, **kwargs)
+            return self
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = fn.__doc__
+        return method
+    return wrapper
+
+
 # --- what PyTorch refuses on complex tensors ---------------------------------------------------
 
 def _kernel(name):
@@ -403,12 +435,16 @@ def _refusing(name, fn):
     return method
 
 
-def refusing_complex(namespace: dict) -> dict:
-    """The functions of `namespace` that PyTorch refuses on complex tensors, wrapped to refuse
-    them (torch.max, torch.clamp, ...): a mapping to update the namespace with."""
+def complex_overrides(namespace: dict) -> dict:
+    """The functions of `namespace` (functrans.torch's, or Tensor's methods) with their complex
+    behaviour: refusals as PyTorch's (torch.max, torch.clamp, ...) and the complex forms of
+    normal_ / uniform_. A mapping to update the namespace with."""
     names = (*REFUSED, "max", "min", "softmax", "log_softmax")
-    return {name: _refusing(name, namespace[name]) for name in names
-            if callable(namespace.get(name))}
+    out = {name: _refusing(name, namespace[name]) for name in names
+           if callable(namespace.get(name))}
+    out.update({name: _fill_parts(name)(namespace[name]) for name in ("normal_", "uniform_")
+                if callable(namespace.get(name))})
+    return out
 
 
 # --- Tensor methods --------------------------------------------------------------------------
@@ -417,7 +453,9 @@ _METHODS = {
     "real": property(real, _set_real), "imag": property(imag, _set_imag),
     "conj": conj, "conj_physical": conj_physical, "is_conj": is_conj,
     "resolve_conj": resolve_conj, "is_neg": is_neg, "resolve_neg": resolve_neg,
-    "angle": angle, "sgn": sgn, "vdot": vdot,
+    "angle": angle, "sgn": sgn, "vdot": vdot, "isreal": isreal,
+    "cfloat": lambda self, memory_format=None: self.to(_dtype.complex64),
+    "cdouble": lambda self, memory_format=None: self.to(_dtype.complex128),
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

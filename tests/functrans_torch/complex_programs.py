@@ -296,6 +296,53 @@ def random_complex(torch, rec):
     rec("rand", torch.rand(2, 2, dtype=torch.cdouble, generator=g))
 
 
+REFUSED_CALLS = {
+    "max": lambda t, x: x.max(), "max_dim": lambda t, x: x.max(0), "min": lambda t, x: t.min(x),
+    "amax": lambda t, x: x.amax(), "argmax": lambda t, x: x.argmax(),
+    "sort": lambda t, x: x.sort(), "topk": lambda t, x: x.topk(1),
+    "median": lambda t, x: x.median(), "clamp": lambda t, x: x.clamp(0, 1),
+    "relu": lambda t, x: t.relu(x), "floor": lambda t, x: x.floor(), "round": lambda t, x: x.round(),
+    "lt": lambda t, x: x < x, "ge": lambda t, x: t.ge(x, 1), "maximum": lambda t, x: t.maximum(x, x),
+    "atan2": lambda t, x: t.atan2(x, x), "remainder": lambda t, x: x % 2,
+    "erf": lambda t, x: x.erf(), "softmax": lambda t, x: x.softmax(0),
+    "softmax_2d": lambda t, x: x.reshape(2, 2).softmax(0),
+    "log_softmax": lambda t, x: t.log_softmax(x, -1), "abs_": lambda t, x: (x * 1).abs_(),
+    "signbit": lambda t, x: x.signbit(), "cdist": lambda t, x: t.cdist(x[None], x[None]),
+    "float": lambda t, x: float(x[0]), "int": lambda t, x: int(x[0].detach()),
+    "view_as_real_of_conj": lambda t, x: t.view_as_real(x.conj()),
+}
+
+
+@program
+def what_pytorch_refuses(torch, rec):
+    for name, call in REFUSED_CALLS.items():
+        _attempt(rec, name, lambda: call(torch, _z(torch, Z)))
+
+    class RealIn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * (1 + 1j)  # a complex gradient for a real input
+
+    r = torch.tensor([1.0, 2.0], requires_grad=True)
+    _attempt(rec, "complex_grad_for_real_input", lambda: RealIn.apply(r).sum().backward())
+
+
+@program
+def filling_and_converting(torch, rec):
+    g = torch.Generator().manual_seed(3)
+    z = torch.zeros(5, dtype=torch.cfloat)
+    rec("normal_", [z.normal_(generator=g), z._version])
+    rec("normal_args", torch.zeros(3, dtype=torch.cdouble).normal_(1.0, 3.0, generator=g))
+    rec("uniform_", torch.zeros(2, 2, dtype=torch.cdouble).uniform_(-1, 2, generator=g))
+    rec("converting", [torch.tensor([1.0]).cfloat(), torch.tensor([1.0]).cdouble(),
+                       torch.isreal(torch.tensor([1j, 2.0])), torch.tensor([1.0, 2.0]).isreal(),
+                       complex(torch.tensor(1 + 2j)), torch.tensor([1 + 2j]).tolist()])
+
+
 @program
 def complex_refusals(torch, rec):
     x = _z(torch, Z)
