@@ -77,7 +77,12 @@ def view_as_real(input) -> Tensor:
             "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
             "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be "
             "warned that the resulting tensor will NOT alias the original.")
-    return _dtype_view(_VIEW_AS_REAL, x, lambda t: view_as_real(t))
+    return _as_real_view(x)
+
+
+def _as_real_view(x):
+    """view_as_real without the conjugate-bit check (PyTorch's view_as_real_physical)."""
+    return _dtype_view(_VIEW_AS_REAL, x, lambda t: _as_real_view(t))
 
 
 def view_as_complex(input) -> Tensor:
@@ -105,7 +110,7 @@ def real(input) -> Tensor:
     """torch.real (and Tensor.real): the real part of a complex tensor as a view (PyTorch's
     view_as_real(x).select(-1, 0)); a real tensor itself."""
     x = as_tensor(input)
-    return select(view_as_real(x), -1, 0) if x._value.dtype.kind == "c" else x
+    return select(_as_real_view(x), -1, 0) if x._value.dtype.kind == "c" else x
 
 
 def imag(input) -> Tensor:
@@ -113,7 +118,7 @@ def imag(input) -> Tensor:
     x = as_tensor(input)
     if x._value.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return select(view_as_real(x), -1, 1)
+    return select(_as_real_view(x), -1, 1)
 
 
 def _set_real(self, value):

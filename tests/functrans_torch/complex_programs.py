@@ -351,6 +351,7 @@ def complex_refusals(torch, rec):
     _attempt(rec, "vdot_dtypes", lambda: torch.vdot(x, x.to(torch.complex64)))
     rec("real_angle", torch.tensor([1.0, -2.0, 0.0]).angle())
     rec("real_sgn", torch.tensor([1.0, -2.0, 0.0]).sgn())
+    rec("parts_of_conj", [x.conj().real, x.conj().imag])
     rec("resolve", [x.conj().is_conj(), x.conj().resolve_conj().is_conj(), x.is_conj(),
                     x.conj().conj().is_conj(), x.is_neg(), x.resolve_neg() is x])
 
