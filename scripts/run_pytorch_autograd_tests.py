@@ -45,7 +45,7 @@ import numpy as np
 FILES = ("test_autograd.py", "autograd/test_functional.py")
 
 # (pattern on "Class.test_name", group): the first match decides. These are the tests outside
-# "CPU, dense, real-valued autograd": other devices, layouts, dtypes, and other PyTorch
+# "CPU, dense autograd": other devices, layouts, dtypes, and other PyTorch
 # subsystems that functrans.torch does not provide.
 OUT_OF_SCOPE = [
     (r"cuda|CUDA|_mps|MPS|xpu|XPU|accelerator|multi_device|stream|Stream|pin_memory",

@@ -14,6 +14,7 @@ reach the source).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 
@@ -340,6 +341,7 @@ def _fill_parts(name):
     """Tensor.normal_ / uniform_ on a complex tensor: the (re, im) pairs filled as PyTorch
     fills them (normal_'s parts with std / sqrt(2) each)."""
     def wrapper(fn):
+        @functools.wraps(fn)
         def method(self, *args, **kwargs):
             if self._value.dtype.kind != "c":
                 return fn(self, *args, **kwargs)
@@ -350,8 +352,6 @@ def _fill_parts(name):
                 args, kwargs = bound.args[1:], bound.kwargs
             fn(view_as_real(self.detach()), *args, **kwargs)
             return self
-        method.__name__ = method.__qualname__ = name
-        method.__doc__ = fn.__doc__
         return method
     return wrapper
 
@@ -397,6 +397,7 @@ REFUSED = {
 
 def _max_min(name, fn):
     """max / min: refused on complex tensors (PyTorch's two messages: all, or along dim)."""
+    @functools.wraps(fn)
     def method(input, *args, **kwargs):
         if type(input) is Tensor and input._value.dtype.kind == "c":
             if args or kwargs:
@@ -410,6 +411,7 @@ def _max_min(name, fn):
 def _softmax(name, fn):
     """softmax / log_softmax: refused on complex tensors, naming PyTorch's kernel (one for the
     last dim, one for the others)."""
+    @functools.wraps(fn)
     def method(input, dim=None, *args, **kwargs):
         v = input._value if type(input) is Tensor else None
         if v is not None and v.dtype.kind == "c":
@@ -428,15 +430,13 @@ def _refusing(name, fn):
         return _softmax(name, fn)
     exc, text = REFUSED[name]
 
+    @functools.wraps(fn)
     def method(*args, **kwargs):
         if type(args[0]) is Tensor and args[0]._value.dtype.kind == "c" or len(args) > 1 and \
                 type(args[1]) is Tensor and args[1]._value.dtype.kind == "c":
             a = next(a for a in args[:2] if type(a) is Tensor and a._value.dtype.kind == "c")
             raise exc(text.format(kind=_dtype.kind(a._value.dtype), name=name))
         return fn(*args, **kwargs)
-    method.__name__ = method.__qualname__ = getattr(fn, "__name__", name)
-    method.__doc__ = fn.__doc__
-    method.__wrapped__ = fn
     return method
 
 
