@@ -45,14 +45,14 @@ import numpy as np
 FILES = ("test_autograd.py", "autograd/test_functional.py")
 
 # (pattern on "Class.test_name", group): the first match decides. These are the tests outside
-# "CPU, dense, real-valued autograd": other devices, layouts, dtypes, and other PyTorch
+# "CPU, dense autograd": other devices, layouts, dtypes, and other PyTorch
 # subsystems that functrans.torch does not provide.
 OUT_OF_SCOPE = [
     (r"cuda|CUDA|_mps|MPS|xpu|XPU|accelerator|multi_device|stream|Stream|pin_memory",
      "devices other than the CPU"),
     (r"sparse|Sparse|mkldnn|nested_tensor|NestedTensor|jagged|_csr|_coo|layout",
      "non-dense layouts (sparse, mkldnn, nested)"),
-    (r"complex|Complex|_cfloat|_cdouble|conj|_real\b|imag|chalf", "complex numbers"),
+    (r"chalf|named_tensor", "complex32 (chalf) and named tensors"),
     (r"logging_tensor|LoggingTensor|subclass|Subclass|torch_dispatch|TorchDispatch|"
      r"python_dispatch|dispatch_mode|__torch_function__|_wrapper_tensor|fake|Fake|"
      r"functional_tensor",

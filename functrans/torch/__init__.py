@@ -29,6 +29,10 @@ from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators fi
 # _tensor_methods installs Tensor's methods
 from functrans.torch import _dtype, _tensor_methods, autograd, nn, optim, utils  # noqa: F401
 from functrans.torch._activations import celu, log_softmax, selu, softmax  # noqa: F401
+from functrans.torch._complex import (  # noqa: F401
+    angle, complex, conj, conj_physical, imag, is_conj, is_neg, isreal, polar, real,
+    resolve_conj, resolve_neg, sgn, vdot, view_as_complex, view_as_real)
+from functrans.torch._complex import complex_overrides as _complex_overrides
 from functrans.torch._creation import (  # noqa
     Generator, arange, bernoulli, get_rng_state, randint_like, set_rng_state, as_tensor,
     default_generator, empty, empty_like, eye, from_numpy, full, full_like, initial_seed, linspace,
@@ -80,6 +84,11 @@ for _n in [_k for _k, _v in list(globals().items())
            if callable(_v) and not isinstance(_v, type) and getattr(_ew, _k, None) is _v
            and _k not in ("allclose", "equal")]:
     globals()[_n] = _supports_out(globals()[_n], _n)
+
+# torch.max, torch.clamp, ... and their Tensor methods refuse complex input, as PyTorch's do
+globals().update(_complex_overrides(globals()))
+for _n, _f in _complex_overrides(vars(Tensor)).items():
+    setattr(Tensor, _n, _f)
 
 float, double, half, long, int, short = float32, float64, float16, int64, int32, int16
 cfloat, cdouble = complex64, complex128

@@ -249,6 +249,16 @@ def _sampler(name, who, draw, doc):
                 device=None, requires_grad=False, pin_memory=False) -> Tensor:
         shape = _size(shape, size)
         require_cpu(device)
+        cdt = _dtype.to_numpy(dtype if dtype is not None or out is None else out.dtype) \
+            if dtype is not None or out is not None else None
+        if cdt is not None and cdt.kind == "c":
+            # PyTorch samples the (re, im) pairs: randn's parts with variance 1/2 each
+            part = np.finfo(cdt).dtype
+            g, n = R.resolve(generator), 2 * math.prod(shape)
+            pairs = R.normal(g, n, part, 0.0, math.sqrt(0.5)) if draw is R.normal else \
+                draw(g, n, part)
+            return _into(out, np.asarray(pairs, part).view(cdt), shape, cdt, requires_grad,
+                         device)
         dt = _random_dtype(dtype, out, who)
         values = draw(R.resolve(generator), math.prod(shape), dt)
         return _into(out, values, shape, dt, requires_grad, device)

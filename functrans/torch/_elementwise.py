@@ -40,6 +40,9 @@ def sign(input):
     """torch.sign: -1, 0 or 1 as PyTorch gives them (0 at nan); its derivative is zero."""
     if type(input) is Tensor and input._value.dtype.kind == "f":
         return unary(_sign, input)
+    if isinstance(input, Tensor) and input._value.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     return _sign_of_any(input)
 
 

@@ -54,6 +54,12 @@ def make_roots(tensors, grads, create_graph):
                     f"{Size(g._value.shape)} and output[{i}] has a shape of "
                     f"{Size(v.shape)}.")
             if g._value.dtype != v.dtype:
+                if "c" in (g._value.dtype.kind, v.dtype.kind):
+                    raise RuntimeError(
+                        "For complex Tensors, both grad_output and output are required to have "
+                        f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                        f"{g.dtype} and output[{i}] has a dtype of "
+                        f"{_dtype_name(v.dtype)}.")
                 if root_edge is not None:
                     raise RuntimeError(
                         f"Function {root_edge[0].name()} returned an invalid gradient at index "
@@ -64,6 +70,10 @@ def make_roots(tensors, grads, create_graph):
                 g = g._value
         roots.append((root_edge if root_edge is not None else edge(t), g))
     return roots
+
+
+def _dtype_name(np_dtype) -> str:
+    return str(wrap(np.zeros((), np_dtype)).dtype)
 
 
 def _is_gradient_edge(x) -> bool:

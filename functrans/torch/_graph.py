@@ -20,6 +20,13 @@ ERR_BACKWARD_TWICE = (
 _seq = itertools.count()
 
 
+def _type_name(dtype) -> str:
+    """PyTorch's name of a tensor type in messages: torch.FloatTensor, or CPUComplexFloatType
+    for the complex types (which have no legacy tensor class)."""
+    k = kind(dtype)
+    return f"CPU{k}Type" if dtype.kind == "c" else f"torch.{k}Tensor"
+
+
 class Node:
     """Base of every grad_fn."""
 
@@ -140,7 +147,7 @@ def version_error(value, grad_fn, output_nr, current, saved) -> RuntimeError:
     shape = ", ".join(map(str, value.shape))
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{kind(value.dtype)}Tensor [{shape}]]{where} is at version "
+        f"operation: [{_type_name(value.dtype)} [{shape}]]{where} is at version "
         f"{current}; expected version "
         f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to "
         "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -18,7 +18,9 @@ from functrans.torch._indexing import copy_slices, numpy_index, setitem_out_of_p
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
-from functrans.torch._views import mode_view_error, move_retained_grad, view_positions
+from functrans.torch._complex import copy_parts
+from functrans.torch._views import (changes_dtype, mode_view_error, move_retained_grad,
+                                    view_positions)
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -121,7 +123,10 @@ def inplace(self, fn, *args, **kwargs):
 def rebase_view(view, base, res, written=True):
     """`view` (of `base`) overwritten with `res` (`written` already, or here): the base becomes
     CopySlices(base, res), and the view is taken again from it."""
-    new_base = copy_slices(base, res, view_positions(view))
+    if changes_dtype(view):  # view_as_real, .imag, ...: written on the base's float parts
+        new_base = copy_parts(base, res, view)
+    else:
+        new_base = copy_slices(base, res, view_positions(view))
     if not written:
         write(view, res)  # the storage is shared: this writes the base too
     vc = base._vc

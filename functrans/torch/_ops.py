@@ -84,6 +84,9 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
             vals.append(_operand(a, dt))
     inputs = tuple(a if isinstance(a, Tensor) else None for a in args) if scalar_overload \
         else args
+    if not mixed:  # a converted operand needing no gradient: the node saves the converted value
+        inputs = tuple(wrap(v) if isinstance(a, Tensor) and v is not a._value else a
+                       for a, v in zip(inputs, vals))
     if mixed and MODE.enabled:
         raw = [a._value if isinstance(a, Tensor) else v for a, v in zip(args, vals)]
         return run(_promoted(op), inputs, raw, {"dt": dt})

@@ -77,6 +77,20 @@ class _Formatter:
         return self._text(value).rjust(self.max_width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex format: the real and the imaginary parts each with a formatter of
+    their own (`1.0000+2.5000j`)."""
+
+    def __init__(self, values: np.ndarray):
+        self.re, self.im = _Formatter(values.real), _Formatter(values.imag)
+        self.max_width = self.re.max_width + self.im.max_width + 1
+
+    def format(self, value) -> str:
+        re = self.re.format(value.real)
+        im = (self.im.format(value.imag) + "j").lstrip()
+        return re + im if im[0] in "+-" else re + "+" + im
+
+
 def _rows(n, summarize):
     """The indices printed of n rows (None: the "..." between the first and last edgeitems)."""
     e = PRINT_OPTS.edgeitems
@@ -112,10 +126,9 @@ def _summarized(values):
 def _tensor_str(values, indent) -> str:
     if values.size == 0:
         return "[]"
-    if values.dtype.kind == "c":  # complex printing: real parts only (rare in autograd code)
-        values = values.real
     summarize = values.size > PRINT_OPTS.threshold
-    fmt = _Formatter(_summarized(values) if summarize else values)
+    shown = _summarized(values) if summarize else values
+    fmt = _ComplexFormatter(shown) if values.dtype.kind == "c" else _Formatter(shown)
     return _tensor_str_with_formatter(values, indent, summarize, fmt)
 
 

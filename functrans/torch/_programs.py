@@ -17,11 +17,18 @@ from functrans.core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from functrans.core.primitive import derivative_convention, derivative_grad_mode
 from functrans.core.staging import trace_to_jaxpr
 from functrans.errors import FunctransError
+from functrans.primitives.elementwise import conj
 from functrans.primitives.layout import instantiate
 from functrans.primitives.layout import reshape_p
 from functrans.transforms.toolkit import (compile_program, cse, dce, restrict_inputs,
                                           used_inputs)
 from functrans.transforms.vjp import vjp
+
+
+def _conj(x):
+    """PyTorch's gradient of a complex value is the conjugate of JAX's cotangent (the
+    conjugate Wirtinger convention): its backward is conj(vjp(conj(g))). Real values pass."""
+    return conj(x) if np.dtype(x.dtype).kind == "c" else x
 
 
 class BackwardProgram:
@@ -146,9 +153,10 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
             outs, pullback = vjp(f, *[xs[i] for i in diff])
             outs = list(outs) if op.multiple else [outs]
             out_box.append(outs)
+            cts = [_conj(c) for c in cts]
             in_cts = pullback(list(cts) if op.multiple else cts[0])
             mode_read.extend(read)
-        return [*outs, *[instantiate(c) for c in in_cts]]
+        return [*outs, *[_conj(instantiate(c)) for c in in_cts]]
 
     closed = trace_to_jaxpr(fun, [*in_avals, *out_avals], name="functrans.torch backward")
     # an output that only reshapes a value the op computed (prod with keepdim=True) is that

@@ -241,7 +241,10 @@ std_mean = _moments("std_mean", "StdMeanBackward0", "(std, mean)", True, True)
 
 
 def vector_norm(x, ord, dims):
-    """The ord-norm of x over dims, with PyTorch's derivative at zero (0, from the rows)."""
+    """The ord-norm of x over dims, with PyTorch's derivative at zero (0, from the rows); a
+    complex vector's norm is that of its moduli."""
+    if np.dtype(x.dtype).kind == "c":
+        x = E.abs(x)
     if ord == 2:  # the norm_sqrt row
         return E.norm_sqrt(R.reduce_sum(E.mul(x, x), dims))
     if ord == 1:
@@ -265,7 +268,19 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                                                   "keepdim": bool(keepdim)})
 
 
-_LOGSUMEXP = _reduction(None, "LogsumexpBackward0", R.logsumexp)  # the row: exp(x - y)
+def _logsumexp(x, dims):
+    """The logsumexp row (its PyTorch rule: exp(x - y)); a complex x shifted by the largest
+    real part, as PyTorch's."""
+    if np.dtype(x.dtype).kind != "c":
+        return R.logsumexp(x, dims)
+    m = R.reduce_max(E.real(x), dims)
+    finite = E.complex(E.select(E.is_finite(m), m, np.zeros((), m.dtype)), np.zeros((), m.dtype))
+    z = E.sub(x, S.broadcast_in_dim(finite, x.shape, tuple(i for i in range(x.ndim)
+                                                           if i not in dims)))
+    return E.add(E.log(R.reduce_sum(E.exp(z), dims)), finite)
+
+
+_LOGSUMEXP = _reduction(None, "LogsumexpBackward0", _logsumexp)
 logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input, dim, keepdim,
                                                                floats=True),
                   "logsumexp", "torch.logsumexp: log(sum(exp(input))) over dim, computed stably.")

@@ -55,6 +55,9 @@ def _to_scalar(kind):
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
             warn_once("scalar", SCALAR_WARNING, stacklevel=2)
+        if v.dtype.kind == "c" and kind is not complex:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{'double' if kind is float else 'int64_t'} without overflow")
         return kind(v.reshape(()).item())
     convert.__name__ = f"__{kind.__name__}__"
     return convert

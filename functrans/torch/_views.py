@@ -85,6 +85,20 @@ def view_positions(view) -> np.ndarray:
     return grid._value
 
 
+def changes_dtype(view) -> bool:
+    """Whether one of the ops a view was taken by changes the dtype (view_as_real, ...)."""
+    return any(getattr(again, "changes_dtype", False) for again in view._meta.replay)
+
+
+def replay_view(view) -> Tensor:
+    """The view taken again from its base by its own ops, recording."""
+    t = view._meta.base
+    with set_grad_enabled(True):
+        for again in view._meta.replay:
+            t = again(t)
+    return t
+
+
 def move_retained_grad(t, old_fn, old_nr):
     """After t's grad_fn changed (in place, or a view taken again), retain_grad moves to the
     new node, as PyTorch moves its retains_grad hook."""
@@ -122,9 +136,12 @@ def retake_view(t):
     if m.no_grad_view:
         raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))
     base = m.base
-    pos = view_positions(t)
-    with set_grad_enabled(True):
-        fresh = run(AS_STRIDED, (base, None), (base._value, pos))
+    if changes_dtype(t):
+        fresh = replay_view(t)  # no strided form across dtypes: PyTorch replays these too
+    else:
+        pos = view_positions(t)
+        with set_grad_enabled(True):
+            fresh = run(AS_STRIDED, (base, None), (base._value, pos))
     old_fn, old_nr = t._grad_fn, t._output_nr
     t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
     t._requires_grad = fresh._requires_grad

@@ -34,7 +34,8 @@ def describe(torch, x):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fn = x.grad_fn
-        return {"tensor": x.detach().tolist(), "dtype": str(x.dtype), "shape": list(x.shape),
+        return {"tensor": _pairs(x.detach().tolist()), "dtype": str(x.dtype),
+                "shape": list(x.shape),
                 "requires_grad": x.requires_grad, "is_leaf": x.is_leaf,
                 "grad_fn": None if fn is None else type(fn).__name__}
     if isinstance(x, tuple | list):
@@ -43,9 +44,18 @@ def describe(torch, x):
         return x
     if isinstance(x, float):
         return {"float": x}
+    if isinstance(x, complex):
+        return {"complex": [x.real, x.imag]}
     if hasattr(x, "name") and callable(getattr(x, "name")):  # a grad_fn node
         return {"node": type(x).__name__}
     return {"repr": repr(x)}
+
+
+def _pairs(values):
+    """Complex numbers as [real, imag] pairs (JSON has no complex numbers)."""
+    if isinstance(values, list):
+        return [_pairs(v) for v in values]
+    return [values.real, values.imag] if isinstance(values, complex) else values
 
 
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$", re.S)

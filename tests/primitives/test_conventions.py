@@ -88,6 +88,15 @@ CONVENTIONS = [
                lambda jax, jnp: jnp.maximum, lambda torch: torch.maximum),
     Convention("min", "x=nan", E.min, (nan, 1.0), (0.0, 0.0), (1.0, 1.0),
                lambda jax, jnp: jnp.minimum, lambda torch: torch.minimum),
+    # acosh of a complex z off the real line, as d Re(acosh) (grad of a real function of z, JAX's
+    # pairing: the derivative itself): JAX 1/sqrt((z - 1)(z + 1)), PyTorch
+    # 1/(sqrt(z - 1) sqrt(z + 1)), the principal branch's; at -0.5+0.3i they differ in sign.
+    # (PyTorch's .grad is the conjugate of this, its convention for complex leaves.)
+    Convention("acosh", "z=-0.5+0.3i", lambda z: E.real(E.acosh(z)), (-0.5 + 0.3j,),
+               (0.1807130116611807 + 1.043294843629323j,),
+               (-0.1807130116611807 - 1.043294843629323j,),
+               lambda jax, jnp: lambda z: jnp.real(jnp.arccosh(z)),
+               lambda torch: lambda z: torch.acosh(z).real),
     # atan2(x, y) at the origin: y/(x^2 + y^2) = 0/0 in JAX; PyTorch takes 1/(x^2 + y^2) as 0
     Convention("atan2", "x=0,y=0", E.atan2, (0.0, 0.0), (nan, nan), (0.0, -0.0),
                lambda jax, jnp: jnp.arctan2, lambda torch: torch.atan2),
@@ -166,8 +175,12 @@ SECOND = [
 ]
 
 
+def _dtype(a):
+    return np.complex128 if isinstance(a, complex) else np.float64
+
+
 def _grads(fn, args, convention):
-    args = [np.asarray(a, np.float64) for a in args]
+    args = [np.asarray(a, _dtype(a)) for a in args]
 
     def total(*xs):
         out = fn(*xs)
@@ -184,6 +197,9 @@ def _grads(fn, args, convention):
 def _same(got, want):
     """Equal values, NaN equal to NaN, and the same sign of zero."""
     for g, w in zip(got, want):
+        if isinstance(w, complex):  # computed by different complex arithmetic: to rounding
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-14)
+            continue
         g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
         np.testing.assert_array_equal(g, w)
         zeros = w == 0
@@ -212,7 +228,7 @@ def test_jax_gives_the_recorded_derivative(c):
     jnp = pytest.importorskip("jax.numpy")
     with jax.enable_x64(True):
         f = c.jax_ref(jax, jnp)
-        args = [jnp.asarray(a, jnp.float64) for a in c.args]
+        args = [jnp.asarray(a, _dtype(a)) for a in c.args]
         grads = jax.grad(lambda *xs: jnp.sum(f(*xs)), argnums=tuple(range(len(args))))(*args)
         _same([np.asarray(g) for g in grads], c.jax)
 
@@ -220,9 +236,12 @@ def test_jax_gives_the_recorded_derivative(c):
 @pytest.mark.parametrize("c", CONVENTIONS, ids=str)
 def test_torch_gives_the_recorded_derivative(c):
     torch = pytest.importorskip("torch")
-    args = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in c.args]
+    args = [torch.tensor(a, dtype=torch.complex128 if isinstance(a, complex) else torch.float64,
+                         requires_grad=True) for a in c.args]
     grads = torch.autograd.grad(c.torch_ref(torch)(*args).sum(), args)
-    _same([g.detach().numpy() for g in grads], c.torch)
+    # a complex leaf's .grad is the conjugate of the derivative recorded (PyTorch's convention)
+    _same([np.conj(g.detach().numpy()) if g.is_complex() else g.detach().numpy()
+           for g in grads], c.torch)
 
 
 @pytest.mark.parametrize("row,fn,args,reads", READS, ids=[r[0] for r in READS])

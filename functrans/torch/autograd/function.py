@@ -124,6 +124,11 @@ class BackwardCFunction(FunctionCtx, Node):
             if r._value.shape != shape:
                 r = _sum_to(r, shape, name, i)
             if r._value.dtype != dtype:
+                if r._value.dtype.kind == "c" and dtype.kind != "c":  # PyTorch's check, verbatim
+                    raise RuntimeError(
+                        "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                        "grad_is_complex) to be true, but got false.  (Could this error message "
+                        "be improved?  If so, please report an enhancement request to PyTorch.)")
                 r = r.to(dtype) if create_graph else wrap(r._value.astype(dtype))
             out[slot] = r if create_graph else r._value
         return out

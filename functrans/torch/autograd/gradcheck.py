@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from functrans.torch import _random
+from functrans.torch._complex import part_of_outputs
 from functrans.torch._creation import zeros_like
 from functrans.torch._dtype import from_numpy
 from functrans.torch._graph import Node, new_seq
@@ -75,18 +76,24 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
         flat = x.reshape(-1)
         if not np.shares_memory(flat, x):
             raise RuntimeError("gradcheck needs contiguous inputs to perturb in place.")
-        cols = [np.zeros((x.size, n), np.float64) for n in out_sizes]
+        # a complex input: PyTorch's conjugate Wirtinger derivative ds/dx + i ds/dy of each
+        # real output (complex outputs are checked by their real and imaginary parts)
+        steps = (eps, eps * 1j) if x.dtype.kind == "c" else (eps,)
+        cols = [np.zeros((x.size, n), np.complex128 if len(steps) == 2 else np.float64)
+                for n in out_sizes]
         for k in range(x.size):
             orig = flat[k].copy()
-            sides = []
-            for value in (orig - eps, orig + eps):
-                flat[k] = value  # outputs are copied at once: one may alias the input
-                sides.append([np.array(o._value) for o in _outputs(func(*inputs), False)])
-            flat[k] = orig
-            _check_same_outputs(*sides, tuple(int(i) for i in np.unravel_index(k, x.shape)), eps)
-            for o, (m, p) in enumerate(zip(*sides)):
-                cols[o][k] = (p.astype(np.float64).reshape(-1) -
-                              m.astype(np.float64).reshape(-1)) / (2 * eps)
+            for step, unit in zip(steps, (1, 1j)):
+                sides = []
+                for value in (orig - step, orig + step):
+                    flat[k] = value  # outputs are copied at once: one may alias the input
+                    sides.append([np.array(o._value) for o in _outputs(func(*inputs), False)])
+                flat[k] = orig
+                _check_same_outputs(*sides, tuple(int(i) for i in np.unravel_index(k, x.shape)),
+                                    eps)
+                for o, (m, p) in enumerate(zip(*sides)):
+                    cols[o][k] += unit * (p.astype(np.float64).reshape(-1) -
+                                          m.astype(np.float64).reshape(-1)) / (2 * eps)
         for o, col in enumerate(cols):
             jac[o].append(col)
     return jac
@@ -109,7 +116,8 @@ def _analytical_jacobians(outputs, inputs, diff_idx):
     jac = []
     for o in outputs:
         v = o._value
-        rows = [np.zeros((x._value.size, v.size), np.float64) for x in diff_inputs]
+        rows = [np.zeros((x._value.size, v.size), np.result_type(x._value, np.float64))
+                for x in diff_inputs]
         for m in range(v.size):
             onehot = np.zeros(v.size, v.dtype)
             onehot[m] = 1
@@ -117,7 +125,7 @@ def _analytical_jacobians(outputs, inputs, diff_idx):
                       allow_unused=True)
             for r, g in zip(rows, gs):
                 if g is not None:
-                    r[:, m] = np.asarray(g._value, np.float64).reshape(-1)
+                    r[:, m] = np.asarray(g._value, r.dtype).reshape(-1)
         jac.append(rows)
     return jac
 
@@ -153,21 +161,30 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                              "to be True")
     all_outputs = _outputs(func(*inputs), False)
     outputs = [o for o in all_outputs if o.requires_grad]
-    numerical = _numerical_jacobians(func, inputs, diff_idx,
-                                     [o._value.size for o in outputs or all_outputs], eps)
-    if not outputs:  # no differentiable output: the numerical gradient must be zero
-        zero = not any(np.any(j != 0) for row in numerical for j in row)
-        return zero or _fail(raise_exception, "Numerical gradient for function expected to be "
-                             "zero")
-    analytical = _analytical_jacobians(outputs, inputs, diff_idx)
-    for o, (a_row, n_row) in enumerate(zip(analytical, numerical)):
-        for j, a, n in zip(diff_idx, a_row, n_row):
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                return _fail(raise_exception, f"Jacobian mismatch for output {o} with respect to "
-                             f"input {j},\nnumerical:{tensor_repr(wrap(n))}\n"
-                             f"analytical:{tensor_repr(wrap(a))}\n")
+    # complex outputs: PyTorch checks the imaginary parts, then the real parts
+    complex_outs = [o for o, t in enumerate(outputs) if t._value.dtype.kind == "c"]
+    parts = [(part_of_outputs(func, p), p) for p in ("imaginary", "real")] if complex_outs \
+        else [(func, None)]
+    for part_fn, part in parts:
+        part_outs = _outputs(part_fn(*inputs), False)
+        numerical = _numerical_jacobians(part_fn, inputs, diff_idx,
+                                         [o._value.size for o in part_outs], eps)
+        if not outputs:  # no differentiable output: the numerical gradient must be zero
+            zero = not any(np.any(j != 0) for row in numerical for j in row)
+            return zero or _fail(raise_exception, "Numerical gradient for function expected "
+                                 "to be zero")
+        analytical = _analytical_jacobians(part_outs, inputs, diff_idx)
+        for o, (a_row, n_row) in enumerate(zip(analytical, numerical)):
+            prefix = f"While considering the {part} part of complex outputs only, " \
+                if o in complex_outs else ""
+            for j, a, n in zip(diff_idx, a_row, n_row):
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    return _fail(raise_exception, f"{prefix}Jacobian mismatch for output {o} "
+                                 f"with respect to input {j},\nnumerical:"
+                                 f"{tensor_repr(wrap(n))}\nanalytical:{tensor_repr(wrap(a))}\n")
     # PyTorch computes the analytical Jacobian twice: a backward giving different values for
     # the same input and grad_output is "not reentrant" (nondeterministic)
+    analytical = _analytical_jacobians(outputs, inputs, diff_idx)
     again = _analytical_jacobians(outputs, inputs, diff_idx)
     if not all(_reentrant(a, b, nondet_tol) for a, b in zip(analytical, again)):
         return _fail(raise_exception, "Backward is not reentrant, i.e., running backward with "
@@ -283,8 +300,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outputs = _outputs(func(*inputs))
     if grad_outputs is None:  # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
         g = _random.default_generator
-        grad_outputs = tuple(wrap(_random.uniform(g, o._value.size, o._value.dtype, -1.0, 1.0)
-                                  .reshape(o._value.shape), True) for o in outputs)
+        # complex: uniform (re, im) pairs, as make_tensor fills view_as_real of the tensor
+        grad_outputs = tuple(wrap(_random.uniform(
+            g, o._value.size * (2 if o.is_complex() else 1), o._value.real.dtype, -1.0, 1.0)
+            .view(o._value.dtype).reshape(o._value.shape), True) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)
 
