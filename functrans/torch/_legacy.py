@@ -43,8 +43,9 @@ def _sizes(args) -> tuple | None:
     if not _is_size(args[0], first=True):
         if len(args) == 1:
             return None
-        raise TypeError(f"new() received an invalid combination of arguments - got "
-                        f"({', '.join(map(_dtype.type_name, args))}), but expected one of:{_SIGNATURES}")
+        got = ", ".join(map(_dtype.type_name, args))
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                        f"expected one of:{_SIGNATURES}")
     for k, a in enumerate(args[1:], 2):
         if not _is_size(a, first=False):
             raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {k} with "
