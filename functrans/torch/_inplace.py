@@ -76,8 +76,7 @@ def check_fits(dst: tuple, src: tuple):
 def write(self, value):
     """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
     version counter."""
-    if is_inference(self) and not MODE.inference:
-        raise RuntimeError(INFERENCE_INPLACE_ERROR)
+    check_inplace(self, recording=False)  # an inference tensor outside inference mode
     dst = self._value
     src = value._value if isinstance(value, Tensor) else np.asarray(value)
     check_fits(dst.shape, src.shape)
@@ -196,20 +195,18 @@ def copy_(self, src, non_blocking=False):
 
 def setitem(self, idx, value):
     """self[idx] = value: a number, or a tensor whose shape PyTorch checks first."""
-    if isinstance(value, Tensor):
-        if value._value.ndim:
-            _check_value_shape(self, numpy_index(idx), value._value)
-    elif not isinstance(value, numbers.Number | np.generic):
+    is_tensor = isinstance(value, Tensor)
+    if not is_tensor and not isinstance(value, numbers.Number | np.generic):
         raise TypeError(f"can't assign a {type_name(value)} to a "
                         f"torch.{kind(self._value.dtype)}Tensor")
-    recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
-                                  and value._requires_grad)
-    if not recording:
+    np_idx = numpy_index(idx)
+    if is_tensor and value._value.ndim:
+        _check_value_shape(self, np_idx, value._value)
+    if not (MODE.enabled and (self._requires_grad or is_tensor and value._requires_grad)):
         check_inplace(self, MODE.enabled)
-        np_idx = numpy_index(idx)
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
-        self._value[np_idx] = value._value if isinstance(value, Tensor) else value
+        self._value[np_idx] = value._value if is_tensor else value
         _shared_vc(self)[0] += 1
         return
     if self._requires_grad and self._grad_fn is None and _takes_view(self, idx):
