@@ -217,7 +217,9 @@ def setitem(self, idx, value):
 def _check_value_shape(self, np_idx, v):
     """PyTorch's error unless the values `v` can be written at self[np_idx]: index_put_'s for
     an advanced index, else expand's (v, less its leading unit axes, expanded to self[np_idx])."""
-    target = np.broadcast_to(np.empty((), np.bool_), self._value.shape)[np_idx].shape
+    target = self._value[np_idx].shape
+    if v.shape == target:
+        return
     try:
         check_broadcasts(v.shape, target)
     except RuntimeError:
