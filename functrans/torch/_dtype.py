@@ -107,6 +107,14 @@ def kind(np_dtype) -> str:
     return KINDS.get(name, name)
 
 
+def type_name(x) -> str:
+    """The name PyTorch's messages give a value's type: `float`, `numpy.ndarray`, `Tensor`."""
+    t = type(x)
+    if t.__module__ == "builtins" or t.__name__ == "Tensor":
+        return t.__name__
+    return f"{'torch' if t.__module__.startswith('functrans.torch') else t.__module__}.{t.__name__}"
+
+
 def cpp_name(np_dtype) -> str:
     """The C++ type name PyTorch's messages use: `float`, `long int`, ..."""
     name = np.dtype(np_dtype).name

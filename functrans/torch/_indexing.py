@@ -131,11 +131,19 @@ def unique_last(pos):
     return uniq.astype(np.int64), (flat.size - 1 - first_from_end).astype(np.int64)
 
 
+def drop_leading_units(shape: tuple) -> tuple:
+    """A value's shape as PyTorch writes it at an index: its leading unit axes dropped."""
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
 def check_broadcasts(shape, target):
     """PyTorch's error unless values of `shape` broadcast to `target` (leading unit axes of
-    the values may be dropped)."""
+    the values dropped)."""
+    shape = drop_leading_units(tuple(shape))
     try:
-        if np.broadcast_shapes(shape[max(len(shape) - len(target), 0):], target) == target:
+        if np.broadcast_shapes(shape, target) == target:
             return
     except ValueError:
         pass

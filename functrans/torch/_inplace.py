@@ -5,16 +5,19 @@ node. On a view, the base becomes CopySlices(old base, new values) and the view 
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _shape as SH
-from functrans.torch._dtype import _category, kind
+from functrans.torch._dtype import _category, kind, type_name
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import OpNode
-from functrans.torch._indexing import copy_slices, numpy_index, setitem_out_of_place
+from functrans.torch._indexing import (check_broadcasts, copy_slices, drop_leading_units,
+                                       numpy_index, setitem_out_of_place)
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
@@ -57,22 +60,28 @@ def check_inplace(self, recording):
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
 
+def check_fits(dst: tuple, src: tuple):
+    """PyTorch's error unless values of shape `src` broadcast to a tensor of shape `dst`."""
+    if src == dst:
+        return
+    n = max(len(dst), len(src))
+    a, b = (1,) * (n - len(dst)) + dst, (1,) * (n - len(src)) + src
+    for i in reversed(range(n)):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    if len(src) > len(dst) or any(x == 1 and y != 1 for x, y in zip(a, b)):
+        raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(dst, src))}")
+
+
 def write(self, value):
     """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
     version counter."""
-    if is_inference(self) and not MODE.inference:
-        raise RuntimeError(INFERENCE_INPLACE_ERROR)
+    check_inplace(self, recording=False)  # an inference tensor outside inference mode
     dst = self._value
     src = value._value if isinstance(value, Tensor) else np.asarray(value)
-    if src.shape != dst.shape:
-        try:
-            b = np.broadcast_shapes(src.shape, dst.shape)
-        except ValueError:
-            b = None
-        if b != dst.shape:
-            raise RuntimeError(f"output with shape [{', '.join(map(str, dst.shape))}] doesn't "
-                               f"match the broadcast shape "
-                               f"[{', '.join(map(str, b or src.shape))}]")
+    check_fits(dst.shape, src.shape)
     if _category(src.dtype) > _category(dst.dtype):
         raise RuntimeError(f"result type {kind(src.dtype)} can't be cast to the desired "
                            f"output type {kind(dst.dtype)}")
@@ -161,7 +170,11 @@ def _overwrite_(self, name, value, inputs):
     """self <- value (broadcast, cast to self's dtype) through node `name` (`inputs`: the
     node's inputs after self)."""
     v = value._value if isinstance(value, Tensor) else value
-    return inplace(self, lambda x, _: run(_OVERWRITE[name], (x,) + inputs, (x._value, v)), value)
+
+    def overwrite(x, _):
+        check_fits(x._value.shape, np.shape(v))
+        return run(_OVERWRITE[name], (x,) + inputs, (x._value, v))
+    return inplace(self, overwrite, value)
 
 
 def fill_(self, value):
@@ -178,25 +191,46 @@ def zero_(self):
 
 
 def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor | numbers.Number):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type_name(src)}")
     src = as_tensor(src)
     return _overwrite_(self, "CopyBackwards", src, (src,))
 
 
 def setitem(self, idx, value):
-    """self[idx] = value."""
-    recording = MODE.enabled and (self._requires_grad or isinstance(value, Tensor)
-                                  and value._requires_grad)
-    if not recording:
+    """self[idx] = value: a number, or a tensor whose shape PyTorch checks first."""
+    is_tensor = isinstance(value, Tensor)
+    if not is_tensor and not isinstance(value, numbers.Number | np.generic):
+        raise TypeError(f"can't assign a {type_name(value)} to a "
+                        f"torch.{kind(self._value.dtype)}Tensor")
+    np_idx = numpy_index(idx)
+    if is_tensor and value._value.ndim:
+        _check_value_shape(self, np_idx, value._value)
+    if not (MODE.enabled and (self._requires_grad or is_tensor and value._requires_grad)):
         check_inplace(self, MODE.enabled)
-        np_idx = numpy_index(idx)
         if not self._value.flags.writeable:
             write(self, self._value)  # raises PyTorch's error
-        self._value[np_idx] = value._value if isinstance(value, Tensor) else value
+        self._value[np_idx] = value._value if is_tensor else value
         _shared_vc(self)[0] += 1
         return
     if self._requires_grad and self._grad_fn is None and _takes_view(self, idx):
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
     inplace(self, setitem_out_of_place, idx, value)
+
+
+def _check_value_shape(self, np_idx, v):
+    """PyTorch's error unless the values `v` can be written at self[np_idx]: index_put_'s for
+    an advanced index, else expand's (v, less its leading unit axes, expanded to self[np_idx])."""
+    target = self._value[np_idx].shape
+    if v.shape == target:
+        return
+    try:
+        check_broadcasts(v.shape, target)
+    except RuntimeError:
+        if any(isinstance(i, bool | np.ndarray) for i in np_idx):
+            raise
+        SH.expand(wrap(v.reshape(drop_leading_units(v.shape))), target)
 
 
 def _takes_view(x, idx) -> bool:

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
+
 import numpy as np
 
 from functrans.torch import _dtype
@@ -11,36 +14,81 @@ from functrans.torch._creation import tensor
 from functrans.torch._tensor import Size, Tensor, wrap
 
 
-def _shape_args(args) -> tuple | None:
-    """The sizes when `args` name a shape (ints, or one torch.Size), else None (data)."""
+_SIGNATURES = ("\n * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)"
+               "\n * (tuple of ints size, *, torch.device device = None)"
+               "\n * (object data, *, torch.device device = None)\n")
+_CTOR_ON_DEVICE = ("constructor of the form torch.Tensor(tensor, device=device) is not supported.  "
+                   "Use torch.tensor(...) or torch.as_tensor(...) instead.")
+_NEW_ON_DEVICE = ("new of the form tensor.new(tensor, device=device) is not supported.  Use "
+                  "torch.as_tensor(...) instead.")
+
+
+def _is_size(a, first: bool) -> bool:
+    """Whether PyTorch's parser reads `a` as a size: anything with `__index__` (an int, a numpy
+    integer, a one-element integer tensor), a bool only after the first size."""
+    if first and isinstance(a, bool):
+        return False
+    try:
+        operator.index(a)
+    except TypeError:
+        return False
+    return True
+
+
+def _sizes(args) -> tuple | None:
+    """The sizes when `args` name a shape (ints, or one torch.Size), else None (data); mixed
+    arguments get PyTorch's TypeError."""
     if len(args) == 1 and isinstance(args[0], Size):
         return tuple(args[0])
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return tuple(args)
-    return None
+    if not _is_size(args[0], first=True):
+        if len(args) == 1:
+            return None
+        got = ", ".join(map(_dtype.type_name, args))
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                        f"expected one of:{_SIGNATURES}")
+    for k, a in enumerate(args[1:], 2):
+        if not _is_size(a, first=False):
+            raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {k} with "
+                            f'error "type must be tuple of ints,but got {_dtype.type_name(a)}"')
+    return tuple(map(operator.index, args))
 
 
-def construct(dtype, args, device=None):
-    """What `torch.<Kind>Tensor(*args)` and `Tensor.new(*args)` give: an uninitialised tensor of
-    the given sizes (zeros here), or a copy of the given data in `dtype`."""
+def construct(dtype, args, device=None, method=False):
+    """What `torch.Tensor(*args)` (`dtype` None), `torch.<Kind>Tensor(*args)` and
+    `Tensor.new(*args)` (`method`) give, read as PyTorch's parser reads them: an
+    uninitialised tensor of the given sizes (zeros here), an alias of a given tensor (of any
+    dtype for torch.Tensor), or a copy of a sequence of data in the (default) dtype."""
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
                            f"{device} was passed")
-    shape = _shape_args(args) if args else (0,)  # no arguments: an empty 1-d tensor
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        data = args[0]
+        if device is not None:
+            raise RuntimeError("Legacy tensor " + (_NEW_ON_DEVICE if method else _CTOR_ON_DEVICE))
+        if dtype is not None and data.dtype != dtype:
+            raise TypeError(f"expected {_options(dtype)} (got {_options(data.dtype)})")
+        return data[...]  # PyTorch's alias of the tensor (AliasBackward0)
+    dtype = dtype or _dtype.get_default_dtype()
+    shape = _sizes(args) if args else (0,)  # no arguments: an empty 1-d tensor
     if shape is not None:
-        if any(s < 0 for s in shape):
-            raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+        negative = [s for s in shape if s < 0]
+        if negative:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: "
                                f"{list(shape)}")
         return wrap(np.zeros(shape, _dtype.to_numpy(dtype)))
-    if len(args) != 1:
-        raise TypeError(f"new() received an invalid combination of arguments: expected sizes "
-                        f"(ints) or one sequence of data, got {len(args)} arguments")
     data = args[0]
-    if isinstance(data, Tensor):
-        if data.dtype != dtype:
-            raise TypeError(f"expected {type_name(dtype)} (got {type_name(data.dtype)})")
-        return data.detach()  # PyTorch's legacy constructor aliases a tensor of its type
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(data, Sequence | np.ndarray):
+        raise TypeError(f"new(): data must be a sequence (got {_dtype.type_name(data)})")
     return tensor(data, dtype=dtype)
+
+
+def _options(dtype) -> str:
+    """A CPU tensor's TensorOptions as PyTorch's messages print them."""
+    return (f"TensorOptions(dtype={_dtype.cpp_name(dtype.dtype)}, device=cpu, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
 
 
 def type_name(dtype) -> str:
@@ -83,4 +131,4 @@ def as_dtype(spec):
 
 def new(self, *args, device=None):
     """Tensor.new: a tensor of this tensor's dtype, from sizes (uninitialised) or data."""
-    return construct(self.dtype, args, device)
+    return construct(self.dtype, args, device, method=True)

@@ -226,9 +226,10 @@ def expand(input, *sizes):
     x = as_tensor(input)
     sizes, shp = _ints(sizes), x._value.shape
     if len(sizes) < len(shp):
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{_shown(shp)}]}}, size=[{_shown(sizes)}]"
-                           f"): the number of sizes provided ({len(sizes)}) must be greater or "
-                           f"equal to the number of dimensions in the tensor ({len(shp)})")
+        raise RuntimeError(f"expand(torch.{_dtype.kind(x._value.dtype)}Tensor{{[{_shown(shp)}]}}, "
+                           f"size=[{_shown(sizes)}]): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(shp)})")
     lead = len(sizes) - len(shp)
     out = list(sizes)
     for i, s in enumerate(sizes):

@@ -118,14 +118,14 @@ class Tensor(Tracer):
                  "__weakref__")
     _trace = TAPE  # every Tensor belongs to the tape (a class attribute: nothing to set)
     _retake_view = None  # installed by _views: a view's grad_fn taken again from its base
+    _construct = None  # installed by _tensor_methods: _legacy.construct
 
-    def __init__(self, *args):  # the legacy torch.Tensor(data) / torch.Tensor(*sizes)
-        dt = _dtype.get_default_dtype().dtype
-        if len(args) == 1 and not isinstance(args[0], int):
-            value = np.array(getattr(args[0], "_value", args[0]), dtype=dt)
-        else:
-            value = np.zeros(tuple(args) if args else (0,), dt)
-        _init(self, value, False, None, 0)
+    def __init__(self, *args, device=None):
+        """The legacy constructor: torch.Tensor(*sizes), torch.Tensor(data) (in the default
+        dtype) or torch.Tensor(tensor) (an alias), as PyTorch reads its arguments."""
+        made = self._construct(None, args, device)
+        for slot in Tensor.__slots__[:-1]:  # the state of `made`, taken over by this object
+            setattr(self, slot, getattr(made, slot))
 
     @property
     def aval(self) -> ShapedArray:

@@ -17,7 +17,7 @@ from functrans.torch import _scatter as SC
 from functrans.torch import _shape as S
 from functrans.torch import _random as R
 from functrans.torch._devices import NO_ACCELERATOR, NO_CUDA, is_device_like, require_cpu
-from functrans.torch._legacy import as_dtype, new
+from functrans.torch._legacy import as_dtype, construct, new
 from functrans.torch._record import apply_primitive
 from functrans.torch._tensor import TapeTrace, Tensor, is_inference
 from functrans.torch.autograd import backward as _autograd_backward
@@ -161,6 +161,7 @@ _METHODS = {
     "new_ones": _new_factory(C.ones), "new_empty": _new_factory(C.empty),
     "new_full": _new_factory(C.full),
     "is_inference": is_inference, "bernoulli": C.bernoulli, "cuda": _cuda, "apply_": _apply_,
+    "_construct": staticmethod(construct),
 }
 
 for _name, _fn in _METHODS.items():

@@ -70,6 +70,150 @@ def test_overwrite_refuses_a_shape_that_does_not_broadcast_to_self():
         torch.zeros(3).copy_(torch.zeros(2, 3))
 
 
+def _assign(x, idx, v):
+    x[idx] = v
+
+
+# writes whose value does not fit: (tensor shape, the write); PyTorch's errors, recorded below
+SHAPE_WRITES = {
+    "row_gets_a_matrix": ((2, 3), lambda lib, x: _assign(x, 0, lib.ones(2, 3))),
+    "row_gets_a_matrix_while_recording": (
+        (2, 3), lambda lib, x: _assign(x.requires_grad_().clone(), 0, lib.ones(2, 3))),
+    "ellipsis_gets_wider_rows": ((2, 3), lambda lib, x: _assign(x, Ellipsis, lib.ones(3, 3))),
+    "slice_gets_short_rows": ((2, 3), lambda lib, x: _assign(x, slice(None), lib.ones(2))),
+    "element_gets_a_vector": ((2, 3), lambda lib, x: _assign(x, (0, 1), lib.ones(2))),
+    "column_gets_too_many": ((2, 3), lambda lib, x: _assign(x, (slice(None), 0), lib.ones(3))),
+    "leading_unit_axes_dropped": ((2, 3), lambda lib, x: _assign(x, 0, lib.ones(1, 2, 3))),
+    "int_tensor_row": ((2, 3), lambda lib, x: _assign(x.long(), 0, lib.ones(2, 3).long())),
+    "index_list_gets_too_many": (
+        (2, 3), lambda lib, x: _assign(x, lib.tensor([0, 1]), lib.ones(5, 2, 3))),
+    "index_list_while_recording": (
+        (2, 3), lambda lib, x: _assign(x.requires_grad_().clone(), lib.tensor([0, 1]),
+                                       lib.ones(5, 2, 3))),
+    "mask_gets_short_rows": ((2, 3), lambda lib, x: _assign(x, lib.tensor([True, False]),
+                                                            lib.ones(2))),
+    "list_value": ((2, 3), lambda lib, x: _assign(x, 0, [1.0, 2.0, 3.0])),
+    "array_value": ((2, 3), lambda lib, x: _assign(x, 0, np.ones(3))),
+    "copy_mismatched": ((2, 3), lambda lib, x: x.copy_(lib.ones(2))),
+    "copy_mismatched_while_recording": (
+        (2, 3), lambda lib, x: x.requires_grad_().clone().copy_(lib.ones(2))),
+    "copy_into_a_view": ((2, 3), lambda lib, x: x[0].copy_(lib.ones(2))),
+    "copy_wider": ((3,), lambda lib, x: x.copy_(lib.ones(2, 3))),
+    "copy_more_axes": ((2, 3), lambda lib, x: x.copy_(lib.ones(1, 2, 3))),
+    "copy_into_a_leaf": ((2,), lambda lib, x: x.requires_grad_().copy_(lib.ones(3))),
+    "copy_a_list": ((2,), lambda lib, x: x.copy_([1.0, 2.0])),
+}
+
+SHAPE_WRITES_RECORDED = {  # PyTorch 2.13's errors, and the tensor after them
+    'row_gets_a_matrix': ['RuntimeError',
+        'expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be '
+        'greater or equal to the number of dimensions in the tensor (2)',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'row_gets_a_matrix_while_recording': ['RuntimeError',
+        'expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be '
+        'greater or equal to the number of dimensions in the tensor (2)',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'ellipsis_gets_wider_rows': ['RuntimeError',
+        'The expanded size of the tensor (2) must match the existing size (3) at non-singleton '
+        'dimension 0.  Target sizes: [2, 3].  Tensor sizes: [3, 3]',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'slice_gets_short_rows': ['RuntimeError',
+        'The expanded size of the tensor (3) must match the existing size (2) at non-singleton '
+        'dimension 1.  Target sizes: [2, 3].  Tensor sizes: [2]',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'element_gets_a_vector': ['RuntimeError',
+        'expand(torch.FloatTensor{[2]}, size=[]): the number of sizes provided (0) must be '
+        'greater or equal to the number of dimensions in the tensor (1)',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'column_gets_too_many': ['RuntimeError',
+        'The expanded size of the tensor (2) must match the existing size (3) at non-singleton '
+        'dimension 0.  Target sizes: [2].  Tensor sizes: [3]',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'leading_unit_axes_dropped': ['RuntimeError',
+        'expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be '
+        'greater or equal to the number of dimensions in the tensor (2)',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'int_tensor_row': ['RuntimeError',
+        'expand(torch.LongTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be '
+        'greater or equal to the number of dimensions in the tensor (2)',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'index_list_gets_too_many': ['RuntimeError',
+        'shape mismatch: value tensor of shape [5, 2, 3] cannot be broadcast to indexing result '
+        'of shape [2, 3]',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'index_list_while_recording': ['RuntimeError',
+        'shape mismatch: value tensor of shape [5, 2, 3] cannot be broadcast to indexing result '
+        'of shape [2, 3]',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'mask_gets_short_rows': ['RuntimeError',
+        'shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of '
+        'shape [1, 3]',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'list_value': ['TypeError',
+        "can't assign a list to a torch.FloatTensor",
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'array_value': ['TypeError',
+        "can't assign a numpy.ndarray to a torch.FloatTensor",
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'copy_mismatched': ['RuntimeError',
+        'The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension '
+        '1',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'copy_mismatched_while_recording': ['RuntimeError',
+        'The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension '
+        '1',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'copy_into_a_view': ['RuntimeError',
+        'The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension '
+        '0',
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'copy_wider': ['RuntimeError',
+        "output with shape [3] doesn't match the broadcast shape [2, 3]",
+        [0.0, 0.0, 0.0]],
+    'copy_more_axes': ['RuntimeError',
+        "output with shape [2, 3] doesn't match the broadcast shape [1, 2, 3]",
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]],
+    'copy_into_a_leaf': ['RuntimeError',
+        'a leaf Variable that requires grad is being used in an in-place operation.',
+        [0.0, 0.0]],
+    'copy_a_list': ['TypeError',
+        "copy_(): argument 'other' (position 1) must be Tensor, not list",
+        [0.0, 0.0]],
+}
+
+
+def _write_error(lib, name):
+    shape, write = SHAPE_WRITES[name]
+    x = lib.zeros(shape)
+    try:
+        write(lib, x)
+    except Exception as e:  # the error is the observation
+        return [type(e).__name__, str(e).split("\n")[0], x.tolist()]
+    return ["no error", "", x.tolist()]
+
+
+@pytest.mark.parametrize("name", SHAPE_WRITES)
+def test_a_value_that_does_not_fit_gets_recorded_pytorch_error(name):
+    assert _write_error(torch, name) == SHAPE_WRITES_RECORDED[name]
+
+
+@pytest.mark.parametrize("name", SHAPE_WRITES)
+def test_a_value_that_does_not_fit_gets_live_pytorch_error(name):
+    real = pytest.importorskip("torch")
+    assert _write_error(torch, name) == _write_error(real, name)
+
+
+@pytest.mark.parametrize("lib", ["functrans", "torch"])
+def test_values_that_fit_are_written(lib):
+    t_lib = torch if lib == "functrans" else pytest.importorskip("torch")
+    x = t_lib.zeros(2, 3)
+    x[0] = t_lib.ones(1, 1, 3)  # leading unit axes dropped
+    x[1] = np.float64(2.0)  # a numpy scalar is a number
+    x[t_lib.tensor([0])] = t_lib.ones(1, 1, 3) * 3
+    assert x.tolist() == [[3.0] * 3, [2.0] * 3]
+    assert x.copy_(4.0).tolist() == [[4.0] * 3] * 2  # copy_ takes a number
+
+
 def test_the_gradient_of_copy_flows_to_the_source_only():
     src = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     x = torch.ones(2, requires_grad=True)

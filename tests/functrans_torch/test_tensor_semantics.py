@@ -276,6 +276,149 @@ def test_legacy_constructor_and_isinstance():
         torch.zeros(1, device="cuda:0")
 
 
+# torch.Tensor(*args) as PyTorch's argument parser reads it: each case gives the tensor's shape,
+# dtype, grad_fn name and values (None where PyTorch leaves the memory uninitialised), or the error
+LEGACY_CASES = {
+    "int_tensor_kept": lambda lib: lib.Tensor(lib.tensor([1, 2])),
+    "float64_tensor_kept": lambda lib: lib.Tensor(lib.tensor([1.5], dtype=lib.float64)),
+    "size_object": lambda lib: lib.Tensor(lib.Size([2, 3])),
+    "sizes": lambda lib: lib.Tensor(2, 3),
+    "numpy_int_size": lambda lib: lib.Tensor(np.int64(2)),
+    "zero_d_int_array_size": lambda lib: lib.Tensor(np.array(2)),
+    "bool_after_a_size": lambda lib: lib.Tensor(2, True),
+    "no_arguments": lambda lib: lib.Tensor(),
+    "zero": lambda lib: lib.Tensor(0),
+    "list_data": lambda lib: lib.Tensor([1, 2]),
+    "tuple_data": lambda lib: lib.Tensor((2, 3)),
+    "zero_d_float_array_data": lambda lib: lib.Tensor(np.array(2.5)),
+    "range_data": lambda lib: lib.Tensor(range(3)),
+    "float": lambda lib: lib.Tensor(3.0),
+    "bool": lambda lib: lib.Tensor(True),
+    "numpy_float": lambda lib: lib.Tensor(np.float64(2.0)),
+    "none": lambda lib: lib.Tensor(None),
+    "str": lambda lib: lib.Tensor("ab"),
+    "negative": lambda lib: lib.Tensor(-1),
+    "negative_second": lambda lib: lib.Tensor(2, -1, -3),
+    "negative_in_size_object": lambda lib: lib.Tensor(lib.Size([2, -1])),
+    "float_after_a_size": lambda lib: lib.Tensor(2, 3.0),
+    "list_after_a_size": lambda lib: lib.Tensor(2, [3]),
+    "tensor_and_int": lambda lib: lib.Tensor(lib.tensor([1.0]), 2),
+    "float_and_int": lambda lib: lib.Tensor(2.0, 3),
+    "size_object_and_int": lambda lib: lib.Tensor(lib.Size([2]), 3),
+    "tensor_with_device": lambda lib: lib.Tensor(lib.tensor([1.0]), device="cpu"),
+    "sizes_with_device": lambda lib: lib.Tensor(2, device="cpu"),
+    "meta_device": lambda lib: lib.Tensor(2, device="meta"),
+    "typed_tensor_of_another_dtype": lambda lib: lib.FloatTensor(lib.tensor([1, 2])),
+    "typed_float": lambda lib: lib.FloatTensor(3.0),
+    "typed_numpy_int_size": lambda lib: lib.LongTensor(np.int64(2)),
+    "new_float": lambda lib: lib.ones(2).new(3.0),
+    "new_tensor_with_device": lambda lib: lib.ones(2).new(lib.ones(2), device="cpu"),
+}
+
+
+UNINITIALISED = {"size_object", "sizes", "numpy_int_size", "zero_d_int_array_size",
+                 "bool_after_a_size", "sizes_with_device", "typed_numpy_int_size"}
+
+
+def _legacy(lib, name):
+    try:
+        t = LEGACY_CASES[name](lib)
+    except Exception as e:  # the error is the observation
+        return [type(e).__name__, str(e).split("\n")[0]]
+    fn = t.grad_fn
+    return [list(t.shape), str(t.dtype), fn and type(fn).__name__,
+            None if name in UNINITIALISED else t.tolist()]
+
+
+LEGACY_RECORDED = {  # PyTorch 2.13's observations
+    'int_tensor_kept': [[2], 'torch.int64', None, [1, 2]],
+    'float64_tensor_kept': [[1], 'torch.float64', None, [1.5]],
+    'size_object': [[2, 3], 'torch.float32', None, None],
+    'sizes': [[2, 3], 'torch.float32', None, None],
+    'numpy_int_size': [[2], 'torch.float32', None, None],
+    'zero_d_int_array_size': [[2], 'torch.float32', None, None],
+    'bool_after_a_size': [[2, 1], 'torch.float32', None, None],
+    'no_arguments': [[0], 'torch.float32', None, []],
+    'zero': [[0], 'torch.float32', None, []],
+    'list_data': [[2], 'torch.float32', None, [1.0, 2.0]],
+    'tuple_data': [[2], 'torch.float32', None, [2.0, 3.0]],
+    'zero_d_float_array_data': [[], 'torch.float32', None, 2.5],
+    'range_data': [[3], 'torch.float32', None, [0.0, 1.0, 2.0]],
+    'float': ['TypeError', 'new(): data must be a sequence (got float)'],
+    'bool': ['TypeError', 'new(): data must be a sequence (got bool)'],
+    'numpy_float': ['TypeError', 'new(): data must be a sequence (got numpy.float64)'],
+    'none': ['TypeError', 'new(): data must be a sequence (got NoneType)'],
+    'str': ['TypeError', "new(): invalid data type 'str'"],
+    'negative': ['RuntimeError', 'Trying to create tensor with negative dimension -1: [-1]'],
+    'negative_second': ['RuntimeError',
+        'Trying to create tensor with negative dimension -1: [2, -1, -3]'],
+    'negative_in_size_object': ['RuntimeError',
+        'Trying to create tensor with negative dimension -1: [2, -1]'],
+    'float_after_a_size': ['TypeError',
+        'new(): argument \'size\' failed to unpack the object at pos 2 with error "type must be '
+        'tuple of ints,but got float"'],
+    'list_after_a_size': ['TypeError',
+        'new(): argument \'size\' failed to unpack the object at pos 2 with error "type must be '
+        'tuple of ints,but got list"'],
+    'tensor_and_int': ['TypeError',
+        'new() received an invalid combination of arguments - got (Tensor, int), but expected '
+        'one of:'],
+    'float_and_int': ['TypeError',
+        'new() received an invalid combination of arguments - got (float, int), but expected one '
+        'of:'],
+    'size_object_and_int': ['TypeError',
+        'new() received an invalid combination of arguments - got (torch.Size, int), but '
+        'expected one of:'],
+    'tensor_with_device': ['RuntimeError',
+        'Legacy tensor constructor of the form torch.Tensor(tensor, device=device) is not '
+        'supported.  Use torch.tensor(...) or torch.as_tensor(...) instead.'],
+    'sizes_with_device': [[2], 'torch.float32', None, None],
+    'meta_device': ['RuntimeError',
+        'legacy constructor expects device type: cpu but device type: meta was passed'],
+    'typed_tensor_of_another_dtype': ['TypeError',
+        'expected TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false '
+        '(default), pinned_memory=false (default), memory_format=(nullopt)) (got '
+        'TensorOptions(dtype=long int, device=cpu, layout=Strided, requires_grad=false '
+        '(default), pinned_memory=false (default), memory_format=(nullopt)))'],
+    'typed_float': ['TypeError', 'new(): data must be a sequence (got float)'],
+    'typed_numpy_int_size': [[2], 'torch.int64', None, None],
+    'new_float': ['TypeError', 'new(): data must be a sequence (got float)'],
+    'new_tensor_with_device': ['RuntimeError',
+        'Legacy tensor new of the form tensor.new(tensor, device=device) is not supported.  Use '
+        'torch.as_tensor(...) instead.'],
+}
+
+
+@pytest.mark.parametrize("name", LEGACY_CASES)
+def test_legacy_constructor_reads_arguments_as_recorded_pytorch(name):
+    assert _legacy(torch, name) == LEGACY_RECORDED[name]
+
+
+@pytest.mark.parametrize("name", LEGACY_CASES)
+def test_legacy_constructor_reads_arguments_as_live_pytorch(name):
+    real = pytest.importorskip("torch")
+    assert _legacy(torch, name) == _legacy(real, name)
+
+
+@pytest.mark.parametrize("lib", ["functrans", "torch"])
+def test_legacy_constructor_of_a_tensor_is_an_alias(lib):
+    t_lib = torch if lib == "functrans" else pytest.importorskip("torch")
+    x = t_lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    a = t_lib.Tensor(y)
+    assert a._base is y and type(a.grad_fn).__name__ == "AliasBackward0"
+    (a * a).sum().backward()
+    assert x.grad.tolist() == [8.0, 16.0]
+    n = t_lib.tensor([1, 2])
+    m = t_lib.Tensor(n)
+    m[0] = 5  # the same storage and version counter
+    assert n.tolist() == [5, 2] and n._version == m._version == 1
+
+    class Sub(t_lib.Tensor):
+        pass
+    assert type(Sub([1.0])) is Sub and type(Sub(n)) is Sub
+
+
 def test_numpy_sees_tensors_as_arrays_and_operators_still_record():
     t = torch.ones(2)
     s = np.sin(t)  # a ufunc on a tensor that needs no grad: numpy's value, as a tensor
