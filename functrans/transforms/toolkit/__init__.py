@@ -34,4 +34,4 @@ __all__ = ["batch_jaxpr", "batch_size", "compile_program", "cse", "dce", "dce_ja
            "Transposed", "transpose_jaxpr", "transpose_program",
            # the submodules, so that the API reference documents them
            "batch", "codegen", "cse", "dce", "edit", "facts", "fold", "inline", "jvp_split",
-           "kernels", "optimize", "rewrite", "simplify", "stage", "transpose"]
+           "kernels", "optimize", "rewrite", "scalar", "simplify", "stage", "transpose"]
