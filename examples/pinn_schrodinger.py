@@ -23,8 +23,8 @@ boundary conditions with deep neural networks" (J. Comput. Phys. 2021), so h and
 x-derivatives are periodic exactly and the only data are the initial values.
 
 Schedule (full run, sized for about half an hour on one core): 4 hidden layers of 64 tanh
-units, 8,000 collocation points (Latin hypercube), 256 initial points; Adam 3,000 steps
-(learning rate 2e-3 decaying to 2e-4, random batches of 2,000 points), then L-BFGS until
+units, 5,000 collocation points (Latin hypercube), 256 initial points; Adam 2,000 steps
+(learning rate 2e-3 decaying to 2e-4, random batches of 1,000 points), then L-BFGS until
 the time budget (default 1,500 s of training; `--time-budget`) or 20,000 iterations.
 
     python examples/pinn_schrodinger.py            # full run
@@ -84,22 +84,22 @@ def make_loss(z0, h0):
 
 
 def main():
-    args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=20000,
+    args = parse_args(__doc__.splitlines()[0], adam_steps=2000, lbfgs_iters=20000,
                       quick_adam=150, quick_lbfgs=150, extra=[
                           (("--n-f",), dict(type=int, default=None,
-                                            help="collocation points (8000; quick 500)")),
+                                            help="collocation points (5000; quick 500)")),
                           (("--width",), dict(type=int, default=None,
                                               help="hidden units per layer (64; quick 32)")),
                           (("--layers",), dict(type=int, default=None,
                                                help="hidden layers (4; quick 3)")),
                           (("--batch",), dict(type=int, default=None,
-                                              help="Adam's points per step (2000; quick: all)"))])
+                                              help="Adam's points per step (1000; quick: all)"))])
     rng = np.random.default_rng(args.seed)
-    n_f = args.n_f or (500 if args.quick else 8000)
+    n_f = args.n_f or (500 if args.quick else 5000)
     width = args.width or (32 if args.quick else 64)
     layers = args.layers or (3 if args.quick else 4)
     if args.batch is None and not args.quick:
-        args.batch = 2000
+        args.batch = 1000
     if args.time_budget is None and not args.quick:
         args.time_budget = 1500.0
     z_f = lhs(rng, n_f, LB, UB)
