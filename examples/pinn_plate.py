@@ -11,8 +11,8 @@ differentiated with respect to the parameters. The residual is divided by 4 pi^4
 by 2 pi^2 so every term of the loss is of order one.
 
 Schedule (full run): 3 hidden layers of 32 tanh units, 2,000 interior collocation points
-(Latin hypercube), 400 boundary points; Adam 1,000 steps (learning rate 2e-3 decaying to
-2e-4), then L-BFGS up to 4,000 iterations.
+(Latin hypercube), 400 boundary points; Adam 500 steps (learning rate 2e-3 decaying to
+2e-4), then L-BFGS up to 2,500 iterations.
 
     python examples/pinn_plate.py            # full run
     python examples/pinn_plate.py --quick    # seconds; loose error
@@ -73,7 +73,7 @@ def boundary_points(rng, n):
 
 
 def main():
-    args = parse_args(__doc__.splitlines()[0], adam_steps=1000, lbfgs_iters=4000,
+    args = parse_args(__doc__.splitlines()[0], adam_steps=500, lbfgs_iters=2500,
                       quick_adam=150, quick_lbfgs=150,
                       extra=[(("--n-f",), dict(type=int, default=None,
                                                help="collocation points (2000; quick 200)"))])
