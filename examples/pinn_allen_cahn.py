@@ -120,7 +120,8 @@ def main():
                              points=z_f, batch_size=args.batch, seed=args.seed + w,
                              progress=not args.no_progress, log_every=args.log_every,
                              time_budget=budget)
-        history += hist
+        # later windows' phases renamed: the figure marks where the first window's L-BFGS began
+        history += hist if w == 0 else [(f"{ph} (window {w + 1})", k, v) for ph, k, v in hist]
         nets.append(params)
         # the next window starts from this network's values at t1
         u0 = predict(lambda p, z: u_net(p, z, t0, t1), params,
