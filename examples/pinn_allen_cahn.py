@@ -16,8 +16,8 @@ do, and what this script does:
 - a periodic embedding of x, (cos(pi x), sin(pi x), cos(2 pi x), sin(2 pi x)), so u and all
   its x-derivatives are periodic exactly and there is no boundary loss (Wang, Sankaran and
   Perdikaris; Dong and Ni, J. Comput. Phys. 2021);
-- float64 throughout, Adam then L-BFGS, and the initial-condition term weighted 100 as in
-  Wight and Zhao.
+- float64 throughout, Adam then L-BFGS, and the initial-condition term weighted 100 (each
+  window's solution is only as good as the values it starts from).
 
 u, u_t and u_xx at a point come from one forward pass of
 `ft.value_grad_and_hessian_diag(..., indices=[1])`, vmapped over the points. The reference is
