@@ -21,6 +21,10 @@ BOUNDS = {
     "pinn_poisson_nd.py": 0.1,
     "pinn_burgers.py": 0.6,
     "pinn_burgers_torch.py": 0.95,
+    "pinn_kdv.py": 2e-2,
+    "pinn_plate.py": 5e-2,
+    "pinn_schrodinger.py": 0.6,
+    "pinn_allen_cahn.py": 0.2,
 }
 
 
