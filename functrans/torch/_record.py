@@ -9,7 +9,7 @@ import functools
 import numpy as np
 
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
-from functrans.torch._graph import _seq, node_class
+from functrans.torch._graph import new_seq, node_class
 from functrans.torch._programs import get_program
 from functrans.torch._tensor import (Tensor, _shared_vc, check_saveable, edge, mark_inference,
                                     wrap)
@@ -158,7 +158,7 @@ def _edge_of(x, need):
 def _node(op, inputs, vals, needs, prog, n_out):
     """The node of an op already run: its program, edges and saved inputs."""
     node = _new(op.node_cls)
-    node._seq = next(_seq)
+    node._seq = new_seq()
     node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = n_out

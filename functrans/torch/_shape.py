@@ -11,15 +11,10 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
-from functrans.torch._ops import as_tensor, clone
+from functrans.torch._ops import as_tensor, clone, named, unary
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import _dim, warn_once, wrap
 from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
-
-
-def _apply(op, x, params=None):
-    """`op` recorded on tensor x (not a view)."""
-    return run(op, (x,), (x._value,), params)
 
 
 def _ints(shape):
@@ -49,9 +44,7 @@ def _define(table, run_op) -> tuple:
         def fn(input, *args, **kwargs):
             x = as_tensor(input)
             return run_op(op, x, params(x._value, *args, **kwargs))
-        fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = f"torch.{name}: {what}."
-        return fn
+        return named(fn, name, f"torch.{name}: {what}.")
     return tuple(public(name, *row) for name, row in table.items())
 
 
@@ -93,7 +86,7 @@ def reshape(input, *shape):
         return view_op(RESHAPE, x, {"new_sizes": shape})
     if _viewable(v, shape):
         return view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape})
-    return _apply(_UNSAFE_VIEW, clone(x), {"new_sizes": shape})
+    return unary(_UNSAFE_VIEW, clone(x), {"new_sizes": shape})
 
 
 def view(input, *shape):
@@ -332,7 +325,7 @@ _COPIES = {  # torch name: (op, its params from input's array and the arguments,
     "trace": (composite("TraceBackward0")(fnp.trace), lambda v: None,
               "the sum of the main diagonal of a matrix"),
 }
-repeat, flip, roll, tril, triu, trace = _define(_COPIES, _apply)
+repeat, flip, roll, tril, triu, trace = _define(_COPIES, unary)
 
 
 def tile(input, dims):
@@ -352,7 +345,7 @@ def diag(input, diagonal=0):
     nd = x._value.ndim
     if nd not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
-    return _apply(_DIAG[nd], x, {"k": int(diagonal)})
+    return unary(_DIAG[nd], x, {"k": int(diagonal)})
 
 
 def contiguous(input, memory_format=None):
@@ -452,7 +445,7 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe=False):
         bounds = tuple(zip(ends[:-1], ends[1:]))
     op = _SPLIT_OPS[("Unsafe" if unsafe else "") + name + "Backward0"]
     params = {"dim": d, "bounds": bounds}
-    views = multi_views(x, _apply(op, x, params), lambda t: _apply(op, t, params), name)
+    views = multi_views(x, unary(op, x, params), lambda t: unary(op, t, params), name)
     if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
         for v in views:
             v._vc = None
@@ -498,7 +491,7 @@ def unbind(input, dim=0):
     """torch.unbind: the slices of input along dim, as a tuple of views."""
     x = as_tensor(input)
     params = {"dim": _dim(dim, x._value.ndim)}
-    return multi_views(x, _apply(_UNBIND, x, params), lambda t: _apply(_UNBIND, t, params),
+    return multi_views(x, unary(_UNBIND, x, params), lambda t: unary(_UNBIND, t, params),
                        "Unbind")
 
 
