@@ -72,13 +72,10 @@ def _is_gradient_edge(x) -> bool:
 
 def _edge_value_like(node, nr):
     """A read-only array shaped and typed like output `nr` of `node` (a GradientEdge root)."""
-    if node._is_accumulate:
-        a = node.variable._value
-        meta = [(a.shape, a.dtype)]
-    elif getattr(node, "_prog", None) is not None:
-        meta = [(a.shape, a.dtype) for a in node._prog.out_avals]
-    else:
-        meta = getattr(node, "_out_meta", None)
+    prog = getattr(node, "_prog", None)
+    meta = [(node.variable._value.shape, node.variable._value.dtype)] if node._is_accumulate \
+        else [(a.shape, a.dtype) for a in prog.out_avals] if prog is not None \
+        else getattr(node, "_out_meta", None)
     if not meta or meta[nr] is None:
         raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
                         "pass the tensor itself instead of its GradientEdge")
@@ -95,15 +92,12 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, acc
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
-            if _is_gradient_edge(t):
-                node, nr = t
-            else:
-                if not isinstance(t, Tensor):
-                    raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at "
-                                    f"position {k}")
-                if not t._requires_grad:
-                    raise RuntimeError("One of the differentiated Tensors does not require grad")
-                node, nr = edge(t)
+            named_by_edge = _is_gradient_edge(t)
+            if not (named_by_edge or isinstance(t, Tensor)):
+                raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at position {k}")
+            if not (named_by_edge or t._requires_grad):
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            node, nr = t if named_by_edge else edge(t)
             captures.setdefault(node, []).append((nr, k))
     deps, needed, reached = _dependencies(roots, captures, run_captured=accumulate)
     captured = [None] * (len(inputs) if inputs is not None else 0)

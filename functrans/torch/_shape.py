@@ -39,11 +39,14 @@ def _tuple(a):
 
 def _define(table, run_op) -> tuple:
     """The public functions of `table` (name: (op, params, what)), in its order: torch.NAME(
-    input, *args) runs `op` on input with `params(input's array, *args)`, through `run_op`."""
+    input, *args) runs `op` on input with `params(input's array, *args)`, through `run_op`
+    (`params` may return (op, params) instead, to choose the op)."""
     def public(name, op, params, what):
         def fn(input, *args, **kwargs):
             x = as_tensor(input)
-            return run_op(op, x, params(x._value, *args, **kwargs))
+            p = params(x._value, *args, **kwargs)
+            chosen, p = p if type(p) is tuple else (op, p)
+            return run_op(chosen, x, p)
         return named(fn, name, f"torch.{name}: {what}.")
     return tuple(public(name, *row) for name, row in table.items())
 
@@ -137,13 +140,6 @@ def squeeze_dims(shape, dim):
     return tuple(d for d in _dims(dim, len(shape)) if shape and shape[d] == 1)
 
 
-def squeeze(input, dim=None):
-    """torch.squeeze: a view without the dimensions of size one (or only dim)."""
-    x = as_tensor(input)
-    op = _SQUEEZE[0 if dim is None else 1 if isinstance(dim, int) else 2]
-    return view_op(op, x, {"dimensions": squeeze_dims(x._value.shape, dim)})
-
-
 def _permutation(v, *dims):
     dims, nd = _ints(dims), v.ndim
     if len(dims) != nd:
@@ -162,27 +158,18 @@ def swapped(nd, dim0, dim1) -> tuple:
     return tuple(perm)
 
 
-def transpose(input, dim0, dim1):
-    """torch.transpose (also swapaxes, swapdims): a view with dim0 and dim1 exchanged."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
-        return view_op(RESHAPE, x, {"new_sizes": ()})
-    return view_op(_TRANSPOSE, x, {"permutation": swapped(nd, dim0, dim1)})
+def _transposed(v, dim0, dim1):
+    if v.ndim == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
+        return RESHAPE, {"new_sizes": ()}
+    return _TRANSPOSE, {"permutation": swapped(v.ndim, dim0, dim1)}
 
 
-swapaxes = swapdims = transpose
-
-
-def t(input):
-    """torch.t: the transpose of a tensor of at most two dimensions."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    if nd < 2:
-        return view_op(RESHAPE, x, {"new_sizes": x._value.shape})
-    return view_op(prim_op(S.transpose_p, "TBackward0"), x, {"permutation": (1, 0)})
+def _t(v):
+    if v.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {v.ndim}D")
+    if v.ndim < 2:
+        return RESHAPE, {"new_sizes": v.shape}
+    return prim_op(S.transpose_p, "TBackward0"), {"permutation": (1, 0)}
 
 
 def _reversed_dims(v):
@@ -195,10 +182,6 @@ def _reversed_dims(v):
                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - "
                   "1, -1, -1))` to reverse the dimensions of a tensor.", 3)
     return {"permutation": tuple(reversed(range(v.ndim)))}
-
-
-def mT(input):
-    return transpose(input, -2, -1)
 
 
 def _moved(v, source, destination):
@@ -256,15 +239,26 @@ def _diagonal_view(x, *, offset, axis1, axis2):
     return out
 
 
+_EXPAND = prim_op(S.broadcast_in_dim_p, "ExpandBackward0")
 _VIEWS = {  # torch name: (op, its params from input's array and the arguments, what it gives)
+    "squeeze": (None, lambda v, dim=None: (
+        _SQUEEZE[0 if dim is None else 1 if isinstance(dim, int) else 2],
+        {"dimensions": squeeze_dims(v.shape, dim)}),
+        "a view without the dimensions of size one (or only dim)"),
+    "transpose": (None, _transposed, "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
+    "t": (None, _t, "the transpose of a tensor of at most two dimensions"),
+    "mT": (None, lambda v: _transposed(v, -2, -1), "the transpose of the last two dimensions"),
     "unsqueeze": (prim_op(S.expand_dims_p, "UnsqueezeBackward0"),
                   lambda v, dim: {"dimensions": (_dim(dim, v.ndim + 1),)},
                   "a view with a new dimension of size one at dim"),
     "permute": (_PERMUTE, _permutation, "a view of input with its dimensions in the order dims"),
     "movedim": (_PERMUTE, _moved, "the dimensions source moved to destination (also moveaxis)"),
     "numpy_T": (_PERMUTE, _reversed_dims, "Tensor.T, input with its dimensions reversed"),
-    "expand": (prim_op(S.broadcast_in_dim_p, "ExpandBackward0"), _expanded,
-               "a view of input broadcast to sizes (-1: the size input has)"),
+    "expand": (_EXPAND, _expanded, "a view of input broadcast to sizes (-1: the size it has)"),
+    "expand_as": (_EXPAND, lambda v, other: _expanded(v, tuple(as_tensor(other)._value.shape)),
+                  "input expanded to the shape of other"),
+    "broadcast_to": (_EXPAND, lambda v, size: _expanded(v, tuple(size)),
+                     "input broadcast to size"),
     "narrow": (prim_op(S.slice_p, "SliceBackward0"), _narrowed,
                "a view of length entries of input from start along dim"),
     "diagonal": (Op("DiagonalBackward0", _diagonal_view, fnp.diagonal),
@@ -273,17 +267,9 @@ _VIEWS = {  # torch name: (op, its params from input's array and the arguments, 
                                                       "axis2": _dim(dim2, v.ndim)},
                  "the offset diagonal over dim1 and dim2, as the last dimension"),
 }
-unsqueeze, permute, movedim, numpy_T, expand, narrow, diagonal = _define(_VIEWS, view_op)
-moveaxis = movedim
-
-
-def expand_as(input, other):
-    return expand(input, tuple(as_tensor(other)._value.shape))
-
-
-def broadcast_to(input, size):
-    """torch.broadcast_to: input broadcast to size."""
-    return expand(input, tuple(size))
+(squeeze, transpose, t, mT, unsqueeze, permute, movedim, numpy_T, expand, expand_as,
+ broadcast_to, narrow, diagonal) = _define(_VIEWS, view_op)
+moveaxis, swapaxes, swapdims = movedim, transpose, transpose
 
 
 def broadcast_tensors(*tensors):
