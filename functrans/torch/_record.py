@@ -92,9 +92,8 @@ def run(op: Op, inputs, vals, params=None):
             params = params or {}
             if op.forward_params:
                 params = {k: v for k, v in params.items() if k not in op.forward_params}
-            if op.multiple:
-                return record_multiple(op, inputs, vals, out, needs, params)
-            return record(op, inputs, vals, out, needs, params)
+            return (record_multiple if op.multiple else record)(op, inputs, vals, out, needs,
+                                                                params)
     if op.multiple:
         return [wrap(_as_array(o)) for o in out]
     return _plain(out)
