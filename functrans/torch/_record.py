@@ -154,35 +154,38 @@ def _edge_of(x, need):
     return None if x is not None else False
 
 
-def _node(op, inputs, vals, needs, prog, n_out):
-    """The node of an op already run: its program, edges and saved inputs."""
+def record(op, inputs, vals, out, needs, params):
+    """Record the node of a single-result op already run: `out` is its raw result. Written out
+    for the common arities: a node per op is the hot path."""
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    n = len(vals)
+    prog = get_program(op, params, vals, needs, (out,))
     node = _new(op.node_cls)
     node._seq = new_seq()
     node._pre_hooks = node._retains = None
     node._prog = prog
-    node._n_out = n_out
-    if len(vals) == 1:  # written out for the common arities: a node per op is the hot path
-        node._next = (_edge_of(inputs[0], needs[0]),)
-    elif len(vals) == 2:
+    node._n_out = 1
+    if n == 2:
         node._next = (_edge_of(inputs[0], needs[0]), _edge_of(inputs[1], needs[1]))
+    elif n == 1:
+        node._next = (_edge_of(inputs[0], needs[0]),)
     else:
         node._next = tuple([_edge_of(x, need) for x, need in zip(inputs, needs)])
-    node._saved = [_saved(inputs[i], vals[i]) for i in prog.used_inputs]
-    return node
-
-
-def record(op, inputs, vals, out, needs, params):
-    """Record the node of a single-result op already run: `out` is its raw result."""
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    node = _node(op, inputs, vals, needs, get_program(op, params, vals, needs, (out,)), 1)
+    used = prog.used_inputs
+    if not used:
+        node._saved = []
+    elif len(used) == 1:
+        node._saved = [_saved(inputs[used[0]], vals[used[0]])]
+    else:
+        node._saved = [_saved(inputs[i], vals[i]) for i in used]
     t = _new(Tensor)
     t._value = out
     t._output_nr = 0
     t._meta = None
     differentiable = t._requires_grad = out.dtype.kind in "fc"
     t._grad_fn = node if differentiable else None
-    if node._prog.used_outputs:
+    if prog.used_outputs:
         vc = t._vc = [0, 0]
         node._saved_out = [(out, vc, 0)]
     else:
@@ -194,11 +197,17 @@ def record(op, inputs, vals, out, needs, params):
 def record_multiple(op, inputs, vals, out, needs, params):
     """Record the node of an op with several results."""
     outs = [_as_array(o) for o in out]
-    node = _node(op, inputs, vals, needs, get_program(op, params, vals, needs, outs), len(outs))
+    prog = get_program(op, params, vals, needs, outs)
+    node = _new(op.node_cls)
+    node._seq = new_seq()
+    node._pre_hooks = node._retains = None
+    node._prog = prog
+    node._n_out = len(outs)
+    node._next = tuple([_edge_of(x, need) for x, need in zip(inputs, needs)])
+    node._saved = [_saved(inputs[i], vals[i]) for i in prog.used_inputs]
     results = [wrap(o, o.dtype.kind in "fc", node if o.dtype.kind in "fc" else None, k)
                for k, o in enumerate(outs)]
-    node._saved_out = [(outs[k], _shared_vc(results[k]), 0)
-                       for k in node._prog.used_outputs] or None
+    node._saved_out = [(outs[k], _shared_vc(results[k]), 0) for k in prog.used_outputs] or None
     return results
 
 
