@@ -1,9 +1,6 @@
-"""Creating tensors: tensor, zeros, ones, full, arange, linspace, eye, randn, ...
-
-dtypes are inferred as PyTorch does: Python floats give the default dtype (float32), ints give
-int64, bools give bool; numpy arrays keep their dtype. Random numbers are PyTorch's CPU
-generator's, bit for bit (see _random).
-"""
+"""Creating tensors: tensor, zeros, ones, full, arange, linspace, eye, randn, ... dtypes are
+inferred as PyTorch does (Python floats: the default dtype, ints: int64; numpy arrays keep
+theirs); random numbers are PyTorch's CPU generator's, bit for bit (see _random)."""
 
 from __future__ import annotations
 
@@ -17,6 +14,7 @@ from functrans.torch import _dtype
 from functrans.torch import _random as R
 from functrans.torch._devices import require_cpu
 from functrans.torch._inplace import write
+from functrans.torch._ops import named
 from functrans.torch._random import Generator
 from functrans.torch._tensor import Tensor, wrap
 
@@ -93,25 +91,17 @@ def _like(input, dtype):
     return v.shape, (_dtype.to_numpy(dtype) if dtype is not None else v.dtype)
 
 
-def _filled(name, fill, like=False):
+def _filled(name, fill):
     """torch.zeros / ones / empty (zeros here) and their _like forms."""
-    if like:
-        def factory(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-            shape, dt = _like(input, dtype)
-            return _finish(np.full(shape, fill, dt), requires_grad, device)
-    else:
-        def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-            return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
-                           device)
-    factory.__name__ = factory.__qualname__ = name
-    what = "shaped like input" if like else "of the given size"
-    factory.__doc__ = f"torch.{name}: a tensor {what} filled with {fill}."
-    return factory
+    def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
+        return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
+                       device)
 
-
-zeros, ones, empty = _filled("zeros", 0), _filled("ones", 1), _filled("empty", 0)
-zeros_like, ones_like = _filled("zeros_like", 0, True), _filled("ones_like", 1, True)
-empty_like = _filled("empty_like", 0, True)
+    def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+        return full_like(input, fill, dtype=dtype, device=device, requires_grad=requires_grad)
+    return (named(factory, name, f"torch.{name}: a tensor of the given size filled with {fill}."),
+            named(like, f"{name}_like", f"torch.{name}_like: a tensor shaped like input filled "
+                  f"with {fill}."))
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -128,6 +118,10 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     """torch.full_like: a tensor shaped like input filled with fill_value."""
     shape, dt = _like(input, dtype)
     return _finish(np.full(shape, fill_value, dt), requires_grad, device)
+
+
+(zeros, zeros_like), (ones, ones_like), (empty, empty_like) = (
+    _filled("zeros", 0), _filled("ones", 1), _filled("empty", 0))
 
 
 def _items(*xs):
@@ -243,7 +237,7 @@ def _into(out, values, shape, dt, requires_grad=False, device=None) -> Tensor:
     return out
 
 
-def _sampler(name, who, draw, doc):
+def _sampler(name, who, draw, what):
     """torch.rand / randn: samples of the default float dtype, PyTorch's for the same seed."""
     def factory(*shape, size=None, generator=None, out=None, dtype=None, layout=None,
                 device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -262,9 +256,7 @@ def _sampler(name, who, draw, doc):
         dt = _random_dtype(dtype, out, who)
         values = draw(R.resolve(generator), math.prod(shape), dt)
         return _into(out, values, shape, dt, requires_grad, device)
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"torch.{name}: {doc}, PyTorch's values for the same seed."
-    return factory
+    return named(factory, name, f"torch.{name}: {what}, PyTorch's values for the same seed.")
 
 
 rand = _sampler("rand", "check_uniform_bounds", R.uniform, "uniform samples on [0, 1)")
@@ -340,9 +332,8 @@ def _sampler_like(sampler):
         shape, dt = _like(input, dtype)
         return sampler(shape, generator=generator, dtype=_dtype.from_numpy(dt), device=device,
                        requires_grad=requires_grad)
-    factory.__name__ = factory.__qualname__ = sampler.__name__ + "_like"
-    factory.__doc__ = f"torch.{factory.__name__}: {sampler.__name__}'s samples shaped like input."
-    return factory
+    name = sampler.__name__
+    return named(factory, f"{name}_like", f"torch.{name}_like: {name}'s samples shaped like input.")
 
 
 rand_like, randn_like = _sampler_like(rand), _sampler_like(randn)

@@ -82,13 +82,10 @@ def _is_gradient_edge(x) -> bool:
 
 def _edge_value_like(node, nr):
     """A read-only array shaped and typed like output `nr` of `node` (a GradientEdge root)."""
-    if node._is_accumulate:
-        a = node.variable._value
-        meta = [(a.shape, a.dtype)]
-    elif getattr(node, "_prog", None) is not None:
-        meta = [(a.shape, a.dtype) for a in node._prog.out_avals]
-    else:
-        meta = getattr(node, "_out_meta", None)
+    prog = getattr(node, "_prog", None)
+    meta = [(node.variable._value.shape, node.variable._value.dtype)] if node._is_accumulate \
+        else [(a.shape, a.dtype) for a in prog.out_avals] if prog is not None \
+        else getattr(node, "_out_meta", None)
     if not meta or meta[nr] is None:
         raise TypeError(f"autograd cannot find the shape of output {nr} of {node.name()}: "
                         "pass the tensor itself instead of its GradientEdge")
@@ -105,15 +102,12 @@ def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, acc
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
-            if _is_gradient_edge(t):
-                node, nr = t
-            else:
-                if not isinstance(t, Tensor):
-                    raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at "
-                                    f"position {k}")
-                if not t._requires_grad:
-                    raise RuntimeError("One of the differentiated Tensors does not require grad")
-                node, nr = edge(t)
+            named_by_edge = _is_gradient_edge(t)
+            if not (named_by_edge or isinstance(t, Tensor)):
+                raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at position {k}")
+            if not (named_by_edge or t._requires_grad):
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            node, nr = t if named_by_edge else edge(t)
             captures.setdefault(node, []).append((nr, k))
     deps, needed, reached = _dependencies(roots, captures, run_captured=accumulate)
     captured = [None] * (len(inputs) if inputs is not None else 0)
@@ -197,7 +191,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
         if node._is_accumulate:
             m = node.variable._meta
             if m is not None and m.hooks:
-                _run_leaf_hooks(m.hooks, buf, create_graph)
+                _run_tensor_hooks(m.hooks, buf, create_graph, leaf=True)
         pre = node._pre_hooks
         if pre:
             _run_tensor_hooks(pre, buf, create_graph)
@@ -224,27 +218,22 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                 _run_post_hooks(post, (), buf, create_graph)
             continue
         nexts = node._next
-        if type(node)._backward is _opnode_backward and _all_undefined(buf):
+        prog = node._prog if type(node)._backward is _opnode_backward else None
+        if prog is not None and (_all_undefined(buf) or prog.error is None and (
+                prog.zero_tensor or zeros and _all_zero_tensors(buf, zeros))):
             # no gradient defined flowing in: none flows out (PyTorch's any_grad_defined), but
-            # the nodes below still run, so a custom Function sees its undefined gradients
+            # the nodes below still run, so a custom Function sees its undefined gradients.
+            # An efficient zero tensor (sgn's derivative; or only zero tensors flow in): zeros
+            # flow out, which the nodes below pass on (so 1 / 0 after it meets no 0 * inf)
             if not retain_graph:
                 node._release()
-            pairs = ((e, None) for e in nexts)
-        elif type(node)._backward is _opnode_backward and node._prog.error is None \
-                and (node._prog.zero_tensor or zeros and _all_zero_tensors(buf, zeros)):
-            # an efficient zero tensor: sgn's derivative, and what an op's derivative gives
-            # where only zero tensors flow in (so 1 / 0 after it meets no 0 * inf)
-            if not retain_graph:
-                node._release()
-            prog = node._prog
-            pairs = [(nexts[i], _zero_tensor(prog.in_avals[i], create_graph, zeros))
-                     for i in prog.diff_inputs]
-        elif plain and type(node)._backward is _opnode_backward \
-                and node._saved is not None and node._prog.error is None:
+            none = _all_undefined(buf)
+            pairs = [(nexts[i], None if none else _zero_tensor(prog.in_avals[i], create_graph,
+                                                                zeros)) for i in prog.diff_inputs]
+        elif plain and prog is not None and node._saved is not None and prog.error is None:
             # the hot path, written out (a call per node costs 2-3% of a backward): the node's
             # compiled program on its saved inputs (version-checked), saved outputs and the
             # gradients of its outputs (zeros where none is defined)
-            prog = node._prog
             saved = node._saved
             args = []
             for t, v in saved:
@@ -348,15 +337,6 @@ def _skip(node, deps, buffers, heap):
                     stack.append(c)
 
 
-def _run_leaf_hooks(hooks, buf, create_graph):
-    for fn in list(hooks):
-        if buf[0] is None:
-            return
-        res = fn(_as_hook_arg(buf[0], create_graph))
-        if res is not None:
-            buf[0] = _from_hook(res, create_graph)
-
-
 def _as_hook_arg(g, create_graph):
     return None if g is None else (g if create_graph else wrap(np.asarray(g)))
 
@@ -365,13 +345,15 @@ def _from_hook(r, create_graph):
     return r if create_graph or r is None else r._value
 
 
-def _run_tensor_hooks(hooks, buf, create_graph):
-    """The hooks registered on this node's output tensors (`(output_nr, fn)` entries), in
-    registration order; a tensor a hook returns replaces that gradient."""
+def _run_tensor_hooks(hooks, buf, create_graph, leaf=False):
+    """The hooks of this node's output tensors (`(output_nr, fn)` entries; a leaf's: fns, which
+    stop at an undefined gradient), in registration order; a tensor a hook returns replaces
+    that gradient (an output no gradient reached: the hook sees None)."""
     for h in list(hooks):
-        if type(h) is tuple:
-            nr, fn = h
-            # an output of a multi-output node that no gradient reached: the hook sees None
+        if leaf and buf[0] is None:
+            return
+        if leaf or type(h) is tuple:
+            nr, fn = (0, h) if leaf else h
             res = fn(_as_hook_arg(buf[nr], create_graph))
             if res is not None:
                 buf[nr] = _from_hook(res, create_graph)

@@ -12,15 +12,13 @@ import warnings
 
 class _Mode(threading.local):
     def __init__(self):
-        self.enabled = True
-        self.inference = False
-        self.view_replay = False
+        self.enabled, self.inference, self.view_replay = True, False, False
 
 
 MODE = _Mode()
 
-# How many inference_mode blocks are open, in all threads: while none is, making a tensor skips
-# the (thread-local) inference-mode test
+# inference_mode blocks open, in all threads: while none is, a new tensor skips the (thread-local)
+# inference-mode test
 INFERENCE_BLOCKS = [0]
 _BLOCKS_LOCK = threading.Lock()
 
@@ -47,12 +45,10 @@ class _GradModeContext:
     def __enter__(self):
         fields = self._fields()
         self._prev = {k: getattr(MODE, k) for k in fields}
-        for k, v in fields.items():
-            setattr(MODE, k, v)
+        MODE.__dict__.update(fields)
 
     def __exit__(self, *exc):
-        for k, v in self._prev.items():
-            setattr(MODE, k, v)
+        MODE.__dict__.update(self._prev)
         return False
 
     def clone(self):
@@ -84,25 +80,21 @@ def _wrap_generator(make_context, fn):
     (as PyTorch's decorators do): the caller's mode holds between the yields."""
     @functools.wraps(fn)
     def generator_context(*args, **kwargs):
-        gen = fn(*args, **kwargs)
-        try:
-            with make_context():
-                response = gen.send(None)
-            while True:
-                try:
-                    request = yield response
-                except GeneratorExit:
-                    with make_context():
-                        gen.close()
-                    raise
-                except BaseException as e:
-                    with make_context():
-                        response = gen.throw(e)
-                else:
-                    with make_context():
-                        response = gen.send(request)
-        except StopIteration as e:
-            return e.value
+        gen, resume, arg = fn(*args, **kwargs), "send", None
+        while True:
+            try:
+                with make_context():
+                    response = getattr(gen, resume)(arg)
+            except StopIteration as e:
+                return e.value
+            try:
+                resume, arg = "send", (yield response)
+            except GeneratorExit:
+                with make_context():
+                    gen.close()
+                raise
+            except BaseException as e:
+                resume, arg = "throw", e
     return generator_context
 
 

@@ -1,7 +1,7 @@
 """The recorded graph: nodes (`grad_fn`s, one class per PyTorch name: `MulBackward0`, ...),
-leaves' `AccumulateGrad` nodes, and saved values as PyTorch's SavedVariable keeps them: an input
-as (tensor, version), an output as (array, version counter, version), so the graph holds no
-cycle; unpacking checks the version, with PyTorch's message."""
+leaves' `AccumulateGrad` nodes, and saved values as PyTorch's SavedVariable keeps them (an input
+as (tensor, version), an output as (array, version counter, version): the graph holds no cycle);
+unpacking checks the version, with PyTorch's message."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ ERR_BACKWARD_TWICE = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
 
-_seq = itertools.count()
+new_seq = itertools.count().__next__  # the sequence numbers of nodes: the later runs first
 
 
 def _type_name(dtype) -> str:
@@ -40,9 +40,8 @@ class Node:
 
     @property
     def next_functions(self):
-        # an entry of _next is an edge (node, output_nr), None (an input that needs no
-        # gradient: PyTorch shows (None, 0)), or False (an operand PyTorch does not count as an
-        # input of the node: an index, a condition, a number in a Scalar overload)
+        # an entry of _next is an edge (node, output_nr), None (an input needing no gradient:
+        # PyTorch shows (None, 0)), or False (an operand PyTorch does not count as an input)
         return tuple((None, 0) if e is None else e for e in self._next if e is not False)
 
     @property
@@ -50,14 +49,12 @@ class Node:
         return {}
 
     def register_prehook(self, hook):
-        """Call `hook(grad_outputs)` before this node runs; a tuple it returns replaces the
-        gradients flowing in. Runs after the tensor hooks of this node's outputs."""
+        """Call `hook(grad_outputs)` before this node runs (a tuple returned replaces them)."""
         return append_hook(self, "_pre_hooks", hook)
 
     def register_hook(self, hook):
-        """Call `hook(grad_inputs, grad_outputs)` after this node runs; a tuple it returns
-        replaces the gradients flowing to its inputs. On an AccumulateGrad node grad_inputs is
-        empty and the hook runs after the gradient is accumulated."""
+        """Call `hook(grad_inputs, grad_outputs)` after this node runs (a tuple returned replaces
+        grad_inputs; on AccumulateGrad, empty, after the gradient is accumulated)."""
         return append_hook(self, "_post_hooks", hook)
 
     def _release(self):
@@ -74,10 +71,12 @@ def append_hook(holder, attr, item):
         items = []
         setattr(holder, attr, items)
     items.append(item)
-    return _RemovableHandle(items, item)
+    return RemovableHandle(items, item)
 
 
-class _RemovableHandle:
+class RemovableHandle:
+    """What registering a hook returns: `remove()` unregisters it."""
+
     __slots__ = ("_list", "_item")
 
     def __init__(self, lst, item):
@@ -109,9 +108,7 @@ def node_class(name: str) -> type:
     """The OpNode subclass named `name` (created once), so type(grad_fn).__name__ is `name`."""
     cls = _NODE_CLASSES.get(name)
     if cls is None:
-        attrs = {"__slots__": ()}
-        if name in _CPP_NODES:
-            attrs["_cpp_prefix"] = "torch::autograd::"
+        attrs = {"__slots__": (), "_cpp_prefix": "torch::autograd::" * (name in _CPP_NODES)}
         cls = _NODE_CLASSES.setdefault(name, type(name, (OpNode,), attrs))
     return cls
 
@@ -127,13 +124,9 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next = ()
         self._n_out = 1
-        self._seq = (1 << 62) + next(_seq)  # run as soon as ready, as in PyTorch
+        self._seq = (1 << 62) + new_seq()  # run as soon as ready, as in PyTorch
         self._pre_hooks = None
         self._retains = None
-
-
-def new_seq() -> int:
-    return next(_seq)
 
 
 def op_display_name(node) -> str:

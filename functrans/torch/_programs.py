@@ -32,31 +32,24 @@ def _conj(x):
 
 
 class BackwardProgram:
-    """The VJP of one op at one signature, and which inputs/outputs it reads; or, with an
-    `error`, what stands for one that could not be built (it raises when backward reaches it)."""
+    """The VJP of one op at one signature: `jaxpr` (used inputs, used outputs, cotangents) ->
+    cotangents of the `diff_inputs`, with `consts`; `used_inputs` and `used_outputs` are what a
+    node saves. With an `error`, what stands for one that could not be built (it raises when
+    backward reaches it). `graph`: None when the same program serves create_graph=True, else a
+    function building the one that does (a rule read the grad mode, off in this plain one).
+    `zero_tensor`: the derivative is PyTorch's efficient zero tensor (Op.zero_tensor_derivative)."""
 
     __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
                  "out_avals", "fn", "error", "graph", "zero_tensor")
 
     def __init__(self, jaxpr, consts, used_inputs, used_outputs, diff_inputs, in_avals,
                  out_avals, error=None):
-        self.jaxpr = jaxpr                  # (used inputs, used outputs, cts) -> input cts
-        self.consts = consts                # values of jaxpr.constvars (arrays ops built)
-        self.used_inputs = used_inputs      # indices of the inputs the program reads
-        self.used_outputs = used_outputs    # indices of the outputs the program reads
-        self.diff_inputs = diff_inputs      # indices of the inputs it returns cotangents for
-        self.in_avals = in_avals
-        self.out_avals = out_avals
-        # inputs may pass straight through (a cotangent that is the input's own): the engine
-        # never writes into the arrays a backward program returns
+        self.jaxpr, self.consts, self.in_avals, self.out_avals = jaxpr, consts, in_avals, out_avals
+        self.used_inputs, self.used_outputs = used_inputs, used_outputs
+        self.diff_inputs, self.error, self.graph, self.zero_tensor = diff_inputs, error, None, False
+        # an input may pass straight through: the engine never writes into what `fn` returns
         self.fn = None if error else compile_program(ClosedJaxpr(jaxpr, consts),
                                                      may_return_inputs=True).fn
-        self.error = error
-        # None: the same program serves create_graph=True; else a function building the one
-        # that does (a rule read the grad mode, which is off in this plain program)
-        self.graph = None
-        # the op's derivative is PyTorch's efficient zero tensor (see Op.zero_tensor_derivative)
-        self.zero_tensor = False
 
     def run_tensors(self, args):
         """The program on tensors, recording onto the tape (for create_graph=True), built with
@@ -136,23 +129,19 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
     """The backward program, with PyTorch's grad mode `grad_mode` while it runs: off for a
     plain backward, on under create_graph=True."""
     n_in, n_out = len(in_avals), len(out_avals)
-    out_box = []
     mode_read = []
 
     def fun(*args):
         xs, cts = args[:n_in], args[n_in:]
 
-        def f(*d):
-            full = list(xs)
-            for i, v in zip(diff, d):
-                full[i] = v
-            return op.traced(*full, **params)
+        def f(*d):  # the op as a function of the inputs it differentiates
+            given = dict(zip(diff, d))
+            return op.traced(*[given.get(i, x) for i, x in enumerate(xs)], **params)
 
         # PyTorch's derivative where a row states it
         with derivative_convention("torch"), derivative_grad_mode(grad_mode) as read:
             outs, pullback = vjp(f, *[xs[i] for i in diff])
             outs = list(outs) if op.multiple else [outs]
-            out_box.append(outs)
             cts = [_conj(c) for c in cts]
             in_cts = pullback(list(cts) if op.multiple else cts[0])
             mode_read.extend(read)
@@ -167,8 +156,7 @@ def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> Bac
                 and e.invars[0] not in closed.jaxpr.invars}
     closed = cse(closed, keep=[*closed.jaxpr.outvars[:n_out], *reshaped.values()])
     jaxpr = closed.jaxpr
-    in_vars = jaxpr.invars[:n_in]
-    ct_vars = jaxpr.invars[n_in:]
+    in_vars, ct_vars = jaxpr.invars[:n_in], jaxpr.invars[n_in:]
     fwd_outs, in_ct_vars = jaxpr.outvars[:n_out], jaxpr.outvars[n_out:]
     # the forward outputs, as recomputed inside the program, become inputs of their own
     out_vars = [Var(a) for a in out_avals]

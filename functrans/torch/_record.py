@@ -9,7 +9,7 @@ import functools
 import numpy as np
 
 from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
-from functrans.torch._graph import _seq, node_class
+from functrans.torch._graph import new_seq, node_class
 from functrans.torch._programs import get_program
 from functrans.torch._tensor import (Tensor, _shared_vc, check_saveable, edge, mark_inference,
                                     wrap)
@@ -35,19 +35,19 @@ quiet = functools.partial(_set, _QUIET)
 
 
 class Op:
-    """How to run (`impl`, on arrays) and how to differentiate (`traced`, bindable) one op."""
+    """How to run (`impl`, on arrays) and how to differentiate (`traced`, bindable) one op.
+    `forward_params`: params only `impl` reads, left out of the backward program and its key;
+    `zero_tensor_derivative`: PyTorch's derivative is an efficient zero tensor (sgn's), whose
+    zeros the nodes below pass on as zeros (the row's torch_zero_tensor_derivative)."""
 
     __slots__ = ("name", "impl", "traced", "multiple", "forward_params", "node_cls",
                  "zero_tensor_derivative", "__weakref__")
 
-    def __init__(self, name, impl, traced, multiple=False, forward_params=()):
+    def __init__(self, name, impl, traced, multiple=False, forward_params=(),
+                 zero_tensor_derivative=False):
         self.name, self.impl, self.traced, self.multiple = name, impl, traced, multiple
-        # params only `impl` reads: left out of the backward program and of its cache key
-        self.forward_params = forward_params
+        self.forward_params, self.zero_tensor_derivative = forward_params, zero_tensor_derivative
         self.node_cls = node_class(name)
-        # PyTorch's derivative is an efficient zero tensor (sgn's): the node's gradients are
-        # zeros that the nodes below pass on as zeros (the row's torch_zero_tensor_derivative)
-        self.zero_tensor_derivative = False
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -58,23 +58,19 @@ _PRIM_OPS: dict = {}  # one Op per (primitive, name): bounded by the table, neve
 
 def prim_op(prim, name=None) -> Op:
     """The Op of primitive `prim`, its node named `name` (default: the row's torch_name)."""
-    key = (prim, name)
-    op = _PRIM_OPS.get(key)
+    op = _PRIM_OPS.get((prim, name))
     if op is None:
-        nm = name or prim.torch_name or "".join(w.title() for w in prim.name.split("_")) + \
-            "Backward0"
+        default = "".join(w.title() for w in prim.name.split("_")) + "Backward0"
+        op = Op(name or prim.torch_name or default, prim.impl, prim.bind, prim.multiple_results,
+                zero_tensor_derivative="torch_zero_tensor_derivative" in prim.props)
         # setdefault: threads racing here share one Op (it keys the backward programs)
-        op = Op(nm, prim.impl, prim.bind, prim.multiple_results)
-        op.zero_tensor_derivative = "torch_zero_tensor_derivative" in prim.props
-        op = _PRIM_OPS.setdefault(key, op)
+        op = _PRIM_OPS.setdefault((prim, name), op)
     return op
 
 
 def composite(name, multiple=False):
     """Decorator: a function of primitives recorded as ONE node named `name`."""
-    def deco(fn):
-        return Op(name, fn, fn, multiple)
-    return deco
+    return lambda fn: Op(name, fn, fn, multiple)
 
 
 def _as_array(x):
@@ -96,9 +92,8 @@ def run(op: Op, inputs, vals, params=None):
             params = params or {}
             if op.forward_params:
                 params = {k: v for k, v in params.items() if k not in op.forward_params}
-            if op.multiple:
-                return record_multiple(op, inputs, vals, out, needs, params)
-            return record(op, inputs, vals, out, needs, params)
+            return (record_multiple if op.multiple else record)(op, inputs, vals, out, needs,
+                                                                params)
     if op.multiple:
         return [wrap(_as_array(o)) for o in out]
     return _plain(out)
@@ -143,18 +138,13 @@ def run2(op: Op, a, b, va, vb):
     return _plain(out)
 
 
-def _saved_inputs(prog, inputs, vals):
-    """What a node keeps of its inputs: (tensor, version), or (None, array) for constants."""
-    saved = []
-    for i in prog.used_inputs:
-        t = inputs[i]
-        if isinstance(t, Tensor):
-            check_saveable(t)
-            vc = t._vc
-            saved.append((t, 0 if vc is None else vc[0]))
-        else:
-            saved.append((None, vals[i]))
-    return saved
+def _saved(t, v):
+    """What a node keeps of an input: (tensor, version), or (None, array) for a constant."""
+    if isinstance(t, Tensor):
+        check_saveable(t)
+        vc = t._vc
+        return (t, 0 if vc is None else vc[0])
+    return (None, v)
 
 
 def _edge_of(x, need):
@@ -165,13 +155,14 @@ def _edge_of(x, need):
 
 
 def record(op, inputs, vals, out, needs, params):
-    """Record the node of a single-result op already run: `out` is its raw result."""
+    """Record the node of a single-result op already run: `out` is its raw result. Written out
+    for the common arities: a node per op is the hot path."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     n = len(vals)
     prog = get_program(op, params, vals, needs, (out,))
     node = _new(op.node_cls)
-    node._seq = next(_seq)
+    node._seq = new_seq()
     node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = 1
@@ -185,15 +176,9 @@ def record(op, inputs, vals, out, needs, params):
     if not used:
         node._saved = []
     elif len(used) == 1:
-        x = inputs[used[0]]
-        if isinstance(x, Tensor):
-            check_saveable(x)
-            vc = x._vc
-            node._saved = [(x, 0 if vc is None else vc[0])]
-        else:
-            node._saved = [(None, vals[used[0]])]
+        node._saved = [_saved(inputs[used[0]], vals[used[0]])]
     else:
-        node._saved = _saved_inputs(prog, inputs, vals)
+        node._saved = [_saved(inputs[i], vals[i]) for i in used]
     t = _new(Tensor)
     t._value = out
     t._output_nr = 0
@@ -214,17 +199,14 @@ def record_multiple(op, inputs, vals, out, needs, params):
     outs = [_as_array(o) for o in out]
     prog = get_program(op, params, vals, needs, outs)
     node = _new(op.node_cls)
-    node._seq = next(_seq)
+    node._seq = new_seq()
     node._pre_hooks = node._retains = None
     node._prog = prog
     node._n_out = len(outs)
-    node._next = tuple([edge(t) if n else (None if t is not None else False)
-                        for t, n in zip(inputs, needs)])
-    node._saved = _saved_inputs(prog, inputs, vals)
-    results = []
-    for k, o in enumerate(outs):
-        differentiable = o.dtype.kind in "fc"
-        results.append(wrap(o, differentiable, node if differentiable else None, k))
+    node._next = tuple([_edge_of(x, need) for x, need in zip(inputs, needs)])
+    node._saved = [_saved(inputs[i], vals[i]) for i in prog.used_inputs]
+    results = [wrap(o, o.dtype.kind in "fc", node if o.dtype.kind in "fc" else None, k)
+               for k, o in enumerate(outs)]
     node._saved_out = [(outs[k], _shared_vc(results[k]), 0) for k in prog.used_outputs] or None
     return results
 

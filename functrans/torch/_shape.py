@@ -1,6 +1,7 @@
-"""PyTorch's shape ops: argument names, checks and messages, then the shape primitive or the
-functrans.numpy function, recorded as one node named as PyTorch names it. Views share their
-base's storage and version counter (see _views); indexing is in _indexing.
+"""PyTorch's shape ops: argument names, checks and messages, then one shape primitive or one
+functrans.numpy function recorded as one node named as PyTorch names it. The ops that are only
+that come from tables (`_VIEWS`, `_COPIES`). Views share their base's storage and version
+counter (see _views); indexing is in _indexing.
 """
 
 from __future__ import annotations
@@ -10,15 +11,10 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
-from functrans.torch._ops import as_tensor, clone
+from functrans.torch._ops import as_tensor, clone, named, unary
 from functrans.torch._record import Op, composite, prim_op, run
 from functrans.torch._tensor import _dim, warn_once, wrap
 from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
-
-
-def _apply(op, x, **params):
-    """`op` recorded on tensor x (not a view)."""
-    return run(op, (x,), (x._value,), params)
 
 
 def _ints(shape):
@@ -35,6 +31,24 @@ def _dims(dims, nd):
 
 def _shown(shape) -> str:
     return ", ".join(map(str, shape))
+
+
+def _tuple(a):
+    return a if a is None or isinstance(a, int) else tuple(a)
+
+
+def _define(table, run_op) -> tuple:
+    """The public functions of `table` (name: (op, params, what)), in its order: torch.NAME(
+    input, *args) runs `op` on input with `params(input's array, *args)`, through `run_op`
+    (`params` may return (op, params) instead, to choose the op)."""
+    def public(name, op, params, what):
+        def fn(input, *args, **kwargs):
+            x = as_tensor(input)
+            p = params(x._value, *args, **kwargs)
+            chosen, p = p if type(p) is tuple else (op, p)
+            return run_op(chosen, x, p)
+        return named(fn, name, f"torch.{name}: {what}.")
+    return tuple(public(name, *row) for name, row in table.items())
 
 
 # --- reshape / view --------------------------------------------------------------------------
@@ -75,7 +89,7 @@ def reshape(input, *shape):
         return view_op(RESHAPE, x, {"new_sizes": shape})
     if _viewable(v, shape):
         return view_op(_RESHAPE_ALIAS, x, {"new_sizes": shape})
-    return _apply(_UNSAFE_VIEW, clone(x), new_sizes=shape)
+    return unary(_UNSAFE_VIEW, clone(x), {"new_sizes": shape})
 
 
 def view(input, *shape):
@@ -111,14 +125,12 @@ def unflatten(input, dim, sizes):
     return reshape(x, shp[:d] + _infer(tuple(sizes), shp[d]) + shp[d + 1:])
 
 
-# --- axes ------------------------------------------------------------------------------------
+# --- views of one primitive ------------------------------------------------------------------
 
 SQUEEZE4 = prim_op(S.squeeze_p, "SqueezeBackward4")  # in place, one dim
 _SQUEEZE = {k: prim_op(S.squeeze_p, f"SqueezeBackward{k}") for k in (0, 1, 2)}  # all/dim/dims
-_UNSQUEEZE = prim_op(S.expand_dims_p, "UnsqueezeBackward0")
 _PERMUTE = prim_op(S.transpose_p, "PermuteBackward0")
 _TRANSPOSE = prim_op(S.transpose_p, "TransposeBackward0")
-_T = prim_op(S.transpose_p, "TBackward0")
 
 
 def squeeze_dims(shape, dim):
@@ -128,28 +140,13 @@ def squeeze_dims(shape, dim):
     return tuple(d for d in _dims(dim, len(shape)) if shape and shape[d] == 1)
 
 
-def squeeze(input, dim=None):
-    """torch.squeeze: a view without the dimensions of size one (or only dim)."""
-    x = as_tensor(input)
-    op = _SQUEEZE[0 if dim is None else 1 if isinstance(dim, int) else 2]
-    return view_op(op, x, {"dimensions": squeeze_dims(x._value.shape, dim)})
-
-
-def unsqueeze(input, dim):
-    """torch.unsqueeze: a view with a new dimension of size one at dim."""
-    x = as_tensor(input)
-    return view_op(_UNSQUEEZE, x, {"dimensions": (_dim(dim, x._value.ndim + 1),)})
-
-
-def permute(input, *dims):
-    """torch.permute: a view of input with its dimensions in the order dims."""
-    x = as_tensor(input)
-    dims, nd = _ints(dims), x._value.ndim
+def _permutation(v, *dims):
+    dims, nd = _ints(dims), v.ndim
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
-    return view_op(_PERMUTE, x, {"permutation": tuple(_dim(d, nd) for d in dims)})
+    return {"permutation": tuple(_dim(d, nd) for d in dims)}
 
 
 def swapped(nd, dim0, dim1) -> tuple:
@@ -161,70 +158,43 @@ def swapped(nd, dim0, dim1) -> tuple:
     return tuple(perm)
 
 
-def transpose(input, dim0, dim1):
-    """torch.transpose (also swapaxes, swapdims): a view with dim0 and dim1 exchanged."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
-        return view_op(RESHAPE, x, {"new_sizes": ()})
-    return view_op(_TRANSPOSE, x, {"permutation": swapped(nd, dim0, dim1)})
+def _transposed(v, dim0, dim1):
+    if v.ndim == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
+        return RESHAPE, {"new_sizes": ()}
+    return _TRANSPOSE, {"permutation": swapped(v.ndim, dim0, dim1)}
 
 
-swapaxes = swapdims = transpose
+def _t(v):
+    if v.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {v.ndim}D")
+    if v.ndim < 2:
+        return RESHAPE, {"new_sizes": v.shape}
+    return prim_op(S.transpose_p, "TBackward0"), {"permutation": (1, 0)}
 
 
-def t(input):
-    """torch.t: the transpose of a tensor of at most two dimensions."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    if nd < 2:
-        return view_op(RESHAPE, x, {"new_sizes": x._value.shape})
-    return view_op(_T, x, {"permutation": (1, 0)})
-
-
-def numpy_T(input):
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd == 0:
+def _reversed_dims(v):
+    if v.ndim == 0:
         warn_once("T0", "Tensor.T is deprecated on 0-D tensors. This function is the identity "
-                  "in these cases.", 2)
-    elif nd != 2:
+                  "in these cases.", 3)
+    elif v.ndim != 2:
         warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their "
                   "shape is deprecated and it will throw an error in a future release. Consider "
                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - "
-                  "1, -1, -1))` to reverse the dimensions of a tensor.", 2)
-    return view_op(_PERMUTE, x, {"permutation": tuple(reversed(range(nd)))})
+                  "1, -1, -1))` to reverse the dimensions of a tensor.", 3)
+    return {"permutation": tuple(reversed(range(v.ndim)))}
 
 
-def mT(input):
-    return transpose(input, -2, -1)
-
-
-def movedim(input, source, destination):
-    """torch.movedim (also moveaxis): the dimensions source moved to destination."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    src, dst = ([_dim(d, nd) for d in ([a] if isinstance(a, int) else a)]
+def _moved(v, source, destination):
+    src, dst = ([_dim(d, v.ndim) for d in ([a] if isinstance(a, int) else a)]
                 for a in (source, destination))
-    order = [i for i in range(nd) if i not in src]
+    order = [i for i in range(v.ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return permute(x, tuple(order))
+    return _permutation(v, tuple(order))
 
 
-moveaxis = movedim
-
-
-# --- broadcasting ----------------------------------------------------------------------------
-
-_EXPAND = prim_op(S.broadcast_in_dim_p, "ExpandBackward0")
-
-
-def expand(input, *sizes):
-    x = as_tensor(input)
-    sizes, shp = _ints(sizes), x._value.shape
+def _expanded(v, *sizes):
+    sizes, shp = _ints(sizes), v.shape
     if len(sizes) < len(shp):
         raise RuntimeError(f"expand(torch.{_dtype.kind(x._value.dtype)}Tensor{{[{_shown(shp)}]}}, "
                            f"size=[{_shown(sizes)}]): the number of sizes provided ({len(sizes)}) "
@@ -242,17 +212,65 @@ def expand(input, *sizes):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
                                f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{_shown(sizes)}].  Tensor sizes: [{_shown(shp)}]")
-    return view_op(_EXPAND, x, {"shape": tuple(out),
-                                "broadcast_dimensions": tuple(range(lead, len(out)))})
+    return {"shape": tuple(out), "broadcast_dimensions": tuple(range(lead, len(out)))}
 
 
-def expand_as(input, other):
-    return expand(input, tuple(as_tensor(other)._value.shape))
+def _slice_params(shape, dim, start, stop):
+    """The params of the slice primitive taking entries start:stop along dim."""
+    return {"start_indices": tuple(start if k == dim else 0 for k in range(len(shape))),
+            "limit_indices": tuple(stop if k == dim else n for k, n in enumerate(shape)),
+            "strides": (1,) * len(shape)}
 
 
-def broadcast_to(input, size):
-    """torch.broadcast_to: input broadcast to size."""
-    return expand(input, tuple(size))
+def _narrowed(v, dim, start, length):
+    d = _dim(dim, v.ndim)
+    n = v.shape[d]
+    start = int(start) % n if start < 0 else int(start)
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice_params(v.shape, d, start, start + length)
+
+
+def _diagonal_view(x, *, offset, axis1, axis2):
+    out = np.diagonal(x, offset, axis1, axis2)
+    if out.size and x.flags.writeable:  # numpy's view is read-only; PyTorch's is writable
+        start = [slice(None)] * x.ndim
+        start[axis2 if offset >= 0 else axis1] = slice(abs(offset), None)
+        out = np.lib.stride_tricks.as_strided(x[tuple(start)], out.shape, out.strides)
+    return out
+
+
+_EXPAND = prim_op(S.broadcast_in_dim_p, "ExpandBackward0")
+_VIEWS = {  # torch name: (op, its params from input's array and the arguments, what it gives)
+    "squeeze": (None, lambda v, dim=None: (
+        _SQUEEZE[0 if dim is None else 1 if isinstance(dim, int) else 2],
+        {"dimensions": squeeze_dims(v.shape, dim)}),
+        "a view without the dimensions of size one (or only dim)"),
+    "transpose": (None, _transposed, "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
+    "t": (None, _t, "the transpose of a tensor of at most two dimensions"),
+    "mT": (None, lambda v: _transposed(v, -2, -1), "the transpose of the last two dimensions"),
+    "unsqueeze": (prim_op(S.expand_dims_p, "UnsqueezeBackward0"),
+                  lambda v, dim: {"dimensions": (_dim(dim, v.ndim + 1),)},
+                  "a view with a new dimension of size one at dim"),
+    "permute": (_PERMUTE, _permutation, "a view of input with its dimensions in the order dims"),
+    "movedim": (_PERMUTE, _moved, "the dimensions source moved to destination (also moveaxis)"),
+    "numpy_T": (_PERMUTE, _reversed_dims, "Tensor.T, input with its dimensions reversed"),
+    "expand": (_EXPAND, _expanded, "a view of input broadcast to sizes (-1: the size it has)"),
+    "expand_as": (_EXPAND, lambda v, other: _expanded(v, tuple(as_tensor(other)._value.shape)),
+                  "input expanded to the shape of other"),
+    "broadcast_to": (_EXPAND, lambda v, size: _expanded(v, tuple(size)),
+                     "input broadcast to size"),
+    "narrow": (prim_op(S.slice_p, "SliceBackward0"), _narrowed,
+               "a view of length entries of input from start along dim"),
+    "diagonal": (Op("DiagonalBackward0", _diagonal_view, fnp.diagonal),
+                 lambda v, offset=0, dim1=0, dim2=1: {"offset": int(offset),
+                                                      "axis1": _dim(dim1, v.ndim),
+                                                      "axis2": _dim(dim2, v.ndim)},
+                 "the offset diagonal over dim1 and dim2, as the last dimension"),
+}
+(squeeze, transpose, t, mT, unsqueeze, permute, movedim, numpy_T, expand, expand_as,
+ broadcast_to, narrow, diagonal) = _define(_VIEWS, view_op)
+moveaxis, swapaxes, swapdims = movedim, transpose, transpose
 
 
 def broadcast_tensors(*tensors):
@@ -262,17 +280,39 @@ def broadcast_tensors(*tensors):
     return tuple(t if t._value.shape == shape else expand(t, shape) for t in ts)
 
 
-_REPEAT = composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats))
+# --- copies of one functrans.numpy call ------------------------------------------------------
 
-
-def repeat(input, *sizes):
-    """torch.repeat (Tensor.repeat): input tiled sizes times along each dimension."""
-    x = as_tensor(input)
+def _repeats(v, *sizes):
     sizes = _ints(sizes)
-    if len(sizes) < x._value.ndim:
+    if len(sizes) < v.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    return _apply(_REPEAT, x, repeats=sizes)
+    return {"repeats": sizes}
+
+
+def _flip(x, *, dimensions):  # a copy, as PyTorch's (numpy's flip is a view)
+    return np.array(S.rev_p.impl(x, dimensions=dimensions))
+
+
+_COPIES = {  # torch name: (op, its params from input's array and the arguments, what it gives)
+    "repeat": (composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats)),
+               _repeats, "input tiled sizes times along each dimension (Tensor.repeat)"),
+    "flip": (Op("FlipBackward0", _flip, S.rev_p.bind),
+             lambda v, dims: {"dimensions": _dims(dims, v.ndim)},
+             "input with its order reversed along dims (a copy, as PyTorch's)"),
+    "roll": (composite("RollBackward0")(lambda x, *, shifts, dims: fnp.roll(x, shifts, dims)),
+             lambda v, shifts, dims=None: {"shifts": _tuple(shifts), "dims": _tuple(dims)},
+             "the elements shifted cyclically by shifts along dims (flattened if None)"),
+    "tril": (composite("TrilBackward0")(lambda x, *, k: fnp.tril(x, k)),
+             lambda v, diagonal=0: {"k": int(diagonal)},
+             "the lower triangle of the matrix (zeros above the diagonal-th diagonal)"),
+    "triu": (composite("TriuBackward0")(lambda x, *, k: fnp.triu(x, k)),
+             lambda v, diagonal=0: {"k": int(diagonal)},
+             "the upper triangle of the matrix (zeros below the diagonal-th diagonal)"),
+    "trace": (composite("TraceBackward0")(fnp.trace), lambda v: None,
+              "the sum of the main diagonal of a matrix"),
+}
+repeat, flip, roll, tril, triu, trace = _define(_COPIES, unary)
 
 
 def tile(input, dims):
@@ -282,14 +322,37 @@ def tile(input, dims):
     return repeat(x, (1,) * (x._value.ndim - len(dims)) + dims)
 
 
+_DIAG = {nd: Op(name, lambda x, *, k: np.array(np.diag(x, k)), lambda x, *, k: fnp.diag(x, k))
+         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
+
+
+def diag(input, diagonal=0):
+    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal."""
+    x = as_tensor(input)
+    nd = x._value.ndim
+    if nd not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
+    return unary(_DIAG[nd], x, {"k": int(diagonal)})
+
+
+def contiguous(input, memory_format=None):
+    """self when already contiguous, else a contiguous copy (CloneBackward0)."""
+    x = as_tensor(input)
+    if x._value.flags.c_contiguous:
+        return x
+    out = clone(x)
+    out._value = np.ascontiguousarray(out._value)
+    return out
+
+
 # --- joining and splitting -------------------------------------------------------------------
 
-def _join(join):
-    return lambda *xs, dim, dt: join([S.convert_element_type(x, dt) for x in xs], axis=dim)
+def _join(name, join):
+    return composite(name)(lambda *xs, dim, dt: join([S.convert_element_type(x, dt)
+                                                      for x in xs], axis=dim))
 
 
-_CAT = composite("CatBackward0")(_join(fnp.concatenate))
-_STACK = composite("StackBackward0")(_join(fnp.stack))
+_CAT, _STACK = _join("CatBackward0", fnp.concatenate), _join("StackBackward0", fnp.stack)
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -334,13 +397,6 @@ def vstack(tensors):
     return cat([reshape(t, (1, -1)) if as_tensor(t)._value.ndim < 2 else t for t in tensors], 0)
 
 
-def _slice_params(shape, dim, start, stop):
-    """The params of the slice primitive taking entries start:stop along dim."""
-    return {"start_indices": tuple(start if k == dim else 0 for k in range(len(shape))),
-            "limit_indices": tuple(stop if k == dim else n for k, n in enumerate(shape)),
-            "strides": (1,) * len(shape)}
-
-
 def _narrow(x, dim, start, stop):
     return S.slice_p.bind(x, **_slice_params(x.shape, dim, start, stop))
 
@@ -376,8 +432,7 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe=False):
         bounds = tuple(zip(ends[:-1], ends[1:]))
     op = _SPLIT_OPS[("Unsafe" if unsafe else "") + name + "Backward0"]
     params = {"dim": d, "bounds": bounds}
-    views = multi_views(x, run(op, (x,), (x._value,), params),
-                        lambda t: run(op, (t,), (t._value,), params), name)
+    views = multi_views(x, unary(op, x, params), lambda t: unary(op, t, params), name)
     if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
         for v in views:
             v._vc = None
@@ -422,111 +477,9 @@ def unsafe_chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """torch.unbind: the slices of input along dim, as a tuple of views."""
     x = as_tensor(input)
-    d = _dim(dim, x._value.ndim)
-    return multi_views(x, _apply(_UNBIND, x, dim=d), lambda t: _apply(_UNBIND, t, dim=d),
+    params = {"dim": _dim(dim, x._value.ndim)}
+    return multi_views(x, unary(_UNBIND, x, params), lambda t: unary(_UNBIND, t, params),
                        "Unbind")
-
-
-_NARROW = prim_op(S.slice_p, "SliceBackward0")
-
-
-def narrow(input, dim, start, length):
-    """torch.narrow: a view of length entries of input from start along dim."""
-    x = as_tensor(input)
-    v = x._value
-    d = _dim(dim, v.ndim)
-    n = v.shape[d]
-    start = int(start) % n if start < 0 else int(start)
-    if start + length > n:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return view_op(_NARROW, x, _slice_params(v.shape, d, start, start + length))
-
-
-# --- reordering and triangles ----------------------------------------------------------------
-
-_FLIP = prim_op(S.rev_p, "FlipBackward0")
-_ROLL = composite("RollBackward0")(lambda x, *, shifts, dims: fnp.roll(x, shifts, dims))
-_TRIL = composite("TrilBackward0")(lambda x, *, k: fnp.tril(x, k))
-_TRIU = composite("TriuBackward0")(lambda x, *, k: fnp.triu(x, k))
-_TRACE = composite("TraceBackward0")(fnp.trace)
-
-
-def flip(input, dims):
-    """torch.flip: input with its order reversed along dims (a copy, as PyTorch's)."""
-    x = as_tensor(input)
-    out = _apply(_FLIP, x, dimensions=_dims(dims, x._value.ndim))
-    if np.may_share_memory(out._value, x._value):
-        out._value = out._value.copy()
-    return out
-
-
-def _tuple(a):
-    return a if a is None or isinstance(a, int) else tuple(a)
-
-
-def roll(input, shifts, dims=None):
-    """torch.roll: the elements shifted cyclically by shifts along dims (flattened if None)."""
-    return _apply(_ROLL, as_tensor(input), shifts=_tuple(shifts), dims=_tuple(dims))
-
-
-def tril(input, diagonal=0):
-    """torch.tril: the lower triangle of the matrix (zeros above the diagonal-th diagonal)."""
-    return _apply(_TRIL, as_tensor(input), k=int(diagonal))
-
-
-def triu(input, diagonal=0):
-    """torch.triu: the upper triangle of the matrix (zeros below the diagonal-th diagonal)."""
-    return _apply(_TRIU, as_tensor(input), k=int(diagonal))
-
-
-def trace(input):
-    """torch.trace: the sum of the main diagonal of a matrix."""
-    return _apply(_TRACE, as_tensor(input))
-
-
-def _diagonal_view(x, *, offset, axis1, axis2):
-    out = np.diagonal(x, offset, axis1, axis2)
-    if out.size and x.flags.writeable:  # numpy's view is read-only; PyTorch's is writable
-        start = [slice(None)] * x.ndim
-        start[axis2 if offset >= 0 else axis1] = slice(abs(offset), None)
-        out = np.lib.stride_tricks.as_strided(x[tuple(start)], out.shape, out.strides)
-    return out
-
-
-_DIAGONAL = Op("DiagonalBackward0", _diagonal_view, fnp.diagonal)
-
-
-def diagonal(input, offset=0, dim1=0, dim2=1):
-    """torch.diagonal: the offset diagonal over dim1 and dim2, as the last dimension."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    return view_op(_DIAGONAL, x, {"offset": int(offset), "axis1": _dim(dim1, nd),
-                                  "axis2": _dim(dim2, nd)})
-
-
-_DIAG = {nd: composite(name)(lambda x, *, k: fnp.diag(x, k))
-         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
-
-
-def diag(input, diagonal=0):
-    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd not in (1, 2):
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
-    out = _apply(_DIAG[nd], x, k=int(diagonal))
-    out._value = np.array(out._value)  # a copy, not numpy's read-only view
-    return out
-
-
-def contiguous(input, memory_format=None):
-    """self when already contiguous, else a contiguous copy (CloneBackward0)."""
-    x = as_tensor(input)
-    if x._value.flags.c_contiguous:
-        return x
-    out = clone(x)
-    out._value = np.ascontiguousarray(out._value)
-    return out
 
 
 def meshgrid(*tensors, indexing=None):
@@ -549,5 +502,5 @@ def meshgrid(*tensors, indexing=None):
     if indexing == "xy" and len(ts) >= 2:
         order[:2] = [1, 0]
     shape = tuple(ts[i]._value.size for i in order)
-    return tuple(expand(view(t, tuple(-1 if a == order.index(k) else 1 for a in range(len(ts)))),
-                        shape) for k, t in enumerate(ts))
+    return tuple(expand(view(t, tuple(-1 if a == order.index(k) else 1
+                                      for a in range(len(ts)))), shape) for k, t in enumerate(ts))

@@ -16,7 +16,7 @@ from itertools import chain
 from typing import Any
 
 from functrans.errors import ArgumentError
-from functrans.torch._graph import _RemovableHandle
+from functrans.torch._graph import RemovableHandle
 from functrans.torch._grad_mode import enable_grad, set_grad_enabled
 from functrans.torch._tensor import Tensor
 
@@ -37,16 +37,16 @@ _GLOBAL_PRE_HOOKS: list = []
 _GLOBAL_POST_HOOKS: list = []
 
 
-def register_optimizer_step_pre_hook(hook: Callable) -> _RemovableHandle:
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """Run `hook(optimizer, args, kwargs)` before every optimizer's step."""
     _GLOBAL_PRE_HOOKS.append(hook)
-    return _RemovableHandle(_GLOBAL_PRE_HOOKS, hook)
+    return RemovableHandle(_GLOBAL_PRE_HOOKS, hook)
 
 
-def register_optimizer_step_post_hook(hook: Callable) -> _RemovableHandle:
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     """Run `hook(optimizer, args, kwargs)` after every optimizer's step."""
     _GLOBAL_POST_HOOKS.append(hook)
-    return _RemovableHandle(_GLOBAL_POST_HOOKS, hook)
+    return RemovableHandle(_GLOBAL_POST_HOOKS, hook)
 
 
 def typename(obj) -> str:
@@ -213,16 +213,16 @@ class Optimizer:
         raise NotImplementedError
 
     # ----- hooks -----
-    def register_step_pre_hook(self, hook: Callable) -> _RemovableHandle:
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """Run `hook(optimizer, args, kwargs)` before this optimizer's step; it may return
         new (args, kwargs)."""
         self._step_pre_hooks.append(hook)
-        return _RemovableHandle(self._step_pre_hooks, hook)
+        return RemovableHandle(self._step_pre_hooks, hook)
 
-    def register_step_post_hook(self, hook: Callable) -> _RemovableHandle:
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """Run `hook(optimizer, args, kwargs)` after this optimizer's step."""
         self._step_post_hooks.append(hook)
-        return _RemovableHandle(self._step_post_hooks, hook)
+        return RemovableHandle(self._step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
         """Run `hook(optimizer)` before `state_dict()`."""
@@ -313,12 +313,12 @@ class Optimizer:
             return closure()
 
 
-def _register(hooks: list, hook, prepend: bool) -> _RemovableHandle:
+def _register(hooks: list, hook, prepend: bool) -> RemovableHandle:
     if prepend:
         hooks.insert(0, hook)
     else:
         hooks.append(hook)
-    return _RemovableHandle(hooks, hook)
+    return RemovableHandle(hooks, hook)
 
 
 def _cast(param, value, key=None):
