@@ -2,5 +2,5 @@
 
 from functrans.primitives import (ad_control, bits, elementwise, indexing, linalg,  # noqa: F401
                                   reductions, shape_ops, sorting, square_matrices, decompositions,
-                                  fft, matrix_functions, special)
+                                  fft, matrix_functions, special, bessel)
 from functrans.primitives.registry import REGISTRY  # noqa: F401

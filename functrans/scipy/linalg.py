@@ -204,8 +204,8 @@ def expm(A: Any):
 
 def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
     """scipy.linalg.sqrtm: the principal square root (of each matrix of a stack), real for a
-    real matrix with no eigenvalue on the closed negative real axis (else LinAlgError: the
-    complex root needs complex support). Returns the root alone (scipy's `disp` and
+    real matrix with no eigenvalue on the closed negative real axis (else LinAlgError: pass
+    the matrix as complex for its complex root). Returns the root alone (scipy's `disp` and
     `blocksize` are accepted and ignored). Differentiable: dX solves X dX + dX X = dA (jax's
     sqrtm has no derivative)."""
     a, = float_operands("sqrtm", A)
