@@ -445,7 +445,7 @@ def _lu_impl(a):
     a = np.asarray(a)
     *batch, m, n = a.shape
     linalg = scipy_linalg(a)
-    if linalg is not None and a.size and a.dtype in (np.float32, np.float64):
+    if linalg is not None and a.size and a.dtype.kind in "fc" and a.dtype != np.float16:
         facts = [linalg.lu_factor(x, check_finite=False) for x in a.reshape(-1, m, n)]
         packed = np.stack([f[0] for f in facts]).reshape(a.shape).astype(a.dtype, copy=False)
         pivots = np.stack([f[1] for f in facts]).reshape(*batch, min(m, n)).astype(np.int32)
