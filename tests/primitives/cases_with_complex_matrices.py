@@ -5,7 +5,9 @@ matrix_function_frechet), the error functions on complex input and the Bessel ro
 are checked through what the phases cancel in; eig's vectors keep LAPACK's normalisation,
 smooth where the largest entry of each vector is unique. Real inputs with complex
 intermediates return real parts, as the table's real-input checks take real results. The
-complex error functions and the Bessel rows take scipy's values: their cases need scipy."""
+complex error functions and the Bessel rows take scipy's values: their cases need scipy.
+The file's name sorts after cases_decompositions.py and cases_square_matrices.py: the property
+tests draw a row's operands from its first case's domain, which stays the real one."""
 
 import importlib.util
 
