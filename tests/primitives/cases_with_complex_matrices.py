@@ -128,9 +128,13 @@ if importlib.util.find_spec("scipy") is not None:   # scipy's values, nothing to
         Case("y1", B.y1, [(5,)], domain=positive),
         Case("jv", lambda x: B.jv(np.asarray([0.0, 1.5, 3.0], x.dtype), x), [(3,)],
              domain=positive, fixed_shapes=True),
+        Case("jv", lambda x: B.jv(np.asarray(1.5, x.dtype), x), [(4,)], domain=positive,
+             name="jv-scalar-order"),
         Case("yv", lambda x: B.yv(np.asarray(2.5, x.dtype), x), [(4,)], domain=positive),
         Case("iv", lambda x: B.iv(np.asarray(1.0, x.dtype), x), [(4,)], domain=real),
         Case("ive", lambda x: B.ive(np.asarray([[0.0], [2.0]], x.dtype), x), [(2, 3)],
              domain=real, fixed_shapes=True),
+        Case("ive", lambda x: B.ive(np.asarray(2.0, x.dtype), x), [(4,)], domain=real,
+             name="ive-scalar-order"),
         Case("kv", lambda x: B.kv(np.asarray(0.5, x.dtype), x), [(4,)], domain=positive),
     ]
