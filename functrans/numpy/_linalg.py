@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.trace import install_array_methods
-from functrans.errors import ArgumentError, DTypeError, ShapeError
+from functrans.errors import ArgumentError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import elementwise as E
 from functrans.primitives.linalg import dot_general

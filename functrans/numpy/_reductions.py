@@ -20,7 +20,7 @@ from functrans.core.array import Array
 from functrans.core.trace import trace_state as _trace_state  # read only: the eager test
 from functrans.core.trace import install_array_methods
 from functrans.core.ownership import owned
-from functrans.errors import DTypeError, ShapeError
+from functrans.errors import ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.backends import call_traced
 from functrans.numpy._results import foreign_adapter, like_inputs

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from functrans.errors import DTypeError, ShapeError
+from functrans.errors import ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import square_matrices as P
 from functrans.primitives.shape_ops import broadcast_to, expand_dims, reshape

@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, to_float
 from functrans.numpy._linalg import cross as _cross
 from functrans.numpy._linalg import matmul as _matmul

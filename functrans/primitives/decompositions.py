@@ -1,5 +1,5 @@
-"""Matrix decompositions of stacks of real matrices (..., m, n), k = min(m, n): QR and SVD, with
-numpy.linalg's impls (so the factors are LAPACK's, as JAX's on the CPU) and JAX's JVP rules.
+"""Matrix decompositions of stacks of real or complex matrices (..., m, n), k = min(m, n): QR
+and SVD, with numpy.linalg's impls (so the factors are LAPACK's, as JAX's on the CPU) and JAX's JVP rules.
 
 QR, A = Q R: Q (..., m, k) and R (..., k, n), or Q square with full_matrices. The JVP (JAX's,
 for m >= n and the thin factors):
@@ -23,9 +23,16 @@ off the diagonal, 0 on it. Repeated eigenvalues make V ill defined: its tangent 
 there, as in JAX; w's tangent stays finite (eigvalsh's gradient at a degenerate spectrum is
 V diag(ct) V^T for LAPACK's basis, as JAX's).
 
-eig of a real matrix: complex eigenvalues and right eigenvectors (LAPACK's geev, as numpy and
-JAX on the CPU), always complex as JAX's (numpy returns real arrays when every imaginary part
-is 0). Its derivative needs complex tangents: the row says so with MissingRuleError.
+eig: complex eigenvalues and right eigenvectors (LAPACK's geev, as numpy and JAX on the
+CPU), always complex as JAX's (numpy returns real arrays when every imaginary part is 0). The
+JVP is JAX's (jax.lax.linalg.eig with enable_eigvec_derivs=True), with P = V^-1 dA V:
+  dw = diag(P),  U = V (F o P),  F_ij = 1 / (w_j - w_i) off the diagonal,
+  dV = U + V diag(c),  c_j = -Re(v_j^H u_j) - i Im(u_kj) / v_kj,  k = argmax_i |v_ij|,
+which keeps LAPACK's normalisation (unit norm, largest entry real).
+
+Complex matrices: every rule above with transposes conjugated (U^H, V^H, Q^H), JAX's
+additions where phases enter (svd's (dS - dS^H) / (2 s) on U's diagonal, qr's i Im diag(C)),
+and real singular values and eigh eigenvalues.
 
 pinv, the Moore-Penrose pseudo-inverse P (numpy's: singular values at most rcond * s_max
 count as zero); the JVP is JAX's (Golub and Pereyra 1973), exact where the rank is constant:
