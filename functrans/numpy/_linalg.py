@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.core.trace import install_array_methods
-from functrans.errors import ArgumentError, DTypeError, ShapeError
+from functrans.errors import ArgumentError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import elementwise as E
 from functrans.primitives.linalg import dot_general
@@ -24,11 +24,7 @@ __all__ = ['matmul', 'dot', 'vdot', 'inner', 'outer', 'tensordot', 'einsum', 'tr
 
 
 def _operands(name, *xs):
-    xs = promote(*map(asarray, xs))
-    if any(np.issubdtype(x.dtype, np.complexfloating) for x in xs):
-        raise DTypeError(f"{name}: complex operands are not supported yet (no conjugation "
-                         "primitive); split into real and imaginary parts.")
-    return xs
+    return promote(*map(asarray, xs))
 
 
 def _contract(a, b, a_axes, b_axes):
@@ -117,11 +113,13 @@ def dot(a, b):
 
 
 def vdot(a, b):
-    """numpy.vdot for real arrays: the dot product of the flattened operands."""
+    """numpy.vdot: the dot product of the flattened operands, the first conjugated."""
     a, b = _operands("vdot", a, b)
     if a.size != b.size:
         raise ShapeError(f"vdot: operands of shapes {a.shape} and {b.shape} have different "
                          f"sizes ({a.size} != {b.size}); vdot flattens both.")
+    if a.dtype.kind == "c":
+        a = E.conj(a)
     return _contract(reshape(a, (a.size,)), reshape(b, (b.size,)), (0,), (0,))
 
 

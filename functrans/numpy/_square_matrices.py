@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from functrans.errors import DTypeError, ShapeError
+from functrans.errors import ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.primitives import square_matrices as P
 from functrans.primitives.shape_ops import broadcast_to, expand_dims, reshape
@@ -31,14 +31,11 @@ class SlogdetResult(NamedTuple):
 
 
 def float_operands(name, *xs):
-    """`xs` promoted together to a real float dtype (float64 for integers and bools, float32
-    for float16), or DTypeError for complex ones."""
+    """`xs` promoted together to an inexact dtype: float64 for integers and bools, float32
+    for float16, complex ones as they are."""
     xs = promote(*map(asarray, xs))
     dtype = xs[0].dtype
-    if dtype.kind == "c":
-        raise DTypeError(f"{name}: complex matrices are not supported yet (the matrix rows "
-                         "are real); split into real and imaginary parts.")
-    if dtype.kind != "f" or dtype == np.float16:
+    if dtype.kind not in "fc" or dtype == np.float16:
         xs = promote(*xs, dtype=np.float64 if dtype.kind != "f" else np.float32)
     return xs
 

@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from functrans.errors import DTypeError
 from functrans.numpy._core import asarray, to_float
 from functrans.numpy._linalg import cross as _cross
 from functrans.numpy._linalg import matmul as _matmul
@@ -47,6 +46,8 @@ __all__ = ['norm', 'vector_norm', 'matrix_norm', 'solve', 'inv', 'det', 'slogdet
 
 
 def _abs(x):
+    if x.dtype.kind == "c":
+        return E.abs(x)
     # d|x| = select(x >= 0, dx, -dx): JAX's rule, derivative 1 at 0
     return E.select(E.ge_p.bind(x, np.zeros((), x.dtype)), x, E.neg(x))
 
@@ -59,6 +60,16 @@ def _pow_nonneg(c, p):
     safe = E.select(pos, c, np.ones((), c.dtype))
     powered = E.exp_p.bind(E.mul(np.asarray(p, c.dtype), E.log_p.bind(safe)))
     return E.select(pos, powered, np.asarray(0.0 if p > 0 else np.inf, c.dtype))
+
+
+def _squares(x):
+    """|x|^2 entrywise: x * x, or re(x conj(x)) for complex x (JAX's form)."""
+    return E.real(E.mul(x, E.conj(x))) if x.dtype.kind == "c" else E.mul(x, x)
+
+
+def _conj_t(x):
+    """x^H of one matrix (x^T for a real one)."""
+    return E.conj(x.T) if x.dtype.kind == "c" else x.T
 
 
 def _sum(x, axes):
@@ -79,7 +90,7 @@ def _vector(x, ord, axes):
     """The vector norm of `x` over `axes`, with the reduced axes kept (size 1)."""
     shape = x.shape
     if ord is None or ord == 2:
-        res = E.sqrt_p.bind(_sum(E.mul(x, x), axes))
+        res = E.sqrt_p.bind(_sum(_squares(x), axes))
     elif isinstance(ord, str):
         raise ValueError(f"norm: invalid norm order {ord!r} for vectors; use a number, "
                          "fnp.inf or -fnp.inf.")
@@ -92,7 +103,7 @@ def _vector(x, ord, axes):
         res = R.reduce_min(_abs(x), axes)
     elif ord == 0:
         nonzero = E.ne_p.bind(x, np.zeros((), x.dtype))
-        res = _sum(convert_element_type(nonzero, x.dtype), axes)
+        res = _sum(convert_element_type(nonzero, np.finfo(x.dtype).dtype), axes)
     elif ord == 1:
         res = _sum(_abs(x), axes)
     else:
@@ -106,7 +117,7 @@ def _matrix(x, ord, row, col):
     shape = x.shape
     axes = tuple(sorted((row, col)))
     if ord is None or ord in ("fro", "f"):
-        return _keepdims(E.sqrt_p.bind(_sum(E.mul(x, x), axes)), shape, axes)
+        return _keepdims(E.sqrt_p.bind(_sum(_squares(x), axes)), shape, axes)
     if ord in (1, -1, np.inf, -np.inf):
         inner, outer = (row, col) if ord in (1, -1) else (col, row)
         sums = _keepdims(_sum(_abs(x), (inner,)), shape, (inner,))
@@ -128,12 +139,8 @@ def _matrix(x, ord, row, col):
                      "1, -1, 2, -2, inf or -inf.")
 
 
-def _prepare(x, name):
-    x = to_float(asarray(x))
-    if np.issubdtype(x.dtype, np.complexfloating):
-        raise DTypeError(f"{name}: complex inputs are not supported yet (they need |x|^2 via "
-                         "conj); pass the real and imaginary parts separately.")
-    return x
+def _prepare(x, _name):
+    return to_float(asarray(x))
 
 
 def _one_axis(a, ndim, name):
@@ -155,7 +162,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if axis is None:
         if ord is None:
             axes = tuple(range(nd))
-            res = _keepdims(E.sqrt_p.bind(_sum(E.mul(x, x), axes)), x.shape, axes)
+            res = _keepdims(E.sqrt_p.bind(_sum(_squares(x), axes)), x.shape, axes)
             return _squeeze_out(res, x.shape, axes, keepdims)
         if nd not in (1, 2):
             raise ValueError(f"norm: improper number of dimensions to norm: ord={ord!r} with "
@@ -347,7 +354,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     if vector:
         b = reshape(b, (b.shape[0], 1))
     m, n = a.shape
-    dtype = a.dtype
+    dtype = np.finfo(a.dtype).dtype          # the singular values' (real) dtype
     eps = float(np.finfo(dtype).eps)
     if rcond is None:
         rcond = eps * max(n, m)
@@ -356,19 +363,19 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     if a.size == 0:
         s = np.zeros((0,), dtype)
         rank = np.asarray(0)
-        x = np.zeros((n, b.shape[1]), dtype)
+        x = np.zeros((n, b.shape[1]), a.dtype)
     else:
         s, u, vt = svd_p(a)
         mask = s >= convert_element_type(asarray(rcond), dtype) * s[0]
         rank = _R.sum(mask)
         safe_s = _E.where(mask, s, np.ones((), dtype))
         s_inv = _E.where(mask, np.ones((), dtype) / safe_s, np.zeros((), dtype))
-        x = _matmul(vt.T, reshape(s_inv, (s_inv.shape[0], 1)) * _matmul(u.T, b))
+        x = _matmul(_conj_t(vt), reshape(s_inv, (s_inv.shape[0], 1)) * _matmul(_conj_t(u), b))
     if numpy_resid and (int(rank) < n or m <= n):
         resid = np.zeros((0,), dtype)
     else:
         r = b - _matmul(a, x)
-        resid = _R.sum(r * r, axis=0)
+        resid = _R.sum(_squares(r), axis=0)
     if vector:
         x = reshape(x, (n,))
     return x, resid, rank, s
@@ -435,9 +442,10 @@ def eigvalsh(a, UPLO="L"):
 
 def eig(a):
     """numpy.linalg.eig: eigenvalues and right eigenvectors (columns, unit norm) of a real
-    square matrix or a stack of them, LAPACK's as numpy's. Always complex, as JAX's (numpy
-    returns real arrays when every eigenvalue is real). Not differentiable yet (complex
-    tangents); use eigh for symmetric matrices.
+    or complex square matrix or a stack of them, LAPACK's as numpy's. Always complex, as
+    JAX's (numpy returns real arrays when every eigenvalue is real). Differentiable as
+    jax.lax.linalg.eig with enable_eigvec_derivs=True: the eigenvectors' tangent keeps
+    LAPACK's normalisation (unit norm, largest entry real); inf/nan at repeated eigenvalues.
 
     >>> import numpy as np, functrans.numpy as fnp
     >>> fnp.linalg.eigvals(np.array([[0.0, 1.0], [-1.0, 0.0]]))

@@ -1,5 +1,5 @@
-"""Matrix decompositions of stacks of real matrices (..., m, n), k = min(m, n): QR and SVD, with
-numpy.linalg's impls (so the factors are LAPACK's, as JAX's on the CPU) and JAX's JVP rules.
+"""Matrix decompositions of stacks of real or complex matrices (..., m, n), k = min(m, n): QR
+and SVD, with numpy.linalg's impls (so the factors are LAPACK's, as JAX's on the CPU) and JAX's JVP rules.
 
 QR, A = Q R: Q (..., m, k) and R (..., k, n), or Q square with full_matrices. The JVP (JAX's,
 for m >= n and the thin factors):
@@ -23,9 +23,16 @@ off the diagonal, 0 on it. Repeated eigenvalues make V ill defined: its tangent 
 there, as in JAX; w's tangent stays finite (eigvalsh's gradient at a degenerate spectrum is
 V diag(ct) V^T for LAPACK's basis, as JAX's).
 
-eig of a real matrix: complex eigenvalues and right eigenvectors (LAPACK's geev, as numpy and
-JAX on the CPU), always complex as JAX's (numpy returns real arrays when every imaginary part
-is 0). Its derivative needs complex tangents: the row says so with MissingRuleError.
+eig: complex eigenvalues and right eigenvectors (LAPACK's geev, as numpy and JAX on the
+CPU), always complex as JAX's (numpy returns real arrays when every imaginary part is 0). The
+JVP is JAX's (jax.lax.linalg.eig with enable_eigvec_derivs=True), with P = V^-1 dA V:
+  dw = diag(P),  U = V (F o P),  F_ij = 1 / (w_j - w_i) off the diagonal,
+  dV = U + V diag(c),  c_j = -Re(v_j^H u_j) - i Im(u_kj) / v_kj,  k = argmax_i |v_ij|,
+which keeps LAPACK's normalisation (unit norm, largest entry real).
+
+Complex matrices: every rule above with transposes conjugated (U^H, V^H, Q^H), JAX's
+additions where phases enter (svd's (dS - dS^H) / (2 s) on U's diagonal, qr's i Im diag(C)),
+and real singular values and eigh eigenvalues.
 
 pinv, the Moore-Penrose pseudo-inverse P (numpy's: singular values at most rcond * s_max
 count as zero); the JVP is JAX's (Golub and Pereyra 1973), exact where the rank is constant:
@@ -48,23 +55,42 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.errors import DTypeError, MissingRuleError, ShapeError
 from functrans.primitives import xla_math
 from functrans.core.symbolic import Zero
-from functrans.primitives.elementwise import (add, convert_element_type, div, eq_p, mul, neg,
-                                              select, sub)
+from functrans.primitives.elementwise import abs as abs_
+from functrans.primitives.elementwise import (add, complex as make_complex, conj,
+                                              convert_element_type, div, eq_p, imag, mul, neg,
+                                              real, select, sub)
 from functrans.primitives.layout import expand_dims, moveaxis, zero_jvp
-from functrans.primitives.reductions import reduce_sum
+from functrans.primitives.reductions import argmax, reduce_sum
 from functrans.primitives.registry import define
 from functrans.primitives.shape_ops import pad, slice_
 from functrans.primitives.square_matrices import (
-    matrix_transpose, scipy_linalg, solve, stacked_matmul, triangle_mask, triangular_solve)
+    conj_transpose, matrix_transpose, scipy_linalg, solve, stacked_matmul, triangle_mask,
+    triangular_solve)
 
 
 def _check_matrix(name, a):
     if a.ndim < 2:
         raise ShapeError(f"{name}: needs a matrix or a stack of matrices (..., m, n), got shape "
                          f"{a.shape}.")
-    if a.dtype.kind != "f":
-        raise DTypeError(f"{name}: needs float matrices, got {a.dtype.name}. Convert first "
-                         "(functrans.numpy.linalg converts integers to float64).")
+    if a.dtype.kind not in "fc":
+        raise DTypeError(f"{name}: needs float or complex matrices, got {a.dtype.name}. "
+                         "Convert first (functrans.numpy.linalg converts integers to "
+                         "float64).")
+
+
+def _real_dtype(dtype):
+    """float64 for complex128 (float32 for complex64), a real dtype itself."""
+    return np.finfo(dtype).dtype
+
+
+def _as_dtype(x, dtype):
+    return x if np.dtype(x.dtype) == np.dtype(dtype) else convert_element_type(x, dtype)
+
+
+def _diagonal(x):
+    """The diagonals (..., k) of the stack of square matrices `x`."""
+    n = shape_of(x)[-1]
+    return reduce_sum(mul(x, np.eye(n, dtype=x.dtype)), (ndim_of(x) - 1,))
 
 
 # --- QR ---------------------------------------------------------------------------------------
@@ -100,10 +126,14 @@ def _qr_jvp(primals, tangents, *, full_matrices):
             f"{'full' if full_matrices else 'reduced'} factors (JAX has none either): it "
             "needs rows >= columns and the reduced factors (mode='reduced').")
     q, r = qr(a)
-    da_rinv = matrix_transpose(solve(matrix_transpose(r), matrix_transpose(ta)))                     # dA R^-1
-    c = stacked_matmul(matrix_transpose(q), da_rinv)
+    da_rinv = matrix_transpose(solve(matrix_transpose(r), matrix_transpose(ta)))  # dA R^-1
+    c = stacked_matmul(conj_transpose(q), da_rinv)
     lower = mul(c, np.tril(np.ones((n, n), a.dtype), -1))
-    do = sub(lower, matrix_transpose(lower))                                # skew-symmetric
+    do = sub(lower, conj_transpose(lower))                                # skew-Hermitian
+    if np.dtype(a.dtype).kind == "c":
+        # R's real diagonal fixes the phases: dO's diagonal is i Im(diag C)
+        i_im = make_complex(np.zeros((), _real_dtype(a.dtype)), imag(c))
+        do = add(do, mul(i_im, np.eye(n, dtype=a.dtype)))
     dq = add(stacked_matmul(q, sub(do, c)), da_rinv)
     dr = stacked_matmul(sub(c, do), r)
     return [q, r], [dq, dr]
@@ -129,7 +159,7 @@ def _svd_abstract(a, *, full_matrices, compute_uv):
     _check_matrix("svd", a)
     *batch, m, n = a.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), a.dtype)
+    s = ShapedArray((*batch, k), _real_dtype(a.dtype))
     if not compute_uv:
         return [s]
     u_cols, vt_rows = (m, n) if full_matrices else (k, k)
@@ -155,28 +185,42 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             "full_matrices=False, or compute_uv=False for the singular values alone.")
     s, u, vt = svd(a)
     outs = [s, u, vt] if compute_uv else [s]
-    v = matrix_transpose(vt)
+    v = conj_transpose(vt)
     k = min(m, n)
-    eye = np.eye(k, dtype=a.dtype)
-    ds_mat = stacked_matmul(stacked_matmul(matrix_transpose(u), ta), v)                     # U^T dA V
-    ds = reduce_sum(mul(ds_mat, eye), (ndim_of(ds_mat) - 1,))     # its diagonal
+    complex_ = np.dtype(a.dtype).kind == "c"
+    ds_mat = stacked_matmul(stacked_matmul(conj_transpose(u), ta), v)        # U^H dA V
+    ds = _diagonal(ds_mat)
+    ds = real(ds) if complex_ else ds
     if not compute_uv:
         return outs, [ds]
+    eye = np.eye(k, dtype=s.dtype)
     s_row = expand_dims(s, (ndim_of(s) - 1,))                   # (..., 1, k): s_j
-    s_col = matrix_transpose(s_row)                                          # (..., k, 1): s_i
+    s_col = matrix_transpose(s_row)                             # (..., k, 1): s_i
     s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))         # s_j^2 - s_i^2
-    f = sub(div(np.ones((), a.dtype), add(s_diffs, eye)), eye)  # 0 on the diagonal
+    f = _as_dtype(sub(div(np.ones((), s.dtype), add(s_diffs, eye)), eye), a.dtype)
+    s_row, s_col = _as_dtype(s_row, a.dtype), _as_dtype(s_col, a.dtype)
     ds_s = mul(s_row, ds_mat)                                   # dS S
     s_ds = mul(s_col, ds_mat)                                   # S dS
-    du = stacked_matmul(u, mul(f, add(ds_s, matrix_transpose(ds_s))))
-    dv = stacked_matmul(v, mul(f, add(s_ds, matrix_transpose(s_ds))))
+    du_inner = mul(f, add(ds_s, conj_transpose(ds_s)))
+    if complex_:
+        # the phase of each pair of singular vectors (JAX's gauge: U^H dU has the imaginary
+        # diagonal (dS - dS^H) / (2 s), V^H dV none); 1/s taken as 0 where s == 0
+        zero_s = eq_p.bind(s, np.zeros((), s.dtype))
+        s_inv = select(zero_s, np.zeros((), s.dtype),
+                       div(np.ones((), s.dtype), select(zero_s, np.ones((), s.dtype), s)))
+        s_inv_mat = _as_dtype(mul(expand_dims(s_inv, (ndim_of(s),)), eye), a.dtype)
+        half_skew = mul(sub(ds_mat, conj_transpose(ds_mat)), np.asarray(0.5, a.dtype))
+        du_inner = add(du_inner, mul(half_skew, s_inv_mat))
+    du = stacked_matmul(u, du_inner)
+    dv = stacked_matmul(v, mul(f, add(s_ds, conj_transpose(s_ds))))
     if m > n:
         dav = stacked_matmul(ta, v)
-        du = add(du, div(sub(dav, stacked_matmul(u, stacked_matmul(matrix_transpose(u), dav))), s_row))
+        proj = stacked_matmul(u, stacked_matmul(conj_transpose(u), dav))
+        du = add(du, div(sub(dav, proj), s_row))
     if n > m:
-        dau = stacked_matmul(matrix_transpose(ta), u)
+        dau = stacked_matmul(conj_transpose(ta), u)
         dv = add(dv, div(sub(dau, stacked_matmul(v, stacked_matmul(vt, dau))), s_row))
-    return outs, [ds, du, matrix_transpose(dv)]
+    return outs, [ds, du, conj_transpose(dv)]
 
 
 def _svd_batch(vals, dims, *, full_matrices, compute_uv):
@@ -201,7 +245,7 @@ def _eigh_abstract(a, *, lower):
     _check_matrix("eigh", a)
     if a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"eigh: needs square matrices (..., n, n), got shape {a.shape}.")
-    return [ShapedArray(a.shape[:-1], a.dtype), ShapedArray(a.shape, a.dtype)]
+    return [ShapedArray(a.shape[:-1], _real_dtype(a.dtype)), ShapedArray(a.shape, a.dtype)]
 
 
 def _eigh_impl(a, *, lower):
@@ -226,11 +270,11 @@ def _eigh_jvp(primals, tangents, *, lower):
     a, = primals
     ta, = tangents
     w, v = eigh(a, lower=lower)
-    sym = mul(add(ta, matrix_transpose(ta)), np.asarray(0.5, ta.dtype))
-    x = stacked_matmul(matrix_transpose(v), stacked_matmul(sym, v))        # V^T S V
-    n = shape_of(a)[-1]
-    dw = reduce_sum(mul(x, np.eye(n, dtype=a.dtype)), (ndim_of(x) - 1,))
-    dv = stacked_matmul(v, mul(_off_diagonal_reciprocals(w), x))
+    sym = mul(add(ta, conj_transpose(ta)), np.asarray(0.5, ta.dtype))
+    x = stacked_matmul(conj_transpose(v), stacked_matmul(sym, v))          # V^H S V
+    dw = _diagonal(x)
+    dw = real(dw) if np.dtype(a.dtype).kind == "c" else dw
+    dv = stacked_matmul(v, mul(_as_dtype(_off_diagonal_reciprocals(w), a.dtype), x))
     return [w, v], [dw, dv]
 
 
@@ -273,10 +317,27 @@ def _eig_impl(a, *, compute_v):
 
 
 def _eig_jvp(primals, tangents, *, compute_v):
-    raise MissingRuleError(
-        "eig: no derivative yet: the eigenvalues and eigenvectors of a real matrix are complex, "
-        "and their tangents need complex differentiation, which functrans does not have yet. "
-        "For a symmetric matrix use eigh or eigvalsh (differentiable, real).")
+    a, = primals
+    ta, = tangents
+    w, v = eig(a)
+    da = _as_dtype(ta, v.dtype)
+    p = stacked_matmul(solve(v, da), v)                                    # V^-1 dA V
+    dw = _diagonal(p)
+    if not compute_v:
+        return [w], [dw]
+    u = stacked_matmul(v, mul(_off_diagonal_reciprocals(w), p))
+    # dv_j = u_j + c_j v_j; LAPACK's unit norm and real largest entry fix c_j (JAX's):
+    # c_j = -Re(v_j^H u_j) - i Im(u_kj) / v_kj, k = argmax_i |v_ij|
+    nd = ndim_of(v)
+    n = shape_of(v)[-1]
+    k = argmax(abs_(v), nd - 2, index_dtype=np.int32)
+    mask = _as_dtype(eq_p.bind(expand_dims(k, (nd - 2,)),
+                               np.arange(n, dtype=np.int32)[:, None]), v.dtype)
+    re_part = neg(real(reduce_sum(mul(conj(v), u), (nd - 2,))))
+    im_part = neg(div(imag(reduce_sum(mul(mask, u), (nd - 2,))),
+                      real(reduce_sum(mul(mask, v), (nd - 2,)))))
+    c = expand_dims(make_complex(re_part, im_part), (nd - 2,))
+    return [w, v], [dw, add(u, mul(v, c))]
 
 
 eig_p = define("eig", impl=_eig_impl, abstract=_eig_abstract, jvp=_eig_jvp,
@@ -311,7 +372,7 @@ def _pinv_jvp(primals, tangents, *, rcond):
     p = pinv(a, rcond=rcond)
     m, n = shape_of(a)[-2:]
     mm = stacked_matmul
-    pt, tat = matrix_transpose(p), matrix_transpose(ta)
+    pt, tat = conj_transpose(p), conj_transpose(ta)
     # JAX's association of the products (m >= n: n x n inner products first)
     if m >= n:
         s = mm(mm(p, pt), tat)
@@ -391,7 +452,7 @@ def _lu_impl(a):
     a = np.asarray(a)
     *batch, m, n = a.shape
     linalg = scipy_linalg(a)
-    if linalg is not None and a.size and a.dtype in (np.float32, np.float64):
+    if linalg is not None and a.size and a.dtype.kind in "fc" and a.dtype != np.float16:
         facts = [linalg.lu_factor(x, check_finite=False) for x in a.reshape(-1, m, n)]
         packed = np.stack([f[0] for f in facts]).reshape(a.shape).astype(a.dtype, copy=False)
         pivots = np.stack([f[1] for f in facts]).reshape(*batch, min(m, n)).astype(np.int32)

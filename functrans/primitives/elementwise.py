@@ -11,7 +11,7 @@ from functrans.backend import xp
 from functrans.core.avals import ShapedArray, is_float, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError
-from functrans.primitives import xla_math
+from functrans.primitives import special_math, xla_math
 from functrans.primitives.broadcasting import (ANY, FLOAT, INTEGRAL, NUMBER, REAL, REAL_FLOAT,
                                                broadcast_shapes, broadcasting_batch, check_kinds,
                                                nary_aval, same_dtype, unary_batch, unbroadcast)
@@ -444,6 +444,8 @@ def _polyval(coeffs, t):
 
 def _erf_impl(x):
     x = xp.asarray(x)
+    if x.dtype.kind == "c":
+        return special_math.scipy_only("erf", x, without="erf takes real floats")
     z = x.astype(np.float64) if x.dtype != np.float64 else x
     ax = xp.abs(z)
     # each branch sees only its own range (clipped), so neither warns on inf or huge values
@@ -460,7 +462,7 @@ def _erf_impl(x):
 # d erf = 2/sqrt(pi) exp(-x^2)
 erf_p = unary("erf", _erf_impl,
               lambda x, y: mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x)))),
-              kinds=REAL_FLOAT, torch_name="ErfBackward0")
+              kinds=FLOAT, torch_name="ErfBackward0")   # complex: holomorphic, scipy's values
 
 
 # erf_inv: M. Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), the same

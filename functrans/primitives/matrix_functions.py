@@ -1,12 +1,13 @@
-"""Primary matrix functions of stacks of real square matrices (..., n, n): the exponential and
-the principal square root, with scipy.linalg's values (scipy's impls where scipy is installed,
-a numpy algorithm of the same accuracy otherwise).
+"""Primary matrix functions of stacks of real or complex square matrices (..., n, n): the
+exponential and the principal square root, with scipy.linalg's values (scipy's impls where
+scipy is installed, a numpy algorithm of the same accuracy otherwise).
 
 The derivative of a primary matrix function f is its Frechet derivative L_f(A, E), and f of
 the block upper-triangular matrix [[A, E], [0, A]] is [[f(A), L_f(A, E)], [0, f(A)]] (Higham,
 Functions of Matrices, thm. 3.6). The JVP of f is the row matrix_function_frechet, L_f(A, dA),
 computed so: no eigendecomposition, exact at repeated eigenvalues (expm's derivative at 0 is
-E). L_f is linear in E, with the adjoint L_f(A^T, .) (f has real coefficients), and its own
+E). L_f is linear in E, with the transpose L_f(A^T, .) (f(A)^T = f(A^T) for a power series; the
+transpose pairs without conjugation, JAX's convention for complex values), and its own
 derivative is the upper-right block of L_f(B, dB), B = [[A, E], [0, A]]: so every order of
 derivative, forward or reverse, is the same row on larger blocks.
 JAX's expm uses the same Frechet derivative (expm_frechet); jax.scipy.linalg.sqrtm has no
@@ -33,9 +34,9 @@ def _check_square(name, a):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"{name}: needs a stack of square matrices (..., n, n), got shape "
                          f"{a.shape}.")
-    if a.dtype.kind != "f":
-        raise DTypeError(f"{name}: needs float matrices, got {a.dtype.name}. Convert first "
-                         "(functrans.scipy.linalg converts integers to float64).")
+    if a.dtype.kind not in "fc":
+        raise DTypeError(f"{name}: needs float or complex matrices, got {a.dtype.name}. "
+                         "Convert first (functrans.scipy.linalg converts integers to float64).")
 
 
 def _square_abstract(name):
@@ -94,7 +95,7 @@ def _frechet_transpose(ct, a, e, *, fn):
         raise TypeError("frechet: the matrix is a linear input; L(A, E) is linear in E only.")
     if type(ct) is Zero:
         return [None, Zero(e.aval)]
-    # for a real primary matrix function the adjoint of L(A, .) is L(A^T, .)
+    # f(A)^T = f(A^T): the transpose of L(A, .) is L(A^T, .)
     return [None, frechet(matrix_transpose(a), ct, fn=fn)]
 
 
@@ -209,13 +210,13 @@ def _sqrtm_impl(a):
     else:
         with np.errstate(all="ignore"):
             out = _sqrtm_denman_beavers(a)
-    if np.iscomplexobj(out):
+    if np.iscomplexobj(out) and not np.iscomplexobj(a):
         scale = max(float(np.max(np.abs(out))), 1.0)
         if float(np.max(np.abs(out.imag))) > 1e3 * np.finfo(a.dtype).eps * scale:
             raise LinAlgError("sqrtm: this real matrix has no real principal square root (it "
                              "has eigenvalues on the negative real axis); functrans computes "
-                             "real matrix functions of real matrices only. Shift or scale the "
-                             "matrix, or compute the root of its symmetric positive part.")
+                             "real matrix functions of real matrices. Pass the matrix as "
+                             "complex (a + 0j) for its complex root, or shift or scale it.")
         out = out.real
     if not np.all(np.isfinite(out)):
         raise LinAlgError("sqrtm: the square root did not converge (the matrix is singular or "

@@ -19,7 +19,7 @@ from functrans.core.avals import ShapedArray, shape_of
 from functrans.core.symbolic import Zero
 from functrans.errors import ArgumentError
 from functrans.primitives import special_math
-from functrans.primitives.broadcasting import REAL_FLOAT, broadcasting_batch, nary_aval
+from functrans.primitives.broadcasting import FLOAT, REAL_FLOAT, broadcasting_batch, nary_aval
 from functrans.primitives.elementwise import abs as abs_
 from functrans.primitives.elementwise import (add, add_tangents, binary, div, eq, exp, gt, log,
                                               log1p, mul, neg, select, sign, sub, unary)
@@ -45,6 +45,9 @@ def _impl(scipy_name, fallback):
     def impl(*args):
         args = [xp.asarray(a) for a in args]
         dtype = args[0].dtype
+        if dtype.kind == "c":
+            return special_math.scipy_only(scipy_name, *args,
+                                           without=f"{scipy_name} takes real floats")
         sp = _scipy_special()
         if sp is None:
             return xp.asarray(fallback(*args)).astype(dtype, copy=False)
@@ -58,7 +61,7 @@ def _const(x, v):
     return np.asarray(v, x.dtype)
 
 
-def _no_derivative(prim, arg, why):
+def no_derivative(prim, arg, why):
     """The derivative factor of an argument the row does not differentiate: it raises, so
     only a nonzero tangent for that argument is refused."""
     def refuse(*primals):
@@ -84,7 +87,8 @@ def nary_jvp(prim, *derivs):
     return jvp
 
 
-def _nary(name, impl, *derivs, torch_name=None):
+def nary_row(name, impl, *derivs, torch_name=None):
+    """A broadcasting row of real floats whose JVP is nary_jvp's with `derivs`."""
     prim = binary(name, impl, kinds=REAL_FLOAT, torch_name=torch_name)
     prim.rules["jvp"] = nary_jvp(prim, *derivs)
     return prim
@@ -103,8 +107,8 @@ digamma_p = unary("digamma", _impl("digamma", special_math.digamma),
                   lambda x, y: polygamma(_const(x, 1), x), kinds=REAL_FLOAT,
                   torch_name="DigammaBackward0")
 # d/dx polygamma(n, x) = polygamma(n + 1, x); n is an integer order (JAX: no derivative)
-polygamma_p = _nary("polygamma", _impl("polygamma", special_math.polygamma),
-                    _no_derivative("polygamma", "n", "the order is an integer; JAX defines no "
+polygamma_p = nary_row("polygamma", _impl("polygamma", special_math.polygamma),
+                    no_derivative("polygamma", "n", "the order is an integer; JAX defines no "
                                    "derivative in it either"),
                     lambda n, x, y: polygamma(add(n, _const(n, 1)), x),
                     torch_name="PolygammaBackward0")
@@ -117,14 +121,14 @@ def _igamma_dx(a, x, out=None):
 
 # the derivative of the regularized lower incomplete gamma function in a (scipy has none):
 # d/dx of it is d/dx P(a, x) (log x - digamma(a)); JAX defines no derivative in a
-igamma_grad_a_p = _nary(
+igamma_grad_a_p = nary_row(
     "igamma_grad_a", lambda a, x: xp.asarray(special_math.igamma_grad_a(a, x)),
-    _no_derivative("igamma_grad_a", "a", "the second derivative of gammainc in a; JAX "
+    no_derivative("igamma_grad_a", "a", "the second derivative of gammainc in a; JAX "
                    "defines none"),
     lambda a, x, y: mul(_igamma_dx(a, x), sub(log(x), digamma(a))))
-igamma_p = _nary("igamma", _impl("gammainc", special_math.igamma),
+igamma_p = nary_row("igamma", _impl("gammainc", special_math.igamma),
                  lambda a, x, y: igamma_grad_a(a, x), _igamma_dx)
-igammac_p = _nary("igammac", _impl("gammaincc", special_math.igammac),
+igammac_p = nary_row("igammac", _impl("gammaincc", special_math.igammac),
                   lambda a, x, y: neg(igamma_grad_a(a, x)),
                   lambda a, x, y: neg(_igamma_dx(a, x)))
 
@@ -140,8 +144,8 @@ _BETAINC_AB = "JAX defines none: 'Betainc gradient with respect to a and b not s
 betainc_p = define("betainc", impl=_impl("betainc", special_math.betainc),
                    abstract=nary_aval("betainc", kinds=REAL_FLOAT), props=("elementwise",))
 betainc_p.rules["batch"] = broadcasting_batch(betainc_p)
-betainc_p.rules["jvp"] = nary_jvp(betainc_p, _no_derivative("betainc", "a", _BETAINC_AB),
-                                  _no_derivative("betainc", "b", _BETAINC_AB), _betainc_dx)
+betainc_p.rules["jvp"] = nary_jvp(betainc_p, no_derivative("betainc", "a", _BETAINC_AB),
+                                  no_derivative("betainc", "b", _BETAINC_AB), _betainc_dx)
 
 
 def _bernoulli_ratios(m):
@@ -191,7 +195,7 @@ def _zeta_dx(x, q, y):
 
 # Hurwitz zeta(x, q): d/dq = -x zeta(x + 1, q); in x there is no closed form: the derivative
 # of Euler-Maclaurin's truncated series (JAX's choice), written in rows so it nests
-zeta_p = _nary("zeta", _impl("zeta", special_math.zeta), _zeta_dx,
+zeta_p = nary_row("zeta", _impl("zeta", special_math.zeta), _zeta_dx,
                lambda x, q, y: neg(mul(x, zeta(add(x, _const(x, 1)), q))))
 
 # --- error function relatives ----------------------------------------------------------------
@@ -200,9 +204,10 @@ _TWO_OVER_SQRT_PI = 2 / np.sqrt(np.pi)
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
 # d erfc = -2/sqrt(pi) exp(-x^2)
+# (complex z: holomorphic, scipy's values)
 erfc_p = unary("erfc", _impl("erfc", special_math.erfc),
                lambda x, y: mul(_const(x, -_TWO_OVER_SQRT_PI), exp(neg(mul(x, x)))),
-               kinds=REAL_FLOAT, torch_name="ErfcBackward0")
+               kinds=FLOAT, torch_name="ErfcBackward0")
 # y = erfcx(x) = exp(x^2) erfc(x): d y = 2 x y - 2/sqrt(pi)
 erfcx_p = unary("erfcx", _impl("erfcx", special_math.erfcx),
                 lambda x, y: sub(mul(_const(x, 2), mul(x, y)), _const(x, _TWO_OVER_SQRT_PI)),

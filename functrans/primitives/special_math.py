@@ -20,9 +20,26 @@ import numpy as np
 
 __all__ = ["gamma", "lgamma", "loggamma", "digamma", "polygamma", "zeta", "erfc", "erfcx",
            "ndtri", "log_ndtr", "igamma", "igammac", "igamma_grad_a", "betainc", "i0e",
-           "i1e", "spence"]
+           "i1e", "spence", "scipy_only"]
 
 _EPS = np.finfo(np.float64).eps
+
+
+def scipy_only(name: str, *args, without: str):
+    """scipy.special.<name>(*args) in the operands' dtype, for the values this module has no
+    numpy algorithm for; without scipy, DTypeError naming the fix (`without` says what works
+    then)."""
+    try:
+        import scipy.special
+    except ImportError:
+        from functrans.errors import DTypeError
+        raise DTypeError(f"{name}: needs scipy (pip install scipy), whose values functrans "
+                         f"uses here; without it {without}.") from None
+    with np.errstate(all="ignore"):
+        out = getattr(scipy.special, name)(*args)
+    return np.asarray(out).astype(np.result_type(*args), copy=False)
+
+
 _TINY = 1e-300
 
 

@@ -10,9 +10,10 @@ where a solve does:
           its strict part): dx = T^-1 (db - op(tri(dA)) x);  ct_b = T^-T ct
   inv     Y = A^-1:          dY = -Y dA Y
   det     d det = tr(adj(A) dA) = sum(cofactor(A) * dA), exact at singular A as well
-  slogdet d logabsdet = tr(A^-1 dA); the sign is piecewise constant (zero tangent)
+  slogdet d logabsdet = Re tr(A^-1 dA); a real sign is piecewise constant (zero tangent), a
+          complex one turns: d sign = i Im tr(A^-1 dA) sign (JAX's)
   cofactor C = adj(A)^T = det(A) A^-T:  dC = C tr(A^-1 dA) - (A^-1 dA C^T)^T
-  cholesky A = L L^T:        dL = L Phi(L^-1 S L^-T), S = (dA + dA^T) / 2, Phi the lower
+  cholesky A = L L^H:        dL = L Phi(L^-1 S L^-H), S = (dA + dA^H) / 2, Phi the lower
                              triangle with half the diagonal (JAX symmetrises dA so)
 The cofactor impl goes through the SVD, A = U diag(s) V^T, C = det(U) det(V) U diag(p) V^T with
 p_i the product of the other singular values (no division), so det's gradient at a singular
@@ -28,7 +29,8 @@ from functrans.core.avals import ShapedArray, ndim_of, shape_of
 from functrans.core.symbolic import Zero, is_undefined
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives import xla_math
-from functrans.primitives.elementwise import add, mul, neg, sub
+from functrans.primitives.elementwise import (add, conj, convert_element_type, imag, mul,
+                                              neg, real, sub)
 from functrans.primitives.linalg import dot_general
 from functrans.primitives.reductions import reduce_sum
 from functrans.primitives.registry import define
@@ -41,6 +43,12 @@ def matrix_transpose(x):
     """Swap the last two axes of a stack of matrices."""
     nd = ndim_of(x)
     return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def conj_transpose(x):
+    """The conjugate transpose x^H of a stack of matrices (x^T for real ones)."""
+    xt = matrix_transpose(x)
+    return conj(xt) if np.dtype(x.dtype).kind == "c" else xt
 
 
 def stacked_matmul(x, y):
@@ -72,10 +80,10 @@ def _check_square(name, a):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"{name}: needs a stack of square matrices (..., n, n), got shape "
                          f"{a.shape}.")
-    if a.dtype.kind != "f":
-        raise DTypeError(f"{name}: needs float matrices, got {a.dtype.name}. Convert first "
-                         "(functrans.numpy.linalg converts integers to float64); complex "
-                         "matrices are not supported.")
+    if a.dtype.kind not in "fc":
+        raise DTypeError(f"{name}: needs float or complex matrices, got {a.dtype.name}. "
+                         "Convert first (functrans.numpy.linalg converts integers to "
+                         "float64).")
 
 
 def batch_first(vals, dims):
@@ -285,9 +293,10 @@ def _cofactor_impl(a):
     if a.shape[-1] == 0:
         return xp.zeros(a.shape, a.dtype)
     u, s, vh = xp.linalg.svd(a)
-    sign = xp.linalg.det(u) * xp.linalg.det(vh)         # each +-1
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)         # each of modulus 1
     p = _products_of_others(s) * sign[..., None]
-    return xp.matmul(u * p[..., None, :], vh)
+    # A^-T = conj(U) S^-1 conj(V^H), det(A) = sign prod(s)
+    return xp.matmul(xp.conj(u) * p[..., None, :], xp.conj(vh)).astype(a.dtype, copy=False)
 
 
 def _cofactor_jvp(primals, tangents):
@@ -343,7 +352,9 @@ def slogdet(a):
 
 def _slogdet_abstract(a):
     _check_square("slogdet", a)
-    return [ShapedArray(a.shape[:-2], a.dtype)] * 2
+    # a complex matrix: the sign is a complex phase, the log of |det| real
+    return [ShapedArray(a.shape[:-2], a.dtype),
+            ShapedArray(a.shape[:-2], np.finfo(a.dtype).dtype)]
 
 
 def _slogdet_impl(a):
@@ -355,8 +366,13 @@ def _slogdet_jvp(primals, tangents):
     a, = primals
     ta, = tangents
     sign, logabsdet = slogdet(a)
-    zero = Zero(ShapedArray(shape_of(sign), sign.dtype))
-    return [sign, logabsdet], [zero, _trace_of_eye(solve(a, ta))]   # tr(A^-1 dA)
+    d_log = _trace_of_eye(solve(a, ta))                                # tr(A^-1 dA)
+    if np.dtype(a.dtype).kind != "c":
+        return [sign, logabsdet], [Zero(ShapedArray(shape_of(sign), sign.dtype)), d_log]
+    # complex (JAX's): d log|det| = Re tr(A^-1 dA), d sign = i Im tr(A^-1 dA) sign
+    d_phase = convert_element_type(imag(d_log), a.dtype)
+    d_sign = mul(mul(d_phase, np.asarray(1j, a.dtype)), sign)
+    return [sign, logabsdet], [d_sign, real(d_log)]
 
 
 slogdet_p = define("slogdet", impl=_slogdet_impl, abstract=_slogdet_abstract,
@@ -376,10 +392,10 @@ def _cholesky_jvp(primals, tangents):
     a, = primals
     ta, = tangents
     low = cholesky(a)
-    # A = L L^T with dA symmetrised (the impl reads only A's lower triangle; JAX's convention):
-    # L^-1 dA L^-T is symmetric, its half-diagonal lower triangle Phi gives dL = L Phi
-    half = mul(add(ta, matrix_transpose(ta)), np.asarray(0.5, ta.dtype))
-    x = solve(low, matrix_transpose(solve(low, half)))               # L^-1 (L^-1 S)^T = L^-1 S L^-T
+    # A = L L^H with dA made Hermitian (the impl reads only A's lower triangle; JAX's
+    # convention): L^-1 S L^-H is Hermitian, its half-diagonal lower triangle Phi gives dL = L Phi
+    half = mul(add(ta, conj_transpose(ta)), np.asarray(0.5, ta.dtype))
+    x = solve(low, conj_transpose(solve(low, half)))        # L^-1 (L^-1 S)^H = L^-1 S L^-H
     n = shape_of(a)[-1]
     phi = np.tril(np.ones((n, n), ta.dtype), -1) + 0.5 * np.eye(n, dtype=ta.dtype)
     return low, stacked_matmul(low, mul(x, phi))

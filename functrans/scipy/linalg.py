@@ -25,6 +25,7 @@ from functrans.numpy._core import asarray, promote
 from functrans.numpy._results import return_arrays
 from functrans.numpy._square_matrices import float_operands, solve_with_rhs
 from functrans.primitives import decompositions as D
+from functrans.primitives import elementwise as E
 from functrans.primitives import matrix_functions as M
 from functrans.primitives import square_matrices as P
 from functrans.primitives.elementwise import convert_element_type, eq_p, mul
@@ -32,7 +33,7 @@ from functrans.primitives.shape_ops import (broadcast_to, concatenate, expand_di
                                             reshape, slice_)
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor",
-           "lu_solve", "expm", "sqrtm", "solve_sylvester", "block_diag"]
+           "lu_solve", "expm", "sqrtm", "solve_banded", "solve_sylvester", "block_diag"]
 
 
 def _square(name, a):
@@ -49,6 +50,11 @@ def _trans_flag(trans, name) -> bool:
     raise ValueError(f"{name}: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}.")
 
 
+def _conj_for(trans, a):
+    """`a` conjugated when trans is 'C' (2) and `a` complex: op(a) = conj(a)^T then."""
+    return E.conj(a) if trans in (2, "C") and a.dtype.kind == "c" else a
+
+
 # --- triangular solves ------------------------------------------------------------------------
 
 def solve_triangular(a: Any, b: Any, trans: int | str = 0, lower: bool = False,
@@ -60,6 +66,7 @@ def solve_triangular(a: Any, b: Any, trans: int | str = 0, lower: bool = False,
     a, b = float_operands("solve_triangular", a, b)
     _square("solve_triangular", a)
     transpose_a = _trans_flag(trans, "solve_triangular")
+    a = _conj_for(trans, a)
     return solve_with_rhs("solve_triangular", a, b, lambda a, b: P.triangular_solve(
         a, b, lower=bool(lower), transpose_a=transpose_a, unit_diagonal=bool(unit_diagonal)))
 
@@ -98,9 +105,11 @@ def cho_solve(c_and_lower: tuple, b: Any, overwrite_b: bool = False, check_finit
     lower = bool(lower)
 
     def solve(c, b):
-        # lower: a = L L^T, x = L^-T (L^-1 b); upper: a = U^T U, x = U^-1 (U^-T b)
-        y = P.triangular_solve(c, b, lower=lower, transpose_a=not lower)
-        return P.triangular_solve(c, y, lower=lower, transpose_a=lower)
+        # lower: a = L L^H, x = L^-H (L^-1 b); upper: a = U^H U, x = U^-1 (U^-H b); the
+        # transposed solve reads conj(c) (c itself when real)
+        c_h = _conj_for("C", c)
+        y = P.triangular_solve(c_h if not lower else c, b, lower=lower, transpose_a=not lower)
+        return P.triangular_solve(c_h if lower else c, y, lower=lower, transpose_a=lower)
 
     return solve_with_rhs("cho_solve", c, b, solve)
 
@@ -175,6 +184,7 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int | str = 0, overwrite_b: bool 
         raise DTypeError(f"lu_solve: piv must hold integers (lu_factor's row swaps), got "
                          f"{pivots.dtype.name}.")
     transpose_a = _trans_flag(trans, "lu_solve")
+    packed = _conj_for(trans, packed)       # conj(A)'s factors: conj(L), conj(U), same pivots
     n = packed.shape[-1]
     perm = D.lu_pivots_to_permutation(pivots, permutation_size=n)
 
@@ -204,13 +214,44 @@ def expm(A: Any):
 
 def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
     """scipy.linalg.sqrtm: the principal square root (of each matrix of a stack), real for a
-    real matrix with no eigenvalue on the closed negative real axis (else LinAlgError: the
-    complex root needs complex support). Returns the root alone (scipy's `disp` and
+    real matrix with no eigenvalue on the closed negative real axis (else LinAlgError: pass
+    the matrix as complex for its complex root). Returns the root alone (scipy's `disp` and
     `blocksize` are accepted and ignored). Differentiable: dX solves X dX + dX X = dA (jax's
     sqrtm has no derivative)."""
     a, = float_operands("sqrtm", A)
     _square("sqrtm", a)
     return M.sqrtm(a)
+
+
+def solve_banded(l_and_u: tuple, ab: Any, b: Any, overwrite_ab: bool = False,
+                 overwrite_b: bool = False, check_finite: bool = True):
+    """scipy.linalg.solve_banded: x with a @ x = b for the banded matrix a stored as
+    ab[u + i - j, j] = a[i, j] (l sub- and u superdiagonals; the corners of ab are not read).
+    Solved as the dense system (O(n^3): for the small systems differentiable code meets), so
+    its derivatives are solve's, in ab and b.
+
+    >>> import numpy as np, functrans.scipy.linalg as fsl
+    >>> fsl.solve_banded((1, 0), np.array([[2.0, 4.0], [1.0, 0.0]]), np.array([2.0, 5.0]))
+    array([1., 1.])
+    """
+    try:
+        lo, up = (int(k) for k in l_and_u)
+    except (TypeError, ValueError):
+        raise TypeError(f"solve_banded: l_and_u must be the pair (l, u) of the numbers of "
+                        f"sub- and superdiagonals, got {l_and_u!r}.") from None
+    ab, b = float_operands("solve_banded", ab, b)
+    if ab.ndim != 2 or ab.shape[0] != lo + up + 1 or lo < 0 or up < 0:
+        raise ShapeError(f"solve_banded: ab must have shape (l + u + 1, n) = ({lo + up + 1}, n) "
+                         f"for (l, u) = ({lo}, {up}); got {tuple(ab.shape)}.")
+    n = ab.shape[1]
+    if b.ndim not in (1, 2) or b.shape[0] != n:
+        raise ShapeError(f"solve_banded: b must be (n,) or (n, k) with n = {n} (ab's columns); "
+                         f"got {tuple(b.shape)}.")
+    i, j = np.indices((n, n))
+    band = up + i - j                                   # ab's row of a[i, j]
+    inside = (band >= 0) & (band <= lo + up)
+    dense = E.select(inside, ab[np.clip(band, 0, lo + up), j], np.zeros((), ab.dtype))
+    return solve_with_rhs("solve_banded", dense, b, P.solve)
 
 
 def solve_sylvester(a: Any, b: Any, q: Any):

@@ -23,6 +23,7 @@ from functrans.numpy import sinc  # numpy's sinc, which scipy.special re-exports
 from functrans.numpy._reductions import normalize_axes
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
+from functrans.primitives import bessel as B
 from functrans.primitives import special as S
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.shape_ops import broadcast_to, reshape
@@ -31,6 +32,7 @@ __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy", "xl
            "gamma", "gammaln", "loggamma", "gammasgn", "rgamma", "digamma", "psi", "polygamma",
            "multigammaln", "gammainc", "gammaincc", "beta", "betaln", "betainc", "erf", "erfc",
            "erfinv", "erfcinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e",
+           "j0", "j1", "y0", "y1", "jv", "yv", "jn", "yn", "iv", "ive", "kv",
            "zeta", "sinc", "spence"]
 
 
@@ -318,13 +320,13 @@ def betainc(a: Any, b: Any, x: Any) -> Any:
 
 def erf(x: Any) -> Any:
     """The error function (scipy.special.erf)."""
-    x, = _real("erf", x)
+    x, = _inexact(x)        # complex too: scipy's values, the holomorphic derivative
     return E.erf(x)
 
 
 def erfc(x: Any) -> Any:
     """1 - erf(x), accurate where erf is near 1 (scipy.special.erfc)."""
-    x, = _real("erfc", x)
+    x, = _inexact(x)        # complex too: scipy's values, the holomorphic derivative
     return S.erfc(x)
 
 
@@ -400,6 +402,76 @@ def i1(x: Any) -> Any:
     """The modified Bessel function I1 (scipy.special.i1), as exp(|x|) i1e(x)."""
     x, = _real("i1", x)
     return E.mul(E.exp(E.abs(x)), S.i1e(x))
+
+
+# --- Bessel functions of real order (scipy's values; scipy needed) ----------------------------
+
+def j0(x: Any) -> Any:
+    """The Bessel function of the first kind J_0 (scipy.special.j0); derivative -J_1."""
+    x, = _real("j0", x)
+    return B.j0(x)
+
+
+def j1(x: Any) -> Any:
+    """The Bessel function J_1 (scipy.special.j1); derivative (J_0 - J_2) / 2."""
+    x, = _real("j1", x)
+    return B.j1(x)
+
+
+def y0(x: Any) -> Any:
+    """The Bessel function of the second kind Y_0 (scipy.special.y0); derivative -Y_1."""
+    x, = _real("y0", x)
+    return B.y0(x)
+
+
+def y1(x: Any) -> Any:
+    """The Bessel function Y_1 (scipy.special.y1); derivative (Y_0 - Y_2) / 2."""
+    x, = _real("y1", x)
+    return B.y1(x)
+
+
+def jv(v: Any, z: Any) -> Any:
+    """J_v(z) for real order v (scipy.special.jv); derivative in z (J_{v-1} - J_{v+1}) / 2,
+    none in v (it raises ArgumentError)."""
+    v, z = _real("jv", v, z)
+    return B.jv(v, z)
+
+
+def yv(v: Any, z: Any) -> Any:
+    """Y_v(z) for real order v (scipy.special.yv); derivative in z (Y_{v-1} - Y_{v+1}) / 2."""
+    v, z = _real("yv", v, z)
+    return B.yv(v, z)
+
+
+def jn(n: Any, x: Any) -> Any:
+    """J_n(x) for integer order n (scipy.special.jn, which is jv)."""
+    return jv(n, x)
+
+
+def yn(n: Any, x: Any) -> Any:
+    """Y_n(x) for integer order n (scipy.special.yn; here yv's values, equal to rounding)."""
+    return yv(n, x)
+
+
+def iv(v: Any, z: Any) -> Any:
+    """The modified Bessel function I_v(z) (scipy.special.iv); derivative in z
+    (I_{v-1} + I_{v+1}) / 2."""
+    v, z = _real("iv", v, z)
+    return B.iv(v, z)
+
+
+def ive(v: Any, z: Any) -> Any:
+    """exp(-|z|) I_v(z) (scipy.special.ive); derivative in z
+    (ive(v-1, z) + ive(v+1, z)) / 2 - sign(z) ive(v, z)."""
+    v, z = _real("ive", v, z)
+    return B.ive(v, z)
+
+
+def kv(v: Any, z: Any) -> Any:
+    """The modified Bessel function of the second kind K_v(z) (scipy.special.kv); derivative
+    in z -(K_{v-1} + K_{v+1}) / 2."""
+    v, z = _real("kv", v, z)
+    return B.kv(v, z)
 
 
 # --- zeta and Spence's function -----------------------------------------------------------------

@@ -140,6 +140,113 @@ PROGRAMS = {
 }
 
 
+# --- complex matrices: the input x is (2, ...) real, z = x[0] + i x[1]; the result is the
+# real parts then the imaginary parts, so every recorded derivative is of a real function
+
+def cgeneral(shape, seed=0):
+    return _rng(seed).normal(size=(2, *shape))
+
+
+def cinvertible(n, seed=0):
+    return np.stack([invertible(n, seed), general((n, n), seed + 100)])
+
+
+def chermitian(n, seed=0):
+    """U diag(w) U^H with well separated eigenvalues, U unitary (as x[0] + i x[1])."""
+    r = _rng(seed)
+    u = np.linalg.qr(r.normal(size=(n, n)) + 1j * r.normal(size=(n, n)))[0]
+    h = (u * np.array([-1.3, 0.4, 1.7, 3.1, 4.6])[:n]) @ u.conj().T
+    return np.stack([h.real, h.imag])
+
+
+def cspread(m, n, seed=0):
+    """U diag(s) V^H with singular values 4.2, 3.6, 2.3, 1.1, U and V with unitary columns."""
+    r = _rng(seed)
+    k = min(m, n)
+    q1 = np.linalg.qr(r.normal(size=(m, m)) + 1j * r.normal(size=(m, m)))[0][:, :k]
+    q2 = np.linalg.qr(r.normal(size=(n, n)) + 1j * r.normal(size=(n, n)))[0][:, :k]
+    z = (q1 * np.array([4.2, 3.6, 2.3, 1.1])[:k]) @ q2.conj().T
+    return np.stack([z.real, z.imag])
+
+
+ZB3 = general((3, 2), 40) + 1j * general((3, 2), 41)
+ZV3 = general((3,), 42) + 1j * general((3,), 43)
+
+
+def _z(m, x):
+    return x[0] + 1j * x[1]
+
+
+def _ri(m, *ys):
+    return _cat(m, *[m.real(y) for y in ys], *[m.imag(y) for y in ys])
+
+
+def _herm(m, z):
+    return (z + m.conj(z).T) / 2
+
+
+def _eig(m, a, vectors=True):
+    """eig as jax.lax.linalg.eig with enable_eigvec_derivs=True under JAX (jax.numpy's eig has
+    no eigenvector derivative); numpy.linalg.eig's results otherwise."""
+    if m.__name__.startswith("jax"):
+        import jax
+        out = jax.lax.linalg.eig(a, compute_left_eigenvectors=False,
+                                 compute_right_eigenvectors=vectors, enable_eigvec_derivs=True)
+        return tuple(out) if vectors else out[0]
+    return tuple(m.linalg.eig(a)) if vectors else m.linalg.eigvals(a)
+
+
+COMPLEX_PROGRAMS = {
+    "c_matmul_einsum": (lambda m, sl, x: _ri(m, _z(m, x) @ ZB3, m.einsum("ij,jk->ik", _z(m, x),
+                                                                         _z(m, x)),
+                                             m.dot(ZV3, _z(m, x)), m.vdot(_z(m, x)[0], ZV3),
+                                             m.tensordot(_z(m, x), ZB3, 1)),
+                        cgeneral((3, 3), 44)),
+    "c_var_std": (lambda m, sl, x: m.concatenate([m.var(_z(m, x), axis=0),
+                                                  m.std(_z(m, x), axis=1, ddof=1)]),
+                  cgeneral((3, 4), 45)),
+    "c_norms": (lambda m, sl, x: m.stack([m.linalg.norm(_z(m, x)), m.linalg.norm(_z(m, x), 1),
+                                          m.linalg.norm(_z(m, x), np.inf),
+                                          m.linalg.norm(_z(m, x)[0], 3)]),
+                cgeneral((3, 3), 46)),
+    "c_norm_nuc_2": (lambda m, sl, x: m.stack([m.linalg.norm(_z(m, x), "nuc"),
+                                               m.linalg.norm(_z(m, x), 2)]), cspread(4, 3, 47)),
+    "c_solve": (lambda m, sl, x: _ri(m, m.linalg.solve(_z(m, x), ZB3)), cinvertible(3, 48)),
+    "c_inv": (lambda m, sl, x: _ri(m, m.linalg.inv(_z(m, x))), cinvertible(3, 49)),
+    "c_det": (lambda m, sl, x: _ri(m, m.linalg.det(_z(m, x))), cgeneral((3, 3), 50)),
+    "c_slogdet": (lambda m, sl, x: (lambda s, l: _ri(m, s, l + 0j))(
+        *m.linalg.slogdet(_z(m, x))), cgeneral((3, 3), 51)),
+    "c_cholesky": (lambda m, sl, x: _ri(m, m.linalg.cholesky(
+        _herm(m, _z(m, x)) + 4.0 * np.eye(3))), chermitian(3, 52)),
+    "c_qr": (lambda m, sl, x: _ri(m, *m.linalg.qr(_z(m, x))), cgeneral((4, 3), 53)),
+    "c_svd_invariants": (lambda m, sl, x: (lambda u, s, vh: _ri(m, s + 0j, u @ vh,
+                                                                  m.abs(u) ** 2 + 0j))(
+        *m.linalg.svd(_z(m, x), full_matrices=False)), cspread(4, 3, 54)),
+    "c_svd_wide_invariants": (lambda m, sl, x: (lambda u, s, vh: _ri(m, s + 0j, u @ vh))(
+        *m.linalg.svd(_z(m, x), full_matrices=False)), cspread(2, 3, 55)),
+    "c_svd_factors": (lambda m, sl, x: _ri(m, *m.linalg.svd(_z(m, x), full_matrices=False)),
+                      cspread(3, 3, 56)),
+    "c_eigh_invariants": (lambda m, sl, x: (lambda w, v: _ri(m, w + 0j, m.abs(v) ** 2 + 0j))(
+        *m.linalg.eigh(_herm(m, _z(m, x)))), chermitian(3, 57)),
+    "c_eigh_factors": (lambda m, sl, x: _ri(m, *m.linalg.eigh(_herm(m, _z(m, x)))),
+                       chermitian(3, 58)),
+    "c_pinv": (lambda m, sl, x: _ri(m, m.linalg.pinv(_z(m, x))), cspread(4, 3, 59)),
+    "c_lstsq": (lambda m, sl, x: _ri(m, m.linalg.lstsq(_z(m, x), ZB3[:, 0].repeat(2)[:4])[0]),
+                cspread(4, 2, 60)),
+    "c_expm": (lambda m, sl, x: _ri(m, sl.expm(_z(m, x))), cgeneral((3, 3), 61)),
+    "c_eigvals": (lambda m, sl, x: _ri(m, _eig(m, _z(m, x), vectors=False)),
+                  cgeneral((3, 3), 62)),
+    "c_eig": (lambda m, sl, x: _ri(m, *_eig(m, _z(m, x))), cgeneral((3, 3), 63)),
+    "eig_real": (lambda m, sl, a: _ri(m, *_eig(m, a)), general((3, 3), 64)),
+    "eigvals_real": (lambda m, sl, a: _ri(m, _eig(m, a, vectors=False)), general((4, 4), 65)),
+}
+PROGRAMS.update(COMPLEX_PROGRAMS)
+
+# factors whose phases JAX's derivative fixes by a convention (the gauge) that LAPACK's
+# values do not follow from point to point: recorded against JAX, not finite differences
+GAUGE_DEPENDENT = {"c_svd_factors", "c_eigh_factors"}
+
+
 def weights(name, out_shape):
     """The fixed W of sum(f(x) * W): drawn from the program's name."""
     seed = sum(map(ord, name))

@@ -11,7 +11,6 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-from functrans.errors import MissingRuleError
 
 RNG = np.random.default_rng(11)
 
@@ -56,9 +55,14 @@ def test_eig_under_jit_and_vmap():
                                rtol=1e-12)
 
 
-def test_eig_has_no_derivative_yet():
-    with pytest.raises(MissingRuleError, match="eigh or eigvalsh"):
-        ft.jvp(lambda a: fnp.linalg.eig(a).eigenvalues, (np.eye(2),), (np.eye(2),))
+def test_eig_eigenvalue_derivative_is_finite_at_repeated_eigenvalues():
+    # d w = diag(V^-1 dA V): at A = I, the diagonal of dA; only the eigenvectors' is inf/nan
+    da = np.array([[0.3, 1.0], [2.0, -0.5]])
+    _, dw = ft.jvp(fnp.linalg.eigvals, (np.eye(2),), (da,))
+    np.testing.assert_allclose(dw, [0.3, -0.5])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        _, (_, dv) = ft.jvp(fnp.linalg.eig, (np.eye(2),), (da,))
+    assert not np.all(np.isfinite(dv))
 
 
 def test_eigvalsh_gradient_is_finite_at_repeated_eigenvalues():

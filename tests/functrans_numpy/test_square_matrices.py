@@ -6,6 +6,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
+from functrans.primitives import square_matrices
 
 RNG = np.random.default_rng(0)
 
@@ -76,8 +77,19 @@ def test_singular_and_malformed_inputs_raise_as_numpy_does():
         fnp.linalg.inv(np.ones(3))
     with pytest.raises(ValueError, match="must be 3"):
         fnp.linalg.solve(A, np.ones(2))
-    with pytest.raises(TypeError, match="complex"):
-        fnp.linalg.det(A + 0j)
+    with pytest.raises(TypeError, match="float or complex"):
+        ft.make_jaxpr(square_matrices.det)(np.eye(2, dtype=np.int64))   # the row: no integers
+
+
+def test_complex_matrices_equal_numpy():
+    z = A + 0.5j * A[::-1]
+    np.testing.assert_allclose(fnp.linalg.det(z), np.linalg.det(z), rtol=1e-13)
+    np.testing.assert_allclose(fnp.linalg.inv(z), np.linalg.inv(z), rtol=1e-13)
+    sign, logabsdet = fnp.linalg.slogdet(z)
+    want = np.linalg.slogdet(z)
+    np.testing.assert_allclose(sign, want[0], rtol=1e-13)
+    np.testing.assert_allclose(logabsdet, want[1], rtol=1e-13)
+    assert logabsdet.dtype == np.float64
 
 
 # --- derivatives against JAX ------------------------------------------------------------------

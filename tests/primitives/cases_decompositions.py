@@ -6,8 +6,8 @@ functrans.scipy.linalg.
 Eigenvectors are unique up to sign, so the eigh cases differentiate what the signs cancel in
 (w, V*V, V diag(w) V^T); their matrices have well separated eigenvalues, so the rule's
 1 / (w_j - w_i) stays finite. eigh reads one triangle but its rule symmetrises the tangent (as
-JAX), so its differentiable cases symmetrise their input first, as cholesky's do. eig has no
-derivative yet (complex tangents): its cases check values, jit and vmap."""
+JAX), so its differentiable cases symmetrise their input first, as cholesky's do. The cases
+here check eig's values, jit and vmap; its derivatives are checked in cases_complex_linalg.py."""
 
 import numpy as np
 

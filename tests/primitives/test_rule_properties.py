@@ -456,6 +456,15 @@ def svd_matrices(draw, prim):
     return Example(sign_free, [a], f"svd(a: {shape})")
 
 
+def _eigenvalue_parts(a):
+    """eig's eigenvalues as real and imaginary parts (smooth where they are simple; the
+    eigenvectors' derivative is checked on the case table's separated spectra)."""
+    from functrans.primitives import decompositions as D
+    from functrans.primitives import elementwise as E
+    w, = D.eig(a, compute_v=False)
+    return E.real(w), E.imag(w)
+
+
 @st.composite
 def decomposition_matrices(draw, prim):
     """eigh, pinv, lu, triangular_solve, expm, sqrtm and matrix_function_frechet on stacks
@@ -481,6 +490,7 @@ def decomposition_matrices(draw, prim):
         return Example(lambda a, e: MF.frechet(a, e, fn="expm"), [a, e],
                        f"frechet(expm, a: {shape})")
     fns = {"eigh": sign_free_eigh, "pinv": lambda a: D.pinv(a, rcond=1e-15),
+           "eig": _eigenvalue_parts,
            "lu": lambda a: D.lu(a)[0], "expm": MF.expm,
            "sqrtm": lambda a: MF.sqrtm((a + np.swapaxes(a, -1, -2)) * 0.5)}
     return Example(fns[prim], [a], f"{prim}(a: {shape})")
@@ -520,8 +530,8 @@ PROPERTIES = {
     **{p: square_matrices for p in ("solve", "inv", "det", "slogdet", "cofactor",
                                               "cholesky")},
     "svd": svd_matrices, "qr": qr_matrices, "fft": fft_transforms,
-    **{p: decomposition_matrices for p in ("eigh", "pinv", "lu", "triangular_solve", "expm",
-                                           "sqrtm", "matrix_function_frechet")},
+    **{p: decomposition_matrices for p in ("eigh", "eig", "pinv", "lu", "triangular_solve",
+                                           "expm", "sqrtm", "matrix_function_frechet")},
 }
 
 # examples per primitive where the profile's count would be slow (None: the profile's)
