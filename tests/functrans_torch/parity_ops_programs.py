@@ -544,6 +544,30 @@ def derivative_conventions_found_by_random_programs(torch, rec):
 
 
 @program
+def prod_second_order_with_and_without_zeros(torch, rec):
+    # prod_backward reads its result only where the operand has no 0 (result / input): a
+    # second derivative with respect to the result, a non-leaf input, is None where it has one
+    # (exclusive products), over all entries, over a dim and with keepdim=True
+    for name, values, prod in (
+            ("one_zero", [0.0, 2.0, 3.0], lambda x: torch.prod(x)),
+            ("two_zeros", [0.0, 0.0, 3.0], lambda x: torch.prod(x)),
+            ("no_zero_keepdim", [0.55, -0.92, -1.84], lambda x: x.prod(-1, keepdim=True)),
+            ("zero_keepdim", [0.0, -0.92, -1.84], lambda x: x.prod(-1, keepdim=True)),
+            ("rows_dim", [[0.0, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1)),
+            ("rows_no_zero", [[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1, True))):
+        x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        p = prod(x)
+        g = torch.autograd.grad(p.sum(), [x, p], create_graph=True)
+        rec(name, [[v.detach(), v.requires_grad] for v in g]
+            + [torch.autograd.grad(g[0].sum() + g[1].sum(), [x, p], allow_unused=True)])
+    # over all entries with grad mode off, two zeros give zeros_like(input) whatever the
+    # gradient: an inf one (log(0) after it) included
+    x = torch.tensor([0.0, 0.0, 3.0], dtype=torch.float64, requires_grad=True)
+    torch.log(torch.prod(x)).backward()
+    rec("two_zeros_inf_gradient", x.grad)
+
+
+@program
 def prod_over_all_entries_with_several_zeros(torch, rec):
     # prod_backward over all entries: with grad mode off (a plain backward) an operand with two
     # or more zeros gets zeros_like(input), where the exclusive products meet nan (log(-1))
