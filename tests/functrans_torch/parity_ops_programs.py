@@ -568,6 +568,20 @@ def prod_second_order_with_and_without_zeros(torch, rec):
 
 
 @program
+def maximum_and_minimum_of_signed_zeros(torch, rec):
+    # on a tie PyTorch's maximum and minimum give the first operand: -0.0 against 0.0 stays
+    # -0.0 (numpy's gives the second), which 1 / x tells apart; the derivative splits the tie
+    a = torch.tensor([-0.0, 0.0, 1.0, float("nan")], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([0.0, -0.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    for name in ("maximum", "minimum"):
+        out = getattr(torch, name)(a, b)
+        rec(name, [out, 1 / out, getattr(torch, name)(b, a)])
+        g = torch.autograd.grad((1 / out).sum(), [a, b], create_graph=True)
+        rec(name + "_grads", [[v.detach() for v in g],
+                              torch.autograd.grad(g[0].sum() + g[1].sum(), [a, b])])
+
+
+@program
 def prod_over_all_entries_with_several_zeros(torch, rec):
     # prod_backward over all entries: with grad mode off (a plain backward) an operand with two
     # or more zeros gets zeros_like(input), where the exclusive products meet nan (log(-1))
