@@ -568,6 +568,18 @@ def prod_second_order_with_and_without_zeros(torch, rec):
 
 
 @program
+def zero_base_pow_second_order(torch, rec):
+    # 0.0 ** t and zeros ** t: pow_backward_exponent's 0 where the base is 0 and t >= 0 (-inf
+    # where t < 0), differentiated again with respect to t and to the power itself
+    t = torch.tensor([0.0, -0.0, 1.0, -1.0, 0.5], dtype=torch.float64, requires_grad=True)
+    for name, base in (("number", 0.0), ("tensor", torch.zeros(5, dtype=torch.float64))):
+        y = base ** t
+        g = torch.autograd.grad(y.sum(), [t, y], create_graph=True)
+        rec(name, [[v.detach(), v.requires_grad] for v in g]
+            + [torch.autograd.grad(g[0].sum(), [t, y], allow_unused=True)])
+
+
+@program
 def maximum_and_minimum_of_signed_zeros(torch, rec):
     # on a tie PyTorch's maximum and minimum give the first operand: -0.0 against 0.0 stays
     # -0.0 (numpy's gives the second), which 1 / x tells apart; the derivative splits the tie
