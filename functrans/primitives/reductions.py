@@ -124,9 +124,12 @@ def _prod_exclusive(x, axes):
     prod_safe_zeros_backward takes it: L * R, L the running product of the entries before it
     (the row shifted by one, from the start) and R of those after it (from the end). No
     division, so it holds where entries are 0; and -inf * 0 in L stays out of the entry whose R
-    is inf (its derivative is inf where the pairwise tree's is nan)."""
+    is inf (its derivative is inf where the pairwise tree's is nan). Rows of one entry take
+    the constant 1, as PyTorch's returns the gradient itself there (no function of x)."""
     shape = shape_of(x)
     perm, _, n, m = _rows_layout(shape, axes)
+    if n == 1:
+        return np.ones(shape, x.dtype)
     one = np.ones((), x.dtype)
     xs = reshape(transpose(x, perm), (n, m))
     before = cumprod(_shift(xs, one, 0, 1, False), 0)

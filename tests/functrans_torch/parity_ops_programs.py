@@ -554,12 +554,18 @@ def prod_second_order_with_and_without_zeros(torch, rec):
             ("no_zero_keepdim", [0.55, -0.92, -1.84], lambda x: x.prod(-1, keepdim=True)),
             ("zero_keepdim", [0.0, -0.92, -1.84], lambda x: x.prod(-1, keepdim=True)),
             ("rows_dim", [[0.0, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1)),
-            ("rows_no_zero", [[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1, True))):
+            ("rows_no_zero", [[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1, True)),
+            # one entry along dim: PyTorch's exclusive product is the gradient itself, which
+            # reads neither the operand nor the result (nothing to differentiate again)
+            ("size_one_dim", [[0.0, 0.5, 2.0]], lambda x: x.prod(0)),
+            ("single_entry", [0.0], lambda x: x.prod())):
         x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
         p = prod(x)
         g = torch.autograd.grad(p.sum(), [x, p], create_graph=True)
+        second = g[0].sum() + g[1].sum()
         rec(name, [[v.detach(), v.requires_grad] for v in g]
-            + [torch.autograd.grad(g[0].sum() + g[1].sum(), [x, p], allow_unused=True)])
+            + [torch.autograd.grad(second, [x, p], allow_unused=True)
+               if second.requires_grad else "constant"])
     # over all entries with grad mode off, two zeros give zeros_like(input) whatever the
     # gradient: an inf one (log(0) after it) included
     x = torch.tensor([0.0, 0.0, 3.0], dtype=torch.float64, requires_grad=True)
