@@ -45,7 +45,8 @@ def relu(x: Any) -> Any:
     (0.0, 0.0)
     """
     x = _float(x)
-    return fnp.where(x > 0, x, _zero(x))
+    # outside x > 0 the value max(x, 0) (NaN stays NaN, as jnp.maximum) with derivative 0
+    return fnp.where(x > 0, x, stop_gradient(fnp.maximum(x, _zero(x))))
 
 
 def relu6(x: Any) -> Any:
@@ -58,7 +59,8 @@ def relu6(x: Any) -> Any:
     """
     x = _float(x)
     inside = (x > 0) & (x < 6)
-    return fnp.where(inside, x, fnp.where(x >= 6, np.asarray(6, x.dtype), _zero(x)))
+    # outside, the clipped value (NaN stays NaN, as in JAX's min(max(x, 0), 6)), derivative 0
+    return fnp.where(inside, x, stop_gradient(fnp.clip(x, _zero(x), np.asarray(6, x.dtype))))
 
 
 def gelu(x: Any, approximate: bool = True) -> Any:

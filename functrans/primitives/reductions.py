@@ -119,42 +119,67 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     return ans, reshape(ts, out_shape)
 
 
-def _reduce_prod_jvp_torch(primals, tangents, *, axes):
-    """PyTorch's rule: sum(t * prod / x) when no entry of the whole operand is 0 (so a nan
-    entry makes every derivative nan), else sum(t * L * R) with the exclusive products L (of the
-    entries before each one) and R (after it) as prod_safe_zeros_backward takes them: running
-    products of the operand shifted by one, from the start and from the end. (So -inf * 0 in L
-    stays out of the entry whose R is inf: its derivative is inf, the pairwise tree's is nan.)
-    Over all entries (ProdBackward0) with grad mode off, as in a plain backward, an operand with
-    two or more zeros takes zeros_like(x) instead: log([-1, 1, 1]) gives 0 where L * R is nan."""
-    x, = primals
-    t, = tangents
-    ans = reduce_prod_p.bind(x, axes=axes)
+def _prod_exclusive(x, axes):
+    """The product of the other entries of each entry's row along `axes`, as PyTorch's
+    prod_safe_zeros_backward takes it: L * R, L the running product of the entries before it
+    (the row shifted by one, from the start) and R of those after it (from the end). No
+    division, so it holds where entries are 0; and -inf * 0 in L stays out of the entry whose R
+    is inf (its derivative is inf where the pairwise tree's is nan). Rows of one entry take
+    the constant 1, as PyTorch's returns the gradient itself there (no function of x)."""
     shape = shape_of(x)
-    perm, out_shape, n, m = _rows_layout(shape, axes)
-    if n == 0:  # the empty product is the constant 1
-        return ans, Zero(ShapedArray(out_shape, t.dtype))
-    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
+    perm, _, n, m = _rows_layout(shape, axes)
+    if n == 1:
+        return np.ones(shape, x.dtype)
+    one = np.ones((), x.dtype)
     xs = reshape(transpose(x, perm), (n, m))
     before = cumprod(_shift(xs, one, 0, 1, False), 0)
     after = cumprod(_shift(xs, one, 0, 1, True), 0, reverse=True)
     exclusive = reshape(mul(before, after), tuple(shape[i] for i in perm))
-    exclusive = transpose(exclusive, tuple(int(i) for i in np.argsort(perm)))
+    return transpose(exclusive, tuple(int(i) for i in np.argsort(perm)))
+
+
+def _prod_torch_rule(factor):
+    """A PyTorch rule of reduce_prod: t_out = sum(t * factor(x, ans, axes)) over `axes`. Over all
+    entries (ProdBackward0) with grad mode off, as in a plain backward, an operand with two or
+    more zeros takes zeros_like(x) whatever the gradient (an inf or nan one included): the
+    tangent is selected before it meets the factor, so its transpose selects last."""
+    def jvp(primals, tangents, *, axes):
+        x, = primals
+        t, = tangents
+        ans = reduce_prod_p.bind(x, axes=axes)
+        shape = shape_of(x)
+        _, out_shape, n, _ = _rows_layout(shape, axes)
+        if n == 0:  # the empty product is the constant 1
+            return ans, Zero(ShapedArray(out_shape, t.dtype))
+        f = factor(x, ans, axes)
+        if len(axes) == len(shape) and not grad_mode_enabled():
+            zeros = reduce_sum(convert_element_type(eq(x, np.zeros((), x.dtype)), np.int64),
+                               axes)
+            t = select(gt(zeros, np.ones((), np.int64)), np.zeros((), t.dtype), t)
+        return ans, reduce_sum(mul(t, f), axes)
+    return jvp
+
+
+def _prod_quotient_or_exclusive(x, ans, axes):
+    """prod_backward's factor: prod / x (`result / input`) when no entry of the whole operand
+    is 0, so a nan entry makes every derivative nan; else the exclusive products. One factor
+    per entry, so the branch not taken never meets t (no 0 * inf)."""
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
     is_zero = eq(x, zero)
-    quotient = div(expand_reduced(ans, shape, axes), select(is_zero, one, x))
-    # one factor per entry, so the branch not taken never meets t (no 0 * inf)
-    all_axes = tuple(range(ndim_of(x)))
-    any_zero = reduce_or(is_zero, all_axes)
-    factor = select(any_zero, exclusive, quotient)
-    if len(axes) == len(shape) and not grad_mode_enabled():
-        zeros = reduce_sum(select(is_zero, one, zero), all_axes)
-        factor = select(gt(zeros, one), zero, factor)
-    return ans, reduce_sum(mul(t, factor), axes)
+    quotient = div(expand_reduced(ans, shape_of(x), axes), select(is_zero, one, x))
+    any_zero = reduce_or(is_zero, tuple(range(ndim_of(x))))
+    return select(any_zero, _prod_exclusive(x, axes), quotient)
 
 
 reduce_prod_p = define(
     "reduce_prod", impl=lambda x, *, axes: xp.prod(x, axis=axes, dtype=x.dtype),
-    abstract=reduced_aval, jvp=_reduce_prod_jvp, torch_jvp=_reduce_prod_jvp_torch,
+    abstract=reduced_aval, jvp=_reduce_prod_jvp,
+    # PyTorch's prod_backward, for an operand with or without zeros
+    torch_jvp=_prod_torch_rule(_prod_quotient_or_exclusive),
+    # its branch for an operand with a zero on its own: it never reads the result, so a second
+    # derivative reaches the result only where PyTorch's does (the shim, which sees the operand
+    # when it records, selects it by name)
+    torch_zeros_jvp=_prod_torch_rule(lambda x, ans, axes: _prod_exclusive(x, axes)),
     torch_name="ProdBackward1")
 reduce_prod_p.rules["batch"] = reduce_batch(reduce_prod_p)
 

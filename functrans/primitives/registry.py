@@ -59,7 +59,10 @@ REGISTRY: dict[str, Primitive] = {}
 # respect to a non-leaf tensor flows). functrans.torch differentiates with it (see
 # functrans.core.primitive.derivative_convention), the functional API with `jvp`;
 # docs/conventions.md lists every row that states one, with the point where the two differ.
-CONVENTION_RULE_KINDS = ("torch_jvp",)
+# Where PyTorch's formula itself branches on the operand's values, a row may also state one
+# branch on its own for the shim, which sees the operand when it records: `torch_zeros_jvp`
+# (reduce_prod: prod_backward for an operand with a zero, which never reads the result).
+CONVENTION_RULE_KINDS = ("torch_jvp", "torch_zeros_jvp")
 
 # A row may state how truncated Taylor series pass through it, as rule `taylor`:
 # taylor(primals, series, **params) -> (primals_out, series_out), series in JAX's jet convention

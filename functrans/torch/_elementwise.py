@@ -14,7 +14,7 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
                                   fast_unary_float, named, nary, unary, unary_float)
-from functrans.torch._record import composite, run
+from functrans.torch._record import Op, composite, run
 from functrans.torch._tensor import Tensor, wrap
 
 # the float functions, one primitive row each (its torch_name names the node): integer and
@@ -151,8 +151,23 @@ remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the rem
                        "input / other with the sign of other (Python's %)")
 fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
                   "with the sign of input (C's fmod)")
-maximum = _promoting("maximum", _prim("max", "MaximumBackward0"), "the larger of input and other")
-minimum = _promoting("minimum", _prim("min", "MinimumBackward0"), "the smaller of input and other")
+
+
+def _first_on_ties(name, prim_name):
+    """The max/min row's Op with PyTorch's values: on a tie the first operand (so maximum(-0.0,
+    0.0) is -0.0, where numpy gives the second), NaN propagated."""
+    row = _prim(prim_name)
+    np_fn = row.impl
+
+    def impl(a, b):
+        return np.where(a == b, a, np_fn(a, b))
+    return Op(name, impl, row.traced)
+
+
+maximum = _promoting("maximum", _first_on_ties("MaximumBackward0", "max"),
+                     "the larger of input and other")
+minimum = _promoting("minimum", _first_on_ties("MinimumBackward0", "min"),
+                     "the smaller of input and other")
 atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the angle of the point "
                              "(other, input)", true_division=True)
 

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.core.primitive import derivative_convention
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
@@ -59,20 +60,42 @@ def _count(shape, dims):
     return int(np.prod([shape[d] for d in dims], dtype=np.int64))
 
 
-def _prod_dims(x, dims):
+def _prod_dims(x, *, dims, keepdim):
+    out_shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape)) if keepdim else \
+        tuple(s for i, s in enumerate(x.shape) if i not in dims)
     if len(dims) == len(x.shape):
         # prod over every dim of x, named by dim: a trailing axis of 1 keeps one axis out of the
         # reduction, so the row's rule takes ProdBackward1's derivative, not ProdBackward0's
-        # (which, with grad mode off, gives zeros for an operand with two or more zeros)
-        return S.reshape(R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims), ())
-    return R.reduce_prod(x, dims)
+        # (which, with grad mode off, gives zeros for an operand with two or more zeros); one
+        # reshape to the result, so the rule's product is the saved result
+        return S.reshape(R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims), out_shape)
+    return S.reshape(R.reduce_prod(x, dims), out_shape)
+
+
+def _prod_all(x):
+    return R.reduce_prod(x, tuple(range(x.ndim)))
+
+
+def _under(convention, fn):
+    """`fn`, differentiated under the named derivative convention."""
+    def traced(*args, **params):
+        with derivative_convention(convention):
+            return fn(*args, **params)
+    return traced
+
+
+# PyTorch's prod_backward takes one formula for an operand with a zero (exclusive products,
+# the result unread) and another without (result / input): the node records the one its
+# operand takes (its values cannot change before backward without a version error), the
+# reduce_prod row's torch_zeros_jvp or torch_jvp
+_PROD = (composite("ProdBackward0")(_prod_all), composite("ProdBackward1")(_prod_dims))
+_PROD_WITH_ZERO = (Op("ProdBackward0", _prod_all, _under("torch_zeros", _prod_all)),
+                   Op("ProdBackward1", _prod_dims, _under("torch_zeros", _prod_dims)))
 
 
 _SUM = _reduction("SumBackward0", "SumBackward1", _reduce_sum)
 _MEAN = _reduction("MeanBackward0", "MeanBackward1", lambda x, dims: E.div(
     _reduce_sum(x, dims), np.asarray(_count(x.shape, dims), x.dtype)))
-_PROD = (composite("ProdBackward0")(lambda x: R.reduce_prod(x, tuple(range(x.ndim)))),
-         _reduction(None, "ProdBackward1", _prod_dims)[1])
 _AMAX = _reduction(None, "AmaxBackward0", R.reduce_max)
 _AMIN = _reduction(None, "AminBackward0", R.reduce_min)
 _MAX_ALL = composite("MaxBackward1")(lambda x: R.reduce_max(x, tuple(range(x.ndim))))
@@ -112,7 +135,13 @@ sum = _summing("sum", _SUM, _accumulated, "the sum of the elements (over dim); i
                "accumulate in int64")
 mean = _summing("mean", _MEAN, lambda input, dtype: _floats_for("mean", input, dtype),
                 "the mean (over dim); integer tensors are refused, as in PyTorch")
-prod = _summing("prod", _PROD, _accumulated, "the product of the elements (over dim)")
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.prod: the product of the elements (over dim)."""
+    x, v = _accumulated(input, dtype)
+    ops = _PROD_WITH_ZERO if x._requires_grad and (v == 0).any() else _PROD
+    return _reduce(ops, x, v, dim, keepdim)
 
 
 def _over_dims(ops, input, dim, keepdim, floats=False):

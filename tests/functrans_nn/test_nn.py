@@ -87,6 +87,36 @@ def test_activation_equals_live_jax(name):
                      atol=ACTIVATION_ATOL.get(name, ATOL))
 
 
+# jax.nn.relu and relu6 are jnp.maximum / jnp.minimum with a custom derivative: NaN stays NaN
+# and its derivative is 0 (the mask 0 < x (< 6) is false); recorded from jax 0.10.2
+NAN_POINTS = [float("nan"), -1.0, -0.0, 7.0, float("inf"), -float("inf")]
+NAN_EXPECTED = {"relu": ([float("nan"), 0.0, 0.0, 7.0, float("inf"), 0.0], [0, 0, 0, 1, 1, 0]),
+                "relu6": ([float("nan"), 0.0, 0.0, 6.0, 6.0, 0.0], [0, 0, 0, 0, 0, 0])}
+
+
+@pytest.mark.parametrize("name", sorted(NAN_EXPECTED))
+def test_relu_and_relu6_keep_nan_with_derivative_zero(name):
+    x = np.asarray(NAN_POINTS)
+    value, grad = NAN_EXPECTED[name]
+    f = getattr(nn, name)
+    got = np.asarray(f(x))
+    np.testing.assert_array_equal(got, value)
+    assert not np.signbit(got[1:3]).any()  # max(-0.0, 0) is +0.0 in JAX
+    np.testing.assert_array_equal(ft.grad(lambda v: fnp.sum(f(v)))(x), grad)
+
+
+@pytest.mark.parametrize("name", sorted(NAN_EXPECTED))
+def test_relu_and_relu6_at_nan_match_live_jax(name):
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    with jax.enable_x64(True):
+        f = getattr(jax.nn, name)
+        x = jnp.asarray(NAN_POINTS)
+        np.testing.assert_array_equal(np.asarray(f(x)), NAN_EXPECTED[name][0])
+        np.testing.assert_array_equal(np.asarray(jax.grad(lambda v: jnp.sum(f(v)))(x)),
+                                      NAN_EXPECTED[name][1])
+
+
 def test_kink_derivatives_are_jax_conventions():
     """The derivative at each kink, as jax.nn defines it (closed values, not fixtures)."""
     g = lambda f, x: float(ft.grad(f)(x))

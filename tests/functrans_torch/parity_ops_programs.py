@@ -544,6 +544,62 @@ def derivative_conventions_found_by_random_programs(torch, rec):
 
 
 @program
+def prod_second_order_with_and_without_zeros(torch, rec):
+    # prod_backward reads its result only where the operand has no 0 (result / input): a
+    # second derivative with respect to the result, a non-leaf input, is None where it has one
+    # (exclusive products), over all entries, over a dim and with keepdim=True
+    for name, values, prod in (
+            ("one_zero", [0.0, 2.0, 3.0], lambda x: torch.prod(x)),
+            ("two_zeros", [0.0, 0.0, 3.0], lambda x: torch.prod(x)),
+            ("no_zero_keepdim", [0.55, -0.92, -1.84], lambda x: x.prod(-1, keepdim=True)),
+            ("zero_keepdim", [0.0, -0.92, -1.84], lambda x: x.prod(-1, keepdim=True)),
+            ("rows_dim", [[0.0, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1)),
+            ("rows_no_zero", [[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]], lambda x: x.prod(1, True)),
+            # one entry along dim: PyTorch's exclusive product is the gradient itself, which
+            # reads neither the operand nor the result (nothing to differentiate again)
+            ("size_one_dim", [[0.0, 0.5, 2.0]], lambda x: x.prod(0)),
+            ("single_entry", [0.0], lambda x: x.prod())):
+        x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        p = prod(x)
+        g = torch.autograd.grad(p.sum(), [x, p], create_graph=True)
+        second = g[0].sum() + g[1].sum()
+        rec(name, [[v.detach(), v.requires_grad] for v in g]
+            + [torch.autograd.grad(second, [x, p], allow_unused=True)
+               if second.requires_grad else "constant"])
+    # over all entries with grad mode off, two zeros give zeros_like(input) whatever the
+    # gradient: an inf one (log(0) after it) included
+    x = torch.tensor([0.0, 0.0, 3.0], dtype=torch.float64, requires_grad=True)
+    torch.log(torch.prod(x)).backward()
+    rec("two_zeros_inf_gradient", x.grad)
+
+
+@program
+def zero_base_pow_second_order(torch, rec):
+    # 0.0 ** t and zeros ** t: pow_backward_exponent's 0 where the base is 0 and t >= 0 (-inf
+    # where t < 0), differentiated again with respect to t and to the power itself
+    t = torch.tensor([0.0, -0.0, 1.0, -1.0, 0.5], dtype=torch.float64, requires_grad=True)
+    for name, base in (("number", 0.0), ("tensor", torch.zeros(5, dtype=torch.float64))):
+        y = base ** t
+        g = torch.autograd.grad(y.sum(), [t, y], create_graph=True)
+        rec(name, [[v.detach(), v.requires_grad] for v in g]
+            + [torch.autograd.grad(g[0].sum(), [t, y], allow_unused=True)])
+
+
+@program
+def maximum_and_minimum_of_signed_zeros(torch, rec):
+    # on a tie PyTorch's maximum and minimum give the first operand: -0.0 against 0.0 stays
+    # -0.0 (numpy's gives the second), which 1 / x tells apart; the derivative splits the tie
+    a = torch.tensor([-0.0, 0.0, 1.0, float("nan")], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([0.0, -0.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    for name in ("maximum", "minimum"):
+        out = getattr(torch, name)(a, b)
+        rec(name, [out, 1 / out, getattr(torch, name)(b, a)])
+        g = torch.autograd.grad((1 / out).sum(), [a, b], create_graph=True)
+        rec(name + "_grads", [[v.detach() for v in g],
+                              torch.autograd.grad(g[0].sum() + g[1].sum(), [a, b])])
+
+
+@program
 def prod_over_all_entries_with_several_zeros(torch, rec):
     # prod_backward over all entries: with grad mode off (a plain backward) an operand with two
     # or more zeros gets zeros_like(input), where the exclusive products meet nan (log(-1))
