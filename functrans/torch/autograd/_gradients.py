@@ -129,8 +129,6 @@ def jacobian_rows(output: Tensor, inputs, create_graph: bool = False) -> list:
     where unused): the Jacobian's rows, one backward each, as PyTorch's jacobian and gradcheck
     build it."""
     v = output._value
-    if not output.requires_grad:
-        return [(None,) * len(inputs)] * v.size
     return [grad(output, inputs, wrap(np.eye(1, v.size, m, dtype=v.dtype).reshape(v.shape)),
                  retain_graph=True, create_graph=create_graph, allow_unused=True)
             for m in range(v.size)]

@@ -228,7 +228,8 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
                                "`strict=False` or `vectorize=False`.")
         jac = []
         for i, out in enumerate(outs):
-            rows = jacobian_rows(out, ins, create_graph)
+            rows = jacobian_rows(out, ins, create_graph) if out.requires_grad else \
+                [(None,) * len(ins)] * out.numel()
             block = []
             for k, x in enumerate(ins):
                 independent = (f"Output {i} of the user-provided function is independent of "
