@@ -104,20 +104,20 @@ def _check_same_outputs(first, second, idx, eps):
                     f"{show(y)}.")
 
 
-def _analytical_jacobians(outputs, inputs, diff_idx):
-    """jac[o][j]: (numel of input j, numel of output o), from the Jacobian's rows."""
+def _analytical_jacobian(output, inputs, diff_idx, nondet_tol):
+    """(jac[j]: (numel of input j, numel of output), reentrant) from the Jacobian's rows,
+    computed twice as PyTorch does: a backward giving different values for the same input and
+    grad_output is "not reentrant" (nondeterministic)."""
     diff = [inputs[j] for j in diff_idx]
-    jac = []
-    for o in outputs:
-        rows = jacobian_rows(o, diff)
-        jac.append([np.array([np.zeros(x._value.size) if r[k] is None else
-                              np.asarray(r[k]._value, np.float64).reshape(-1) for r in rows])
-                    .reshape(len(rows), x._value.size).T for k, x in enumerate(diff)])
-    return jac
 
-
-def _reentrant(first, second, nondet_tol) -> bool:
-    return all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol for a, b in zip(first, second))
+    def jacobian():
+        rows = jacobian_rows(output, diff)
+        return [np.array([np.zeros(x._value.size) if r[k] is None else
+                          np.asarray(r[k]._value, np.float64).reshape(-1) for r in rows])
+                .reshape(len(rows), x._value.size).T for k, x in enumerate(diff)]
+    first, second = jacobian(), jacobian()
+    return first, all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
+                      for a, b in zip(first, second))
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -153,21 +153,18 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         zero = not any(np.any(j != 0) for row in numerical for j in row)
         return zero or _fail(raise_exception, "Numerical gradient for function expected to be "
                              "zero")
-    analytical = _analytical_jacobians(outputs, inputs, diff_idx)
-    for o, (a_row, n_row) in enumerate(zip(analytical, numerical)):
-        for j, a, n in zip(diff_idx, a_row, n_row):
+    for o, (out, n_row) in enumerate(zip(outputs, numerical)):
+        analytical, reentrant = _analytical_jacobian(out, inputs, diff_idx, nondet_tol)
+        if not reentrant:
+            return _fail(raise_exception, "Backward is not reentrant, i.e., running backward with "
+                         "same input and grad_output multiple times gives different values, "
+                         "although analytical gradient matches numerical gradient.The tolerance "
+                         f"for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
+        for j, a, n in zip(diff_idx, analytical, n_row):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(raise_exception, f"Jacobian mismatch for output {o} with respect to "
                              f"input {j},\nnumerical:{tensor_repr(wrap(n))}\n"
                              f"analytical:{tensor_repr(wrap(a))}\n")
-    # PyTorch computes the analytical Jacobian twice: a backward giving different values for
-    # the same input and grad_output is "not reentrant" (nondeterministic)
-    again = _analytical_jacobians(outputs, inputs, diff_idx)
-    if not all(_reentrant(a, b, nondet_tol) for a, b in zip(analytical, again)):
-        return _fail(raise_exception, "Backward is not reentrant, i.e., running backward with "
-                     "same input and grad_output multiple times gives different values, although "
-                     "analytical gradient matches numerical gradient.The tolerance for "
-                     f"nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
     if not check_backward_ad:
         return True
     if not _zero_in_zero_out(outputs, [inputs[j] for j in diff_idx]):
@@ -261,9 +258,9 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
                          "supports functions that return complex outputs.")
     inputs = _as_tuple(inputs)
     diff_idx = _diff_indices(inputs)
-    first, second = (_analytical_jacobians([output], inputs, diff_idx)[0] for _ in range(2))
-    jacs = tuple(wrap(a.astype(inputs[j]._value.dtype)) for a, j in zip(first, diff_idx))
-    return jacs, _reentrant(first, second, nondet_tol), True, True
+    jac, reentrant = _analytical_jacobian(output, inputs, diff_idx, nondet_tol)
+    return tuple(wrap(a.astype(inputs[j]._value.dtype)) for a, j in zip(jac, diff_idx)), \
+        reentrant, True, True
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
