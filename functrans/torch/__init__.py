@@ -17,8 +17,8 @@ Where it differs from PyTorch: CPU only (devices report as a CPU-only PyTorch bu
 numbers are PyTorch's CPU generator's, bit for bit for the same seed; float32 results can differ
 in the last bit where numpy and PyTorch's vectorized kernels round differently (sin, pow, long
 sums); `torch.nn` has Module, Linear, the containers, activations, losses, `nn.init` and
-`nn.utils` clipping, but no convolution, normalisation or recurrent layers; forward-mode AD (`torch.func`,
-`autograd.forward_ad`) is not provided.
+`nn.utils` clipping, but no convolution, normalisation or recurrent layers; forward-mode AD
+(`torch.func`, `autograd.forward_ad`) is not provided.
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ from functrans.torch._creation import (  # noqa
     logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
     randperm, seed, tensor, zeros, zeros_like)
 from functrans.torch._differences import diff, trapezoid, trapz  # noqa: F401
-from functrans.torch._dtype import bool_ as bool  # noqa
 from functrans.torch._dtype import (  # noqa: F401
-    complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
-    int64, set_default_dtype, uint8)
+    bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
+    int8, int16, int32, int64, set_default_dtype, uint8)
 from functrans.torch._elementwise import (  # noqa: F401
     abs, absolute, acos, acosh, add, addcdiv, addcmul, allclose, arctan2, asin, asinh, atan, atan2,
     atanh, ceil, clamp, clamp_max, clamp_min, clip, cos, cosh, div, divide, eq, equal, erf, exp,
@@ -69,9 +68,8 @@ from functrans.torch._scatter import (  # noqa: F401
 from functrans.torch._shape import (  # noqa: F401
     broadcast_tensors, broadcast_to, cat, chunk, concat, concatenate, diag, diagonal, flatten,
     flip, hstack, meshgrid, moveaxis, movedim, narrow, permute, repeat, reshape, roll, split,
-    split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace,
-    transpose, tril, triu, unbind, unflatten, unsafe_chunk, unsafe_split, unsafe_split_with_sizes,
-    unsqueeze, vstack)
+    split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace, transpose, tril, triu,
+    unbind, unflatten, unsafe_chunk, unsafe_split, unsafe_split_with_sizes, unsqueeze, vstack)
 from functrans.torch import _elementwise as _ew
 from functrans.torch._out import supports_out as _supports_out
 from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES

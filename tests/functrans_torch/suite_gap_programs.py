@@ -303,6 +303,23 @@ def out_argument(torch, rec):
 
 
 @program
+def gradcheck_checks_reentrancy_before_values(torch, rec):
+    # a backward both wrong and nondeterministic: PyTorch runs each output's backward twice
+    # and reports it not reentrant before comparing it with the finite differences
+    class Noisy(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * (2 + torch.rand(g.shape, dtype=g.dtype))
+
+    x = _d(torch, [0.5, 1.5]).requires_grad_()
+    _attempt(rec, "error", lambda: torch.autograd.gradcheck(Noisy.apply, (x,)))
+
+
+@program
 def gradcheck_checks(torch, rec):
     gc = _mod(torch, "autograd.gradcheck")
     Function = torch.autograd.Function

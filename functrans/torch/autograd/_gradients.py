@@ -1,4 +1,5 @@
-"""torch.autograd.backward and torch.autograd.grad: the tape run backward from given outputs."""
+"""torch.autograd.backward and torch.autograd.grad: the tape run backward from given outputs, and
+the Jacobian by rows (one backward per output element) that functional and gradcheck build on."""
 
 from __future__ import annotations
 
@@ -48,21 +49,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> torch.autograd.grad(db_da, a)[0]
     tensor([18.])
     """
-    if is_grads_batched:
-        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused, materialize_grads)
     outputs = _tensors(outputs)
     if type(inputs) is dict:  # PyTorch answers a dict of inputs with a dict of gradients
-        keys = list(inputs)
-        return dict(zip(keys, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph,
-                                   create_graph, only_inputs, allow_unused, is_grads_batched,
-                                   materialize_grads)))
+        return dict(zip(inputs, grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph,
+                                     create_graph, only_inputs, allow_unused, is_grads_batched,
+                                     materialize_grads)))
     inputs = _tensors(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
-                                             create_graph)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    retain_graph = create_graph if retain_graph is None else retain_graph
     grads = _grads(grad_outputs, len(outputs), "grad_outputs")
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     captured = run_backward(outputs, grads, retain_graph=retain_graph,
                             create_graph=create_graph, inputs=inputs, accumulate=False)
     result = []
@@ -76,32 +80,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
             # PyTorch's zeros_like(input, requires_grad=create_graph)
-            result.append(wrap(np.zeros(t._value.shape, t._value.dtype), create_graph)
-                          if materialize_grads else None)
-        elif isinstance(g, Tensor):
-            result.append(g)
-        else:
+            g = wrap(np.zeros(t._value.shape, t._value.dtype), create_graph) \
+                if materialize_grads else None
+        elif not isinstance(g, Tensor):
             g = np.asarray(g)
-            result.append(wrap(g if g.flags.writeable and g.base is None else g.copy()))
+            g = wrap(g if g.flags.writeable and g.base is None else g.copy())
+        result.append(g)
     return tuple(result)
 
 
-def _grad_flags(allow_unused, materialize_grads, retain_graph, create_graph):
-    """grad's defaults: allow_unused follows materialize_grads, retain_graph create_graph."""
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
-    return allow_unused, create_graph if retain_graph is None else retain_graph
-
-
-def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
-                  materialize_grads):
+def _batched_grad(outs, inputs, gos, retain_graph, create_graph, allow_unused, materialize):
     """grad with is_grads_batched=True: one backward per entry of the grad_outputs' first
     dimension (PyTorch vmaps the backward), results stacked along a new first dimension."""
-    outs = _tensors(outputs)
-    gos = _grads(grad_outputs, len(outs), "grad_outputs")
     batch = None
     for i, (o, g) in enumerate(zip(outs, gos)):
         if g is None:
@@ -117,21 +107,28 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                 "some tensors in `grad_output` to be considered batched, consider using vmap.")
         batch = g.shape[0] if batch is None else batch
     if batch is None:  # nothing batched: an ordinary grad
-        return grad(outs, inputs, gos, retain_graph, create_graph,
-                    allow_unused=allow_unused, materialize_grads=materialize_grads)
-    allow_unused, retain_graph = _grad_flags(allow_unused, materialize_grads, retain_graph,
-                                             create_graph)
+        return grad(outs, inputs, gos, retain_graph, create_graph, allow_unused=allow_unused,
+                    materialize_grads=materialize)
     rows = [grad(outs, inputs, [None if g is None else g[b] for g in gos],
                  retain_graph=retain_graph or b < batch - 1, create_graph=create_graph,
                  allow_unused=allow_unused)
             for b in range(batch)]
     result = []
-    for k, x in enumerate(_tensors(inputs)):
-        col = [r[k] for r in rows]
+    for x, col in zip(inputs, zip(*rows)):
         if col[0] is None:  # unused: materialized unbatched, as PyTorch does after its vmap
-            st = wrap(np.zeros(x._value.shape, x._value.dtype)) if materialize_grads else None
+            st = wrap(np.zeros(x._value.shape, x._value.dtype)) if materialize else None
         else:
             st = stack(col)
             st = st.view(tuple(st.shape)) if create_graph else st.detach()
         result.append(st)
     return tuple(result)
+
+
+def jacobian_rows(output: Tensor, inputs, create_graph: bool = False) -> list:
+    """Per element of `output`, the gradients of that element with respect to `inputs` (None
+    where unused): the Jacobian's rows, one backward each, as PyTorch's jacobian and gradcheck
+    build it."""
+    v = output._value
+    return [grad(output, inputs, wrap(np.eye(1, v.size, m, dtype=v.dtype).reshape(v.shape)),
+                 retain_graph=True, create_graph=create_graph, allow_unused=True)
+            for m in range(v.size)]

@@ -11,8 +11,9 @@ import warnings
 
 import numpy as np
 
+from functrans.primitives.broadcasting import unbroadcast
 from functrans.torch._grad_mode import MODE, no_grad
-from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, version_error
+from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, unpack_input, unpack_output
 from functrans.torch._inplace import rebase_view
 from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wrap
 
@@ -52,18 +53,15 @@ class FunctionCtx:
         if saved is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         out = []
-        for entry in saved:
-            if entry is not None and entry[0] == "in":
-                _, t, version = entry
-                cur = 0 if t._vc is None else t._vc[0]
-                if cur != version:
-                    raise version_error(t._value, t.grad_fn, t._output_nr, cur, version)
+        for entry in saved:  # (tensor, version) of an input, or an output's (see _save)
+            if entry is not None and len(entry) == 2:
+                unpack_input(*entry)
+                entry = entry[0]
             elif entry is not None:
-                _, arr, vc, version, nr, differentiable = entry
-                if vc[0] != version:
-                    raise version_error(arr, self, nr, vc[0], version)
-                t = wrap(arr, differentiable, self if differentiable else None, nr, vc)
-            out.append(None if entry is None else t)
+                arr, vc, version, nr, differentiable = entry
+                unpack_output((arr, vc, version), self, nr)
+                entry = wrap(arr, differentiable, self if differentiable else None, nr, vc)
+            out.append(entry)
         return tuple(out)
 
     @property
@@ -96,16 +94,13 @@ class BackwardCFunction(FunctionCtx, Node):
                 g = wrap(np.asarray(g))
             grads.append(None if meta is None else g)
         res = _user_backward(self._forward_cls)(self, *grads)
-        if not isinstance(res, tuple):
-            res = (res,)
-        n = len(self._arg_edges)
-        name = self.name()
+        res = res if isinstance(res, tuple) else (res,)
+        n, name = len(self._arg_edges), self.name()
+        if len(res) > n and all(r is None for r in res[n:]):
+            res = res[:n]  # extra Nones are allowed
         if len(res) != n:
-            if len(res) > n and all(r is None for r in res[n:]):
-                res = res[:n]
-            else:
-                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
-                                   f"(expected {n}, got {len(res)})")
+            raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                               f"(expected {n}, got {len(res)})")
         out = [None] * len(self._next)
         for i, (r, slot) in enumerate(zip(res, self._arg_edges)):
             if slot is None:
@@ -138,18 +133,14 @@ def _sum_to(r, shape, name, index):
     """A gradient of a broadcast shape summed down to the input's shape (PyTorch's sum_to)."""
     got = r._value.shape
     try:
-        ok = np.broadcast_shapes(got, shape) == tuple(got)
+        ok = len(got) >= len(shape) and np.broadcast_shapes(got, shape) == tuple(got)
     except ValueError:
         ok = False
-    if not ok or len(got) < len(shape):
+    if not ok:
         raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
                            f"[{', '.join(map(str, got))}] but expected shape compatible with "
                            f"[{', '.join(map(str, shape))}]")
-    lead = len(got) - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and got[lead + i] != 1)
-    out = r.sum(dims, keepdim=True) if dims else r
-    return out.reshape(shape)
+    return unbroadcast(r, shape)
 
 
 def _user_backward(cls):
@@ -230,8 +221,7 @@ class Function(_SingleLevelFunction):
     def apply(cls, *args, **kwargs):
         separate = cls.setup_context is not _SingleLevelFunction.setup_context
         if separate:
-            sig = inspect.signature(cls.forward)
-            bound = sig.bind(*args, **kwargs)
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
         ctx = cls._backward_class()()
@@ -289,8 +279,8 @@ def _wrap_outputs(ctx, args, outputs, executable):
 
 
 def _save(ctx, originals, result, executable):
-    """ctx's saved tensors: ("out", array, version counter, version, output_nr, differentiable)
-    for its own outputs (no cycle through the graph), ("in", tensor, version) otherwise."""
+    """ctx's saved tensors: (array, version counter, version, output_nr, differentiable) for
+    its own outputs (no cycle through the graph), (tensor, version) otherwise."""
     out_index = {id(o): k for k, o in originals}
     saved = []
     for t in ctx._to_save:
@@ -299,11 +289,11 @@ def _save(ctx, originals, result, executable):
             saved.append(None)
         elif k is not None and result[k]._grad_fn is ctx:
             vc = _shared_vc(result[k])
-            saved.append(("out", result[k]._value, vc, vc[0], k, executable))
+            saved.append((result[k]._value, vc, vc[0], k, executable))
         else:
             if executable:
                 check_saveable(t)
-            saved.append(("in", t, 0 if t._vc is None else t._vc[0]))
+            saved.append((t, 0 if t._vc is None else t._vc[0]))
     ctx._to_save = ()
     return saved
 

@@ -1,5 +1,5 @@
 """torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp and hvp of functions of tensors,
-built from `autograd.grad` as PyTorch builds them (jvp and hvp by the double-backward trick)."""
+built on `autograd.grad` as PyTorch builds them (jvp and hvp by the double-backward trick)."""
 
 from __future__ import annotations
 
@@ -9,47 +9,44 @@ from functrans.torch._creation import zeros_like
 from functrans.torch._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from functrans.torch._shape import stack
 from functrans.torch._tensor import Tensor, wrap
-from functrans.torch.autograd._gradients import grad
+from functrans.torch.autograd._gradients import grad, jacobian_rows
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
+_STRICT = " This is not allowed in strict mode."
 # strict mode's errors: a tensor that does not require grad, by the stage that made it
 _NO_GRAD = {
     "outputs": "Output {i} of the user-provided function does not require gradients. The "
                "outputs must be computed in a differentiable manner from the input when running "
                "in strict mode.",
     "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the "
-                   "user-provided function. This is not allowed in strict mode.",
+                   "user-provided function." + _STRICT,
     "jacobian": "While computing the hessian, found that the jacobian of the user-provided "
-                "function with respect to input {i} is independent of the input. This is not "
-                "allowed in strict mode. You should ensure that your function is twice "
-                "differentiable and that the jacobian depends on the inputs (this would be "
-                "violated by a linear function for example).",
+                "function with respect to input {i} is independent of the input." + _STRICT +
+                " You should ensure that your function is twice differentiable and that the "
+                "jacobian depends on the inputs (this would be violated by a linear function for "
+                "example).",
     "hessian": "The hessian of the user-provided function with respect to input {i} is "
-               "independent of the input. This is not allowed in strict mode. You should ensure "
-               "that your function is thrice differentiable and that the hessian depends on the "
-               "inputs.",
+               "independent of the input." + _STRICT + " You should ensure that your function "
+               "is thrice differentiable and that the hessian depends on the inputs.",
 }
 # strict mode's errors: a gradient that is None, by the backward stage that found it
 _INDEPENDENT = {
-    "back": "The output of the user-provided function is independent of input {i}. This is not "
-            "allowed in strict mode.",
+    "back": "The output of the user-provided function is independent of input {i}." + _STRICT,
     "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
                   "grad_outputs when using the double backward trick to compute forward mode "
-                  "gradients. This is not allowed in strict mode.",
-    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
-                   "This is not allowed in strict mode.",
+                  "gradients." + _STRICT,
+    "double_back": "The jacobian of the user-provided function is independent of input {i}."
+                   + _STRICT,
     "double_back_trick": "The hessian of the user-provided function is independent of entry "
                          "{i} in the grad_jacobian. This is not allowed in strict mode as it "
                          "prevents from using the double backward trick to replace forward "
                          "mode AD.",
 }
-_STRATEGY_HINT = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
-                  'your function has more outputs than inputs, "forward-mode" tends to be more '
-                  'performant. Otherwise, prefer to use "reverse-mode".')
 _FORWARD_ONLY = ("torch.autograd.functional.jacobian: `{0}=True` and `strategy=\"forward-mode\"` "
                  "are not supported together (yet). Please either set `{0}=False` or "
                  "`strategy=\"reverse-mode\"`.")
+_STRATEGY = 'Expected strategy to be either "forward-mode" or "reverse-mode".'
 
 
 def _as_tuple(x, arg_name, fn_name):
@@ -76,14 +73,28 @@ def _inputs(inputs, create_graph, name):
     return is_tuple, _grad_preprocess(ins, create_graph)
 
 
-def _outputs(outputs, strict, name):
+def _outputs(outputs, strict, name, scalar=False):
+    """The function's outputs as a tuple (checked for strict mode, and for a single element
+    when `scalar`), and whether they were one."""
     is_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", name)
     _check_requires_grad(outs, "outputs", strict)
+    if scalar and is_tuple:
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if scalar and outs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should "
+                           "contain a single element")
     return is_tuple, outs
 
 
-def _checked_v(v, other, is_other_tuple, create_graph, name):
-    """v as PyTorch checks it against `other` (outputs for vjp, inputs for jvp/vhp/hvp)."""
+def _checked_v(v, other, is_other_tuple, create_graph, name, what="input"):
+    """v as PyTorch checks it against `other` (outputs for vjp, inputs for jvp/vhp/hvp); None
+    only where `other` is a single one-element tensor."""
+    if v is None:
+        if len(other) != 1 or other[0].numel() != 1:
+            where = ("the input to the user-provided function is a single Tensor" if what ==
+                     "input" else "the user-provided function returns a single Tensor")
+            raise RuntimeError(f"The vector v can only be None if {where} with a single element.")
+        return None
     _, v = _as_tuple(v, "v", name)
     v = _grad_preprocess(v, create_graph, need_graph=False)
     if len(other) != len(v):
@@ -97,16 +108,6 @@ def _checked_v(v, other, is_other_tuple, create_graph, name):
             raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but "
                                f"got {el_v.size()}.")
     return v
-
-
-def _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name):
-    """v checked against the inputs (jvp, vhp, hvp), or None for a one-element input."""
-    if v is not None:
-        return _checked_v(v, ins, is_inputs_tuple, create_graph, name)
-    if len(ins) != 1 or ins[0].numel() != 1:
-        raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                           "function is a single Tensor with a single element.")
-    return None
 
 
 def _check_requires_grad(tensors, kind, strict):
@@ -130,23 +131,27 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
                 create_graph=create_graph, allow_unused=True)
 
 
+def _filled(g, ref, strict, create_graph, independent, what, i):
+    """A gradient, or zeros like `ref` where it is None; in strict mode PyTorch's error
+    (`independent`) for None, and for a constant gradient under create_graph."""
+    if g is None:
+        if strict:
+            raise RuntimeError(independent)
+        return zeros_like(ref)
+    if strict and create_graph and not g.requires_grad:
+        raise RuntimeError(f"The {what} of the user-provided function is independent of input "
+                           f"{i}. This is not allowed in strict mode when create_graph=True.")
+    return g
+
+
 def _last_backward(outputs, inputs, v, refs, strict, create_graph, stage):
-    """The last backward pass (grad mode on under create_graph): zeros like `refs` for None
-    gradients or, in strict mode, PyTorch's error for the `stage` that found them."""
+    """The last backward pass (grad mode on under create_graph), None gradients filled with
+    zeros like `refs` (or, in strict mode, PyTorch's error for the `stage` that found them)."""
+    what = "hessian" if "double" in stage else "jacobian"
     with set_grad_enabled(create_graph or is_grad_enabled()):
-        res = []
-        for i, g in enumerate(_autograd_grad(outputs, inputs, v, create_graph=create_graph)):
-            if g is None:
-                if strict:
-                    raise RuntimeError(_INDEPENDENT[stage].format(i=i))
-                g = zeros_like(refs[i])
-            elif strict and create_graph and not g.requires_grad:
-                what = "hessian" if "double" in stage else "jacobian"
-                raise RuntimeError(f"The {what} of the user-provided function is independent of "
-                                   f"input {i}. This is not allowed in strict mode when "
-                                   "create_graph=True.")
-            res.append(g)
-    return tuple(res)
+        gs = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        return tuple(_filled(g, refs[i], strict, create_graph,
+                             _INDEPENDENT[stage].format(i=i), what, i) for i, g in enumerate(gs))
 
 
 def _result(ts, is_tuple, create_graph):
@@ -159,11 +164,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, ins = _inputs(inputs, create_graph, "vjp")
         is_outputs_tuple, outs = _outputs(func(*ins), strict, "vjp")
-        if v is not None:
-            v = _checked_v(v, outs, is_outputs_tuple, create_graph, "vjp")
-        elif len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the user-provided function "
-                               "returns a single Tensor with a single element.")
+        v = _checked_v(v, outs, is_outputs_tuple, create_graph, "vjp", what="output")
     res = _last_backward(outs, ins, v, ins, strict, create_graph, "back")
     return (_result(outs, is_outputs_tuple, create_graph),
             _result(res, is_inputs_tuple, create_graph))
@@ -174,7 +175,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with respect to a dummy cotangent u, of u^T J applied to v."""
     with enable_grad():
         is_inputs_tuple, ins = _inputs(inputs, create_graph, "jvp")
-        v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, "jvp")
+        v = _checked_v(v, ins, is_inputs_tuple, create_graph, "jvp")
         is_outputs_tuple, outs = _outputs(func(*ins), strict, "jvp")
         # u^T J is linear in u: any finite u gives the same second backward
         us = tuple(zeros_like(o, requires_grad=True) for o in outs)
@@ -200,7 +201,9 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
     """jacobian of a tuple of inputs: (one tuple per output, whether func returned a tuple).
     `tangent_graph`: the function makes its inputs require grad (hessian's outer Jacobian)."""
     if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError(_STRATEGY_HINT)
+        raise AssertionError(_STRATEGY + ' Hint: If your function has more outputs than inputs, '
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(_FORWARD_ONLY.format("create_graph"))
@@ -225,27 +228,17 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
                                "`strict=False` or `vectorize=False`.")
         jac = []
         for i, out in enumerate(outs):
-            flat = out.reshape(-1)
-            rows = tuple([] for _ in ins)
-            for j in range(out.numel()):
-                vj = _autograd_grad((flat[j],), ins, create_graph=create_graph)
-                for k, (g, x) in enumerate(zip(vj, ins)):
-                    if g is None:
-                        if strict:
-                            raise RuntimeError(f"Output {i} of the user-provided function is "
-                                               f"independent of input {k}. This is not allowed "
-                                               "in strict mode.")
-                        g = zeros_like(x)
-                    elif strict and create_graph and not g.requires_grad:
-                        raise RuntimeError("The jacobian of the user-provided function is "
-                                           f"independent of input {i}. This is not allowed in "
-                                           "strict mode when create_graph=True.")
-                    rows[k].append(g)
-            shapes = [tuple(out.shape) + tuple(x.shape) for x in ins]
-            jac.append(tuple(stack(r, 0).view(s) if r else zeros_like(x).reshape(s)
-                             for r, x, s in zip(rows, ins, shapes)))
-    if not create_graph:
-        jac = [tuple(t.detach() for t in row) for row in jac]
+            rows = jacobian_rows(out, ins, create_graph) if out.requires_grad else \
+                [(None,) * len(ins)] * out.numel()
+            block = []
+            for k, x in enumerate(ins):
+                independent = (f"Output {i} of the user-provided function is independent of "
+                               f"input {k}." + _STRICT)
+                col = [_filled(r[k], x, strict, create_graph, independent, "jacobian", i)
+                       for r in rows]
+                shape = tuple(out.shape) + tuple(x.shape)
+                block.append(stack(col, 0).view(shape) if col else zeros_like(x).reshape(shape))
+            jac.append(tuple(block if create_graph else (t.detach() for t in block)))
     return tuple(jac), is_outputs_tuple
 
 
@@ -271,15 +264,13 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """The Hessian of a scalar function: the Jacobian of its Jacobian."""
     is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-
-    def single_output(*xs):
-        return _scalar_outputs(func(*xs), strict, "hessian")[0].squeeze()
+        raise AssertionError(_STRATEGY)
 
     def jac_func(*xs):
         if outer_jacobian_strategy == "forward-mode":
             xs = tuple(x.requires_grad_(True) for x in xs)
-        jac = jacobian(single_output, xs, create_graph=True)
+        jac = jacobian(lambda *a: _outputs(func(*a), strict, "hessian", True)[1][0].squeeze(),
+                       xs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 
@@ -288,21 +279,11 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return res if is_inputs_tuple else res[0][0]
 
 
-def _scalar_outputs(outputs, strict, name):
-    is_outputs_tuple, outs = _outputs(outputs, strict, name)
-    if is_outputs_tuple:
-        raise RuntimeError(f"The function given to {name} should return a single Tensor")
-    if outs[0].numel() != 1:
-        raise RuntimeError(f"The Tensor returned by the function given to {name} should "
-                           "contain a single element")
-    return outs
-
-
 def _gradient_of_scalar(func, inputs, v, create_graph, strict, name):
     """(is_inputs_tuple, inputs, v, outputs, gradient) of a scalar function, with its graph."""
     is_inputs_tuple, ins = _inputs(inputs, create_graph, name)
-    v = _v_for_inputs(v, ins, is_inputs_tuple, create_graph, name)
-    outs = _scalar_outputs(func(*ins), strict, name)
+    v = _checked_v(v, ins, is_inputs_tuple, create_graph, name)
+    outs = _outputs(func(*ins), strict, name, scalar=True)[1]
     jac = _autograd_grad(outs, ins, create_graph=True)
     _check_requires_grad(jac, "jacobian", strict)
     return is_inputs_tuple, ins, v, outs, jac

@@ -11,10 +11,10 @@ from functrans.torch import _random
 from functrans.torch._complex import part_of_outputs
 from functrans.torch._creation import zeros_like
 from functrans.torch._dtype import from_numpy
-from functrans.torch._graph import Node, new_seq
 from functrans.torch._printing import tensor_repr
 from functrans.torch._tensor import Size, Tensor, edge, wrap
-from functrans.torch.autograd._gradients import grad
+from functrans.torch.autograd._gradients import grad, jacobian_rows
+from functrans.torch.autograd.function import Error
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
            "get_analytical_jacobian"]
@@ -94,8 +94,8 @@ def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
                 for o, (m, p) in enumerate(zip(*sides)):
                     cols[o][k] += unit * (p.astype(np.float64).reshape(-1) -
                                           m.astype(np.float64).reshape(-1)) / (2 * eps)
-        for o, col in enumerate(cols):
-            jac[o].append(col)
+        for row, col in zip(jac, cols):
+            row.append(col)
     return jac
 
 
@@ -111,27 +111,21 @@ def _check_same_outputs(first, second, idx, eps):
                     f"{show(y)}.")
 
 
-def _analytical_jacobians(outputs, inputs, diff_idx):
-    diff_inputs = [inputs[j] for j in diff_idx]
-    jac = []
-    for o in outputs:
-        v = o._value
-        rows = [np.zeros((x._value.size, v.size), np.result_type(x._value, np.float64))
-                for x in diff_inputs]
-        for m in range(v.size):
-            onehot = np.zeros(v.size, v.dtype)
-            onehot[m] = 1
-            gs = grad(o, diff_inputs, wrap(onehot.reshape(v.shape)), retain_graph=True,
-                      allow_unused=True)
-            for r, g in zip(rows, gs):
-                if g is not None:
-                    r[:, m] = np.asarray(g._value, r.dtype).reshape(-1)
-        jac.append(rows)
-    return jac
+def _analytical_jacobian(output, inputs, diff_idx, nondet_tol):
+    """(jac[j]: (numel of input j, numel of output), reentrant) from the Jacobian's rows,
+    computed twice as PyTorch does: a backward giving different values for the same input and
+    grad_output is "not reentrant" (nondeterministic)."""
+    diff = [inputs[j] for j in diff_idx]
 
-
-def _reentrant(first, second, nondet_tol) -> bool:
-    return all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol for a, b in zip(first, second))
+    def jacobian():
+        rows = jacobian_rows(output, diff)
+        dtypes = [np.result_type(x._value, np.float64) for x in diff]  # complex stays complex
+        return [np.array([np.zeros(x._value.size, dt) if r[k] is None else
+                          np.asarray(r[k]._value, dt).reshape(-1) for r in rows], dt)
+                .reshape(len(rows), x._value.size).T for k, (x, dt) in enumerate(zip(diff, dtypes))]
+    first, second = jacobian(), jacobian()
+    return first, all(a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol
+                      for a, b in zip(first, second))
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -173,49 +167,43 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             zero = not any(np.any(j != 0) for row in numerical for j in row)
             return zero or _fail(raise_exception, "Numerical gradient for function expected "
                                  "to be zero")
-        analytical = _analytical_jacobians(part_outs, inputs, diff_idx)
-        for o, (a_row, n_row) in enumerate(zip(analytical, numerical)):
+        for o, (out, n_row) in enumerate(zip(part_outs, numerical)):
+            analytical, reentrant = _analytical_jacobian(out, inputs, diff_idx, nondet_tol)
+            if not reentrant:
+                return _fail(raise_exception, "Backward is not reentrant, i.e., running backward "
+                             "with same input and grad_output multiple times gives different "
+                             "values, although analytical gradient matches numerical gradient."
+                             f"The tolerance for nondeterminism was {nondet_tol}."
+                             + FAILED_NONDET_MSG)
             prefix = f"While considering the {part} part of complex outputs only, " \
                 if o in complex_outs else ""
-            for j, a, n in zip(diff_idx, a_row, n_row):
+            for j, a, n in zip(diff_idx, analytical, n_row):
                 if not np.allclose(a, n, rtol=rtol, atol=atol):
                     return _fail(raise_exception, f"{prefix}Jacobian mismatch for output {o} "
                                  f"with respect to input {j},\nnumerical:"
                                  f"{tensor_repr(wrap(n))}\nanalytical:{tensor_repr(wrap(a))}\n")
-    # PyTorch computes the analytical Jacobian twice: a backward giving different values for
-    # the same input and grad_output is "not reentrant" (nondeterministic)
-    analytical = _analytical_jacobians(outputs, inputs, diff_idx)
-    again = _analytical_jacobians(outputs, inputs, diff_idx)
-    if not all(_reentrant(a, b, nondet_tol) for a, b in zip(analytical, again)):
-        return _fail(raise_exception, "Backward is not reentrant, i.e., running backward with "
-                     "same input and grad_output multiple times gives different values, although "
-                     "analytical gradient matches numerical gradient.The tolerance for "
-                     f"nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
     if not check_backward_ad:
         return True
-    # backward is linear in grad_output: zero in, zero out
-    gis = grad(outputs, [inputs[j] for j in diff_idx], [zeros_like(o) for o in outputs],
-               allow_unused=True)
-    if any(gi is not None and np.any(gi._value != 0) for gi in gis):
+    if not _zero_in_zero_out(outputs, [inputs[j] for j in diff_idx]):
         return _fail(raise_exception, "backward not multiplied by grad_output")
     return not check_undefined_grad or _check_undefined_grad(func, inputs, diff_idx,
                                                              raise_exception)
 
 
-class UndefinedGrad(Node):
+def _zero_in_zero_out(outputs, inputs) -> bool:
+    """Whether backward, linear in grad_output, gives no nonzero gradient from zero ones."""
+    gis = grad(outputs, inputs, [zeros_like(o) for o in outputs], allow_unused=True)
+    return not any(gi is not None and np.any(gi._value != 0) for gi in gis)
+
+
+class UndefinedGrad(Error):
     """A node whose backward gives an undefined gradient (PyTorch's UndefinedGrad)."""
 
     __slots__ = ()
+    _cpp_prefix = ""
 
     def _backward(self, buf, create_graph):
         return [None]
-
-
-def _undefined(t):
-    node = UndefinedGrad()
-    node._next, node._n_out, node._seq = (edge(t),), 1, new_seq()
-    node._pre_hooks = node._retains = None
-    return wrap(t._value, True, node, 0)
 
 
 def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
@@ -232,23 +220,26 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
 
     def check(outs):
         try:
-            gis = grad(outs, diff_inputs, [zeros_like(o) for o in outs], allow_unused=True)
+            zero = _zero_in_zero_out(outs, diff_inputs)
         except RuntimeError as e:
             warn_bc_breaking()
             if not raise_exception:
                 return False
             raise GradcheckError("Expected backward function to handle undefined output grads. "
                                  + _UNDEFINED_NOTE) from e
-        if any(gi is not None and np.any(gi._value != 0) for gi in gis):
+        if not zero:
             warn_bc_breaking()
             return _fail(raise_exception, "Expected all input grads to be undefined or zero when "
                          "all output grads are undefined or zero. " + _UNDEFINED_NOTE)
         return True
 
+    def undefined(o):
+        return wrap(o._value, True, UndefinedGrad(None, 1, [edge(o)]), 0)
+
     outs = _outputs(func(*inputs))
-    cases = [[_undefined(o) for o in outs]]
+    cases = [[undefined(o) for o in outs]]
     for k in range(len(outs) if len(outs) > 1 else 0):
-        cases.append([_undefined(o) if i == k else o
+        cases.append([undefined(o) if i == k else o
                       for i, o in enumerate(_outputs(func(*inputs)))])
     return all(check(c) for c in cases)
 
@@ -284,9 +275,9 @@ def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
                          "supports functions that return complex outputs.")
     inputs = _as_tuple(inputs)
     diff_idx = _diff_indices(inputs)
-    first, second = (_analytical_jacobians([output], inputs, diff_idx)[0] for _ in range(2))
-    jacs = tuple(wrap(a.astype(inputs[j]._value.dtype)) for a, j in zip(first, diff_idx))
-    return jacs, _reentrant(first, second, nondet_tol), True, True
+    jac, reentrant = _analytical_jacobian(output, inputs, diff_idx, nondet_tol)
+    return tuple(wrap(a.astype(inputs[j]._value.dtype)) for a, j in zip(jac, diff_idx)), \
+        reentrant, True, True
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
