@@ -196,7 +196,7 @@ def _moved(v, source, destination):
 def _expanded(v, *sizes):
     sizes, shp = _ints(sizes), v.shape
     if len(sizes) < len(shp):
-        raise RuntimeError(f"expand(torch.{_dtype.kind(x._value.dtype)}Tensor{{[{_shown(shp)}]}}, "
+        raise RuntimeError(f"expand(torch.{_dtype.kind(v.dtype)}Tensor{{[{_shown(shp)}]}}, "
                            f"size=[{_shown(sizes)}]): the number of sizes provided ({len(sizes)}) "
                            f"must be greater or equal to the number of dimensions in the tensor "
                            f"({len(shp)})")
