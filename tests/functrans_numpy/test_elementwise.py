@@ -327,6 +327,18 @@ def test_python_scalars_stay_weak_on_tracers():
         assert out.dtype == np.float32
 
 
+def test_hypot_second_derivatives_at_equal_magnitudes():
+    # hypot is smooth wherever (x, y) != 0, |x| = |y| included: its Hessian is
+    # [[y^2, -xy], [-xy, x^2]] / r^3 (JAX's max/min form splits ties and gets 0 on the diagonal)
+    for x, y in [(2.0, 2.0), (-1.5, 1.5), (0.3, -0.3), (2.0, 0.6)]:
+        r = math.hypot(x, y)
+        want = np.array([[y * y, -x * y], [-x * y, x * x]]) / r ** 3
+        got = np.array(ft.hessian(fnp.hypot, argnums=(0, 1))(x, y))
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    check_grads(fnp.hypot, (np.array([2.0, -1.0, 0.5]), np.array([2.0, 1.0, -0.5])), order=3,
+                modes=("fwd", "rev"))
+
+
 # --- hypothesis: shapes and broadcasting --------------------------------------------------------
 
 try:  # hypothesis is a test extra: without it these property tests are not defined
