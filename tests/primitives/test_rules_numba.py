@@ -88,8 +88,9 @@ def test_scalar_programs_keep_numpys_special_values():
     # literals are exact (nan, inf, -0.0, 0.1); comparisons with nan; bool outputs
     def f(x, y):
         m = fnp.where(x >= y, x, y) + 0.1
+        b = x > y  # a bool read twice as a double: converted once
         return (fnp.where(x > y, m, -0.0 * y), x != x, y > fnp.inf, fnp.sqrt(y) * fnp.nan,
-                fnp.where(y == y, x, fnp.inf) - fnp.log(y), -y)
+                fnp.where(y == y, x, fnp.inf) - fnp.log(y), -y, b == b, b != (y < x))
 
     fast, exact = jit(f, backend="numba"), jit(f, backend="numpy")
     for x, y in [(0.5, np.nan), (np.nan, 1.0), (2.0, -0.0), (-0.0, 0.0), (np.inf, -np.inf)]:

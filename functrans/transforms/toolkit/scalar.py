@@ -19,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import hashlib
-import importlib.util
 import os
 import struct
 import threading
@@ -82,11 +81,6 @@ _DECLARATIONS = "\n".join(f"declare double @{name}({', '.join(['double'] * n)})"
 _KINDS = (np.dtype(np.float64), np.dtype(bool))
 
 
-def available() -> bool:
-    """Whether llvmlite is installed (numba brings it), without importing it."""
-    return importlib.util.find_spec("llvmlite") is not None
-
-
 def _type(aval) -> str:
     return F if aval.dtype.kind == "f" else B
 
@@ -98,15 +92,6 @@ def _literal(a: Literal, want: str) -> str:
     if want == B:
         return "true" if value else "false"
     return "0x" + struct.pack(">d", float(value)).hex().upper()
-
-
-def _convert(name: str, have: str, want: str, lines: list) -> str:
-    """`name` as type `want` (a double is true when nonzero, as numpy casts it)."""
-    if have == want:
-        return name
-    lines.append(f"{name}.{want} = " + (f"uitofp i1 {name} to double" if want == F
-                                         else f"fcmp une double {name}, 0.0"))
-    return f"{name}.{want}"
 
 
 def _scalar_atoms(jaxpr) -> bool:
@@ -139,14 +124,27 @@ def kernel_ir(closed: ClosedJaxpr, targets) -> str | None:
         return None
     inputs = [*jaxpr.invars, *jaxpr.constvars]
     lines: list = []
+    converted: dict = {}
+
+    def convert(name: str, have: str, want: str) -> str:
+        """`name` as type `want`, converted once (a double is true when nonzero, as numpy
+        casts it)."""
+        if have == want:
+            return name
+        if (name, want) not in converted:
+            lines.append(f"{name}.{want} = " + (f"uitofp i1 {name} to double" if want == F
+                                                 else f"fcmp une double {name}, 0.0"))
+            converted[name, want] = f"{name}.{want}"
+        return converted[name, want]
+
     names, types = {}, {}
     for i, v in enumerate(inputs):
-        names[v], types[v] = _convert(f"%a{i}", F, _type(v.aval), lines), _type(v.aval)
+        names[v], types[v] = convert(f"%a{i}", F, _type(v.aval)), _type(v.aval)
 
     def atom(a, want):
         if type(a) is Literal:
             return _literal(a, want)
-        return _convert(names[a], types[a], want, lines)
+        return convert(names[a], types[a], want)
 
     for i, (eqn, (operand_types, result, template)) in enumerate(zip(jaxpr.eqns, spellings)):
         ops = [atom(a, t) for a, t in zip(eqn.invars, operand_types)]
