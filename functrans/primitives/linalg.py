@@ -259,10 +259,45 @@ def _fast_matmul(in_avals, out_avals, params):
     return None
 
 
+def _matmul_transposed_rows(lhs, rhs):
+    """lhs @ rhs.T for a tall lhs: in blocks of rows against a contiguous copy of rhs.T (the
+    products against a transposed operand take OpenBLAS's slower path: (1024, 64) by
+    (64, 64) 0.19 -> 0.16 ms on one core)."""
+    return _matmul_rows(lhs, xp.ascontiguousarray(rhs.T))
+
+
+# a long contraction (lhs.T @ rhs, both tall) in this many slices: 8 BLAS products and their
+# sum beat one (1024 x 64 by 1024 x 64: 0.20 -> 0.17 ms on one core)
+SLICES = 8
+
+
+def _matmul_sliced_contraction(lhs, rhs):
+    """lhs.T @ rhs for tall 2-D operands, the contraction cut into SLICES products summed."""
+    k, m, n = lhs.shape[0], lhs.shape[1], rhs.shape[1]
+    parts = xp.matmul(xp.transpose(lhs.reshape(SLICES, k // SLICES, m), (0, 2, 1)),
+                      rhs.reshape(SLICES, k // SLICES, n))
+    return parts.sum(axis=0)
+
+
+def _fused_matmul(in_avals, out_avals, params):
+    # jit's fast backend only: the blocks may round differently from numpy's one call
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    lhs, rhs = in_avals
+    if lb or lhs.ndim != 2 or rhs.ndim != 2:
+        return None
+    if lc == (1,) and rc == (1,) and _blocks(lhs.shape, rhs.shape[::-1]):
+        return _matmul_transposed_rows, (), {}
+    k = lhs.shape[0]
+    if lc == (0,) and rc == (0,) and k >= BLOCK_MIN_ROWS and k % (SLICES * BLOCK_ROWS) == 0 \
+            and min(lhs.shape[1], rhs.shape[1]) >= BLOCK_MIN_WIDTH:
+        return _matmul_sliced_contraction, (), {}
+    return None
+
+
 dot_general_p = define(
     "dot_general", impl=_dot_general_impl, abstract=_dot_general_abstract,
     jvp=_dot_general_jvp, transpose=_dot_general_transpose, batch=_dot_general_batch,
     props=("linear", "bilinear"),
-    facts=dict(fast_impl=_fast_matmul, fresh_result=True,
+    facts=dict(fast_impl=_fast_matmul, fused_impl=_fused_matmul, fresh_result=True,
                contraction=lambda params: params["dimension_numbers"]),
     torch_name="MmBackward0")

@@ -29,6 +29,9 @@ primitive they hold). The keys, in FACT_KEYS:
   fast_impl                 (in_avals, out_avals, params) -> (function, extra positional args,
                             keyword args) calling the backend directly, with the same result
                             bits as `impl`; None when this application needs the full impl
+  fused_impl                like fast_impl, for jit's fast backend: a call whose result may
+                            differ from `impl`'s in the last bits (a product in blocks that
+                            round differently), within kernels.TOLERANCE
   linear_operands           for an op in props "linear": the operand positions it is linear in
                             (jointly); without it, all of them (div: the numerator only)
   contraction               (params) -> ((lhs contracting, rhs contracting), (lhs batch, rhs
@@ -74,7 +77,7 @@ TAYLOR_RULE_KINDS = ("taylor",)
 FACT_KEYS = frozenset({
     "identity", "identity_sides", "absorbing", "involution", "negation", "noop", "compose",
     "reshape_like", "moves_elements", "broadcast", "sum_axes", "converts_dtype", "neg_operand",
-    "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl",
+    "neg_cancels", "neg_by", "scalar_operands", "call_param", "fast_impl", "fused_impl",
     "fresh_result", "linear_operands", "contraction", "effectful"})
 
 

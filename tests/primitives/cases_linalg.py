@@ -18,6 +18,9 @@ CASES = [
          name="dot_general-bmm"),
     Case("dot_general", dg((0,), (0,)), [(3, 2), (3, 4)], name="dot_general-TN-fast"),
     Case("dot_general", dg((1,), (1,)), [(2, 3), (4, 3)], name="dot_general-NT-fast"),
+    # tall enough for jit's fast backend to run it in blocks of rows (the fused_impl)
+    Case("dot_general", dg((1,), (1,)), [(256, 16), (16, 16)], name="dot_general-NT-tall"),
+    Case("dot_general", dg((0,), (0,)), [(256, 16), (256, 16)], name="dot_general-TN-long"),
     Case("dot_general", dg((), ()), [(2,), (3, 2)], name="dot_general-outer"),
     Case("dot_general", dg((2, 0), (0, 1)), [(3, 2, 4), (4, 3, 2)],
          name="dot_general-two-contracting"),

@@ -126,15 +126,15 @@ def _programs(case):
         yield ft.make_jaxpr(ft.vmap(case.fn, in_axes=in_axes))(*batch), batch
 
 
-def _fast_and_impl_results(closed, args):
-    """Run `closed` with the impls; for each equation whose fast_impl applies, yield
-    (primitive, impl result, fast_impl result) on the same operands."""
+def _fast_and_impl_results(closed, args, key="fast_impl"):
+    """Run `closed` with the impls; for each equation whose fast_impl (or the fact `key`)
+    applies, yield (primitive, impl result, its result) on the same operands."""
     env = dict(zip(closed.jaxpr.constvars, closed.consts))
     env.update(zip(closed.jaxpr.invars, args))
     for eqn in closed.jaxpr.eqns:
         ins = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
         out = eqn.primitive.impl(*ins, **eqn.params)
-        fast = eqn.primitive.facts.get("fast_impl")
+        fast = eqn.primitive.facts.get(key)
         target = fast and fast([a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
                                eqn.params)
         if target is not None:
@@ -156,3 +156,25 @@ def test_every_fast_impl_is_exercised_by_a_case():
     seen = {p.name for c in CASES for closed, args in _programs(c)
             for p, _, _ in _fast_and_impl_results(closed, args)}
     assert _FAST <= seen, f"fast_impls that no case exercises: {sorted(_FAST - seen)}"
+
+
+# --- fused_impl: jit's fast backend may round differently, within the documented tolerance ---
+
+_FUSED = {n for n, p in REGISTRY.items() if "fused_impl" in p.facts}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.prim in _FUSED], ids=str)
+def test_fused_impls_are_within_the_fast_backends_tolerance(case):
+    from functrans.transforms.toolkit.kernels import TOLERANCE
+    for closed, args in _programs(case):
+        for prim, expected, got in _fast_and_impl_results(closed, args, "fused_impl"):
+            expected, got = np.asarray(expected), np.asarray(got)
+            assert (got.dtype, got.shape) == (expected.dtype, expected.shape), prim
+            scale = np.abs(expected).max(initial=0.0)
+            np.testing.assert_allclose(got, expected, rtol=TOLERANCE, atol=TOLERANCE * scale)
+
+
+def test_every_fused_impl_is_exercised_by_a_case():
+    seen = {p.name for c in CASES if c.prim in _FUSED for closed, args in _programs(c)
+            for p, _, _ in _fast_and_impl_results(closed, args, "fused_impl")}
+    assert _FUSED <= seen, f"fused_impls that no case exercises: {sorted(_FUSED - seen)}"

@@ -2,9 +2,10 @@
 
 A numpy call costs about a microsecond of dispatch whatever the size of its operands, so a
 chain of cheap elementwise equations on small arrays is dispatch from end to end. This module
-groups such equations (float64 or bool values of one shape, and 0-d ones) into clusters, and
-compiles each cluster with numba into one loop over the elements that reads each input once and
-writes only the values that leave the cluster. (Programs whose every value is 0-d are compiled
+groups such equations (float64 or bool values of one shape, with operands broadcast as rows,
+columns or scalars; outer products; sums over rows) into clusters, and compiles each cluster
+with numba into one loop over the elements that reads each input once and writes only the
+values that leave the cluster. (Programs whose every value is 0-d are compiled
 whole by `scalar`, straight to LLVM.)
 
 Loops are spelled from the equations' call targets (the numpy function each row's impl or
@@ -13,25 +14,28 @@ kernels are cached by their source text, so programs of the same structure share
 
 Arithmetic is numpy's: division by zero, log(0), overflow give inf and nan (numba's numpy error
 model), without numpy's warnings. Elementary functions come from the C math library (numba
-calls it for sin, exp, ...), whose results may differ from numpy's vectorised ones in the last
-bits: TOLERANCE bounds the difference per function, documented in docs/transforms/jit.md.
+calls it for sin, exp, ...) or from `vecmath` (tanh, vectorised), whose results may differ from
+numpy's vectorised ones in the last bits: TOLERANCE bounds the difference per function,
+documented in docs/transforms/jit.md.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import importlib.util
 import math
 import os
 import sys
 
-import numpy as np
+from typing import NamedTuple
 
-import heapq
+import numpy as np
 
 from functrans.core.cache import LRUCache
 from functrans.core.ir import Eqn, Jaxpr, Literal
 from functrans.core.primitive import Primitive
+from functrans.transforms.toolkit.facts import fact
 
 # relative difference from numpy's result allowed per elementary function (a few ulps)
 TOLERANCE = 8 * np.finfo(np.float64).eps
@@ -64,16 +68,6 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def _spelling(eqn, target):
-    fn, extra, kwargs = target
-    if extra or kwargs or eqn.primitive.multiple_results:
-        return None
-    try:
-        return SPELLINGS.get(fn)
-    except TypeError:  # an unhashable callable
-        return None
-
-
 def _literal(a: Literal) -> str:
     """The Python expression of a 0-d float or bool literal (inf and nan through math)."""
     value = np.asarray(a.val).item()
@@ -88,6 +82,7 @@ def _literal(a: Literal) -> str:
 
 
 _KERNELS = LRUCache(256, name="numba kernels")
+_VM_IMPORT = "from functrans.transforms.toolkit import vecmath as vm"
 
 
 # where compiled kernels persist between processes (functrans.config's
@@ -111,7 +106,8 @@ def _kernel_function(source: str):
     """The Python function `kernel` of `source`: from a module in the cache directory (which
     numba's on-disk cache needs), or from the source alone."""
     if _cache_dir[0] is None:
-        ns = {"math": math}
+        from functrans.transforms.toolkit import vecmath
+        ns = {"math": math, "vm": vecmath}
         exec(compile(source, "<functrans numba kernel>", "exec"), ns)
         return ns["kernel"]
     name = "functrans_kernel_" + hashlib.sha256(source.encode()).hexdigest()[:32]
@@ -120,7 +116,7 @@ def _kernel_function(source: str):
         os.makedirs(_cache_dir[0], exist_ok=True)
         scratch = f"{path}.{os.getpid()}.tmp"
         with open(scratch, "w") as f:
-            f.write("import math\n\n\n" + source)
+            f.write(f"import math\n\n{_VM_IMPORT}\n\n\n" + source)
         os.replace(scratch, path)  # atomic: another process never reads half a file
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -144,8 +140,10 @@ def compile_kernel(source: str):
 
 # a transcendental function in a loop calls the C library once per element, ~15 ns, where
 # numpy's vectorised loops take ~2 ns: it joins a cluster only on arrays this small, where
-# numpy's dispatch (~0.4 us a call) is the larger cost
+# numpy's dispatch (~0.4 us a call) is the larger cost. The functions of VECTORISED are written
+# in arithmetic (see `vecmath`) and join clusters of any size.
 SMALL = 64
+VECTORISED = {np.tanh: "vm.tanh({0})"}
 
 # the node standing for a cluster in the program codegen emits: not a primitive of the table
 # (it is never traced, transformed or differentiated), only a call whose results are fresh
@@ -153,41 +151,107 @@ FUSED = Primitive("fused", multiple_results=True, module=__name__)
 FUSED.facts = {"fresh_result": True}
 
 
-def _fusible(eqn, target):
-    """The spelling of `eqn` inside a loop kernel, or None: an elementwise function of float64
-    or bool arrays of one shape (ndim >= 1) and 0-d values."""
-    spelled = _spelling(eqn, target)
-    if spelled is None:
-        return None
+class Member(NamedTuple):
+    """How one equation runs inside a loop kernel. The kernel iterates over `shape` as rows
+    (every axis but the last) by columns (the last axis); each operand is read per element
+    ("full"), per column ("row": it broadcasts over the leading axes), per row ("col": it
+    broadcasts over the last axis) or once ("scalar"). A "map" writes one value per element;
+    a "rowsum" adds its value into a column total (a sum over the leading axes, in numpy's
+    order)."""
+    spelled: str
+    shape: tuple
+    roles: tuple
+    kind: str = "map"
+
+
+def _role(shape: tuple, full: tuple) -> str | None:
+    """How an operand of `shape` is read in a loop over `full` (see Member), or None."""
+    if shape == full:
+        return "full"
+    if math.prod(shape) == 1 and len(shape) <= len(full):
+        return "scalar"             # a 0-d value or an array of one element, read once
+    if len(full) >= 2 and len(shape) == len(full) and shape == (*full[:-1], 1):
+        return "col"
+    lead = len(shape) - 1
+    if len(full) >= 2 and 1 <= len(shape) <= len(full) and shape[-1] == full[-1] \
+            and all(d == 1 for d in shape[:lead]):
+        return "row"
+    return None
+
+
+def _float_arrays(avals) -> bool:
+    return all(a.dtype in _KINDS for a in avals)
+
+
+def _fusible(eqn, target) -> Member | None:
+    """How `eqn` runs inside a loop kernel (see Member), or None: an elementwise function of
+    float64 or bool arrays, whose operands broadcast to its result as rows, columns or
+    scalars; a contraction over axes of length one (an outer product of a column and a row);
+    or a float64 sum over every axis but the last."""
+    fn, extra, kwargs = target
     out = eqn.outvars[0].aval
-    if out.ndim == 0 or out.dtype not in _KINDS:
+    if eqn.primitive.multiple_results or extra or not _float_arrays(
+            [a.aval for a in eqn.invars] + [out]):
         return None
-    for a in eqn.invars:
-        if a.aval.dtype not in _KINDS or a.aval.shape not in ((), out.shape):
-            return None
-        if type(a) is Literal and a.aval.shape:
-            return None
-    if "math." in spelled and out.size > SMALL:
+    if any(type(a) is Literal and a.aval.shape for a in eqn.invars):
         return None
-    return spelled
+    if fn is np.sum:
+        x = eqn.invars[0].aval
+        if x.ndim >= 2 and out.dtype == np.float64 and set(kwargs) <= {"axis", "dtype"} \
+                and tuple(kwargs.get("axis", ())) == tuple(range(x.ndim - 1)):
+            return Member("{0}", x.shape, ("full",), "rowsum")
+        return None
+    contraction = fact(eqn.primitive, "contraction")
+    if contraction is not None:
+        return _outer(eqn, contraction(eqn.params))
+    if kwargs or out.ndim == 0:
+        return None
+    try:
+        spelled = VECTORISED.get(fn) or SPELLINGS.get(fn)
+    except TypeError:  # an unhashable callable
+        return None
+    if spelled is None or ("math." in spelled and out.size > SMALL):
+        return None
+    roles = tuple(_role(a.aval.shape, out.shape) for a in eqn.invars)
+    return None if None in roles else Member(spelled, out.shape, roles)
+
+
+def _outer(eqn, dimension_numbers) -> Member | None:
+    """A contraction over axes of length one, without batch axes, whose right operand keeps one
+    axis: the product of the left operand as a column and the right one as a row."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = (a.aval for a in eqn.invars)
+    out = eqn.outvars[0].aval
+    if lb or rb or out.ndim < 2 or any(lhs.shape[i] != 1 for i in lc) \
+            or rhs.ndim - len(rc) != 1 or rhs.size != out.shape[-1]:
+        return None
+    return Member("({0} * {1})", out.shape, ("col", "row"))
 
 
 def fuse(jaxpr, targets):
     """(equations, targets) of `jaxpr` with each cluster of two or more fusible equations
     (see `_fusible`) of one shape replaced by one FUSED equation calling a compiled loop
-    kernel, in an order that respects every dependency. A fusible equation joins the cluster
-    of an operand's producer, of its shape, unless a path from that cluster reaches it through
-    an equation outside the cluster (which would then wait for itself); else it starts one."""
-    spelled = [_fusible(e, t) for e, t in zip(jaxpr.eqns, targets)]
-    if sum(x is not None for x in spelled) < 2:
+    kernel, in an order that respects every dependency.
+
+    Equations are taken in `_sunk`'s order. A fusible one joins the open clusters of its
+    operands' producers, of its shape, merging them into one: a cluster is open until
+    something outside it reads one of its values (joining it later would add a value for the
+    kernel to write, where a new cluster reads what the old one writes anyway). It joins none
+    that another operand's producer depends on (the kernel would wait for itself), none that
+    depend on each other, and none through one of their sums (complete only when their loop
+    ends). Else it starts a cluster."""
+    fusible = [_fusible(e, t) for e, t in zip(jaxpr.eqns, targets)]
+    if sum(x is not None for x in fusible) < 2:
         return jaxpr.eqns, targets
-    order = _sunk(jaxpr.eqns, spelled)
+    order = _sunk(jaxpr.eqns, fusible)
     eqns = [jaxpr.eqns[i] for i in order]
-    targets, spelled = [targets[i] for i in order], [spelled[i] for i in order]
+    targets, fusible = [targets[i] for i in order], [fusible[i] for i in order]
     jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
     members: list = []          # cluster -> indices of its equations
     node: dict = {}             # value -> the node making it: ("c", cluster) or ("e", index)
     preds: dict = {}            # node -> the nodes it reads from
+    summed: set = set()         # values a cluster's sum makes
+    closed: set = set()         # clusters something outside has read from
 
     def reaches(start, target) -> bool:
         """Whether node `start` depends on node `target`."""
@@ -201,29 +265,53 @@ def fuse(jaxpr, targets):
                 stack.extend(preds.get(n, ()))
         return False
 
+    def merge(keep, gone) -> None:
+        members[keep[1]] += members[gone[1]]
+        members[gone[1]] = []
+        for v, n in node.items():
+            if n == gone:
+                node[v] = keep
+        preds[keep] = (preds.get(keep, set()) | preds.pop(gone, set())) - {keep, gone}
+        for ps in preds.values():
+            if gone in ps:
+                ps.discard(gone)
+                ps.add(keep)
+
     for i, e in enumerate(eqns):
-        ins = [node[a] for a in e.invars if type(a) is not Literal and a in node]
+        ins = list(dict.fromkeys(node[a] for a in e.invars
+                                 if type(a) is not Literal and a in node))
         me = ("e", i)
-        if spelled[i] is not None:
-            shape = e.outvars[0].aval.shape
-            # join the cluster of an operand's producer, of this shape, unless that cluster
-            # reaches this equation through a node outside it (it would wait for itself)
-            me = next((n for n in dict.fromkeys(ins) if n[0] == "c"
-                       and eqns[members[n[1]][0]].outvars[0].aval.shape == shape
-                       and not any(m != n and reaches(m, n) for m in ins)), None)
-            if me is None:
+        if fusible[i] is not None:
+            shape = fusible[i].shape
+            through_sum = {node[a] for a in e.invars if a in summed}
+            chosen: list = []
+            for n in ins:
+                if n[0] == "c" and n not in closed and n not in through_sum \
+                        and fusible[members[n[1]][0]].shape == shape \
+                        and not any(reaches(m, n) for m in ins if m != n and m not in chosen) \
+                        and not any(reaches(n, c) or reaches(c, n) for c in chosen):
+                    chosen.append(n)
+            if chosen:
+                me = chosen[0]
+                for gone in chosen[1:]:
+                    merge(me, gone)
+                ins = [n if n not in chosen else me for n in ins]
+            else:
                 me = ("c", len(members))
                 members.append([])
             members[me[1]].append(i)
+            if fusible[i].kind == "rowsum":
+                summed.add(e.outvars[0])
+        closed.update(n for n in ins if n[0] == "c" and n != me)
         preds.setdefault(me, set()).update(m for m in ins if m != me)
         node.update((v, me) for v in e.outvars)
-    clusters = [m for m in members if len(m) > 1]
+    clusters = [sorted(m) for m in members if len(m) > 1]
     if not clusters:
         return eqns, targets
-    return _schedule(jaxpr, targets, clusters, spelled)
+    return _schedule(jaxpr, targets, clusters, fusible)
 
 
-def _sunk(eqns, spelled) -> list:
+def _sunk(eqns, fusible) -> list:
     """An order of the equations (indices) in which each fusible one comes as late as it can,
     right before its first consumer: it then meets that consumer's cluster (the `1 - y * y`
     of a tanh's derivative joins the product with the cotangent that reads it)."""
@@ -233,9 +321,9 @@ def _sunk(eqns, spelled) -> list:
         for a in e.invars:
             if type(a) is not Literal:
                 consumers.setdefault(a, []).append(i)
-    key = [(i, i)] * n
+    key = [(i, i) for i in range(n)]
     for i in range(n - 1, -1, -1):
-        if spelled[i] is not None:
+        if fusible[i] is not None:
             uses = [key[c][0] for v in eqns[i].outvars for c in consumers.get(v, ())]
             key[i] = (min(uses, default=i), i)
     producer = {v: i for i, e in enumerate(eqns) for v in e.outvars}
@@ -258,7 +346,7 @@ def _sunk(eqns, spelled) -> list:
     return order
 
 
-def _schedule(jaxpr, targets, clusters, spelled):
+def _schedule(jaxpr, targets, clusters, fusible):
     """The equations with each cluster replaced by its FUSED equation, topologically sorted
     (a cluster at the place of its last member, others where they were)."""
     eqns = jaxpr.eqns
@@ -271,7 +359,7 @@ def _schedule(jaxpr, targets, clusters, spelled):
         for i in m:
             node_of[i] = node
             del nodes[i], position[i]
-        nodes[node] = _fused_eqn([eqns[i] for i in m], [spelled[i] for i in m],
+        nodes[node] = _fused_eqn([eqns[i] for i in m], [fusible[i] for i in m],
                                  used_outside)
         position[node] = m[-1]
     producer = {v: node_of[i] for i, e in enumerate(eqns) for v in e.outvars}
@@ -310,44 +398,58 @@ def _uses_outside(jaxpr, clusters) -> set:
     return used
 
 
-def _fused_eqn(members, spellings, used_outside):
-    """(FUSED equation, its call target) computing `members` in one loop kernel."""
-    made = {e.outvars[0] for e in members}
-    inputs = list(dict.fromkeys(a for e in members for a in e.invars
-                                if type(a) is not Literal and a not in made))
-    outputs = [e.outvars[0] for e in members if e.outvars[0] in used_outside]
-    names = {v: f"a{k}" for k, v in enumerate(inputs)}
-    arrays = [k for k, v in enumerate(inputs) if v.aval.ndim]
-    body = [f"        x{k} = a{k}[i]" for k in arrays]
-    names.update((inputs[k], f"x{k}") for k in arrays)
+def _fused_eqn(eqns, members, used_outside):
+    """(FUSED equation, its call target) computing the equations `eqns`, run as `members`
+    (see Member), in one loop kernel over their common shape: rows `i` by columns `j`."""
+    made = {e.outvars[0] for e in eqns}
+    reads = list(dict.fromkeys((a, role) for e, m in zip(eqns, members)
+                               for a, role in zip(e.invars, m.roles)
+                               if type(a) is not Literal and a not in made))
+    names = {read: f"x{k}" if read[1] != "scalar" else f"a{k}" for k, read in enumerate(reads)}
+    index = {"full": "k", "row": "j", "col": "i"}
+    body = [f"            x{k} = a{k}[{index[role]}]" for k, (_, role) in enumerate(reads)
+            if role != "scalar"]
 
-    def atom(a):
-        return _literal(a) if type(a) is Literal else names[a]
+    def atom(a, role):
+        return _literal(a) if type(a) is Literal else names.get((a, role), names.get(a))
 
-    for j, (e, spelled) in enumerate(zip(members, spellings)):
-        names[e.outvars[0]] = f"v{j}"
-        body.append(f"        v{j} = {spelled.format(*map(atom, e.invars))}")
-    body += [f"        o{k}[i] = {names[v]}" for k, v in enumerate(outputs)]
-    args = [f"a{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
-    source = "\n".join([f"def kernel({', '.join(args)}):", "    for i in range(o0.size):",
-                        *body]) + "\n"
-    run = _fused_call(source, inputs, outputs)
-    return Eqn(FUSED, inputs, outputs, {}), (run, (), {})
+    outputs, writes = [], []
+    for j, (e, m) in enumerate(zip(eqns, members)):
+        out = e.outvars[0]
+        names[out] = f"v{j}"
+        body.append(f"            v{j} = {m.spelled.format(*map(atom, e.invars, m.roles))}")
+        if m.kind == "rowsum":
+            writes.append(f"            o{len(outputs)}[j] += v{j}")
+        elif out not in used_outside:
+            continue
+        else:
+            writes.append(f"            o{len(outputs)}[k] = v{j}")
+        outputs.append(out)
+    args = ["n0", "n1", *(f"a{k}" for k in range(len(reads))),
+            *(f"o{k}" for k in range(len(outputs)))]
+    source = "\n".join([f"def kernel({', '.join(args)}):", "    for i in range(n0):",
+                        "        for j in range(n1):", "            k = i * n1 + j",
+                        *body, *writes]) + "\n"
+    summed = [m.kind == "rowsum" for e, m in zip(eqns, members) if e.outvars[0] in outputs]
+    run = _fused_call(source, members[0].shape, reads, outputs, summed)
+    return Eqn(FUSED, list(dict.fromkeys(a for a, _ in reads)), outputs, {}), (run, (), {})
 
 
-def _fused_call(source, inputs, outputs):
-    """The function calling the kernel of `source`: flat views of the array inputs, Python
-    scalars for the 0-d ones, fresh output arrays."""
+def _fused_call(source, shape, reads, outputs, summed):
+    """The function calling the kernel of `source` over `shape`, from the FUSED equation's
+    operands (`reads` in order, each value once): flat views of the arrays it reads, Python
+    scalars for the values it reads once, fresh output arrays (zeros for the sums)."""
     kernel = compile_kernel(source)
-    shape = outputs[0].aval.shape
-    dtypes = [v.aval.dtype for v in outputs]
-    ravel, item, empty = np.ravel, np.ndarray.item, np.empty
-    array_input = [bool(v.aval.ndim) for v in inputs]
+    n0, n1 = math.prod(shape[:-1]), shape[-1]
+    values = list(dict.fromkeys(a for a, _ in reads))
+    picks = [(values.index(a), role == "scalar") for a, role in reads]
+    made = [(v.aval.shape, v.aval.dtype, s) for v, s in zip(outputs, summed)]
+    ravel, item, empty, zeros = np.ravel, np.ndarray.item, np.empty, np.zeros
 
     def run(*args):
-        outs = [empty(shape, d) for d in dtypes]
-        kernel(*[ravel(a) if is_array else (item(a) if type(a) is np.ndarray else a)
-                 for a, is_array in zip(args, array_input)],
+        outs = [(zeros if total else empty)(s, d) for s, d, total in made]
+        kernel(n0, n1, *[(item(a) if type(a) is np.ndarray else a) if once else ravel(a)
+                         for a, once in ((args[i], once) for i, once in picks)],
                *[o.reshape(-1) for o in outs])
         return outs
     return run
