@@ -10,7 +10,8 @@ shim's backward programs all build on it.
     batch       the batched program (vmap, IR to IR)
     optimize    the pass pipeline (inline, simplify, fold, CSE, DCE) to a fixed point
     codegen     compilation to one Python function of straight-line backend calls
-    kernels     numba kernels for scalar programs and elementwise clusters (jit's fast backend)
+    kernels     numba loop kernels for elementwise clusters (jit's fast backend)
+    scalar      scalar programs as one LLVM function (jit's fast backend)
 """
 
 from functrans.transforms.toolkit.batch import batch_jaxpr, batch_size  # noqa: F401

@@ -49,7 +49,11 @@ from functrans.transforms.toolkit.rewrite import literal_key
 
 _program_ids = itertools.count()
 INPLACE_MIN_SIZE = 1024  # below this, out= costs about what the allocation it saves does
-WORKSPACE_MIN_BYTES = 1 << 16  # from about here, fresh arrays come from mmap and page faults
+# from about here, fresh arrays cost page faults (a held buffer made the forward Laplacian at
+# 1,024 points twice as fast); below it, the allocator hands back memory just freed and still
+# warm in the caches, which beat a held buffer (the MLP gradient of bench_jit_w1.py, 512 KiB
+# values, 1-7% faster without one)
+WORKSPACE_MIN_BYTES = 1 << 20
 
 
 class CompiledProgram:

@@ -14,7 +14,7 @@ kernels are cached by their source text, so programs of the same structure share
 
 Arithmetic is numpy's: division by zero, log(0), overflow give inf and nan (numba's numpy error
 model), without numpy's warnings. Elementary functions come from the C math library (numba
-calls it for sin, exp, ...) or from `vecmath` (tanh, vectorised), whose results may differ from
+calls it for sin, exp, ...) or from `_vecmath` (tanh, vectorised), whose results may differ from
 numpy's vectorised ones in the last bits: TOLERANCE bounds the difference per function,
 documented in docs/transforms/jit.md.
 """
@@ -82,7 +82,7 @@ def _literal(a: Literal) -> str:
 
 
 _KERNELS = LRUCache(256, name="numba kernels")
-_VM_IMPORT = "from functrans.transforms.toolkit import vecmath as vm"
+_VM_IMPORT = "from functrans.transforms.toolkit import _vecmath as vm"
 
 
 # where compiled kernels persist between processes (functrans.config's
@@ -106,7 +106,7 @@ def _kernel_function(source: str):
     """The Python function `kernel` of `source`: from a module in the cache directory (which
     numba's on-disk cache needs), or from the source alone."""
     if _cache_dir[0] is None:
-        from functrans.transforms.toolkit import vecmath
+        from functrans.transforms.toolkit import _vecmath as vecmath
         ns = {"math": math, "vm": vecmath}
         exec(compile(source, "<functrans numba kernel>", "exec"), ns)
         return ns["kernel"]
@@ -141,7 +141,7 @@ def compile_kernel(source: str):
 # a transcendental function in a loop calls the C library once per element, ~15 ns, where
 # numpy's vectorised loops take ~2 ns: it joins a cluster only on arrays this small, where
 # numpy's dispatch (~0.4 us a call) is the larger cost. The functions of VECTORISED are written
-# in arithmetic (see `vecmath`) and join clusters of any size.
+# in arithmetic (see `_vecmath`) and join clusters of any size.
 SMALL = 64
 VECTORISED = {np.tanh: "vm.tanh({0})"}
 
@@ -152,31 +152,23 @@ FUSED.facts = {"fresh_result": True}
 
 
 class Member(NamedTuple):
-    """How one equation runs inside a loop kernel. The kernel iterates over `shape` as rows
-    (every axis but the last) by columns (the last axis); each operand is read per element
-    ("full"), per column ("row": it broadcasts over the leading axes), per row ("col": it
-    broadcasts over the last axis) or once ("scalar"). A "map" writes one value per element;
-    a "rowsum" adds its value into a column total (a sum over the leading axes, in numpy's
-    order)."""
+    """How one equation runs inside a loop kernel over `shape`: operand i is read as an array
+    of shape `views[i]`, which broadcasts to `shape` (a bias `(64,)` against `(1024, 64)`,
+    `(N, 1, H)` against `(N, R, H)`, a 0-d value). A "map" writes one value per element; a
+    "rowsum" adds its value into a total per index of the last axis (a sum over the leading
+    axes, in numpy's order)."""
     spelled: str
     shape: tuple
-    roles: tuple
+    views: tuple
     kind: str = "map"
 
 
-def _role(shape: tuple, full: tuple) -> str | None:
-    """How an operand of `shape` is read in a loop over `full` (see Member), or None."""
-    if shape == full:
-        return "full"
-    if math.prod(shape) == 1 and len(shape) <= len(full):
-        return "scalar"             # a 0-d value or an array of one element, read once
-    if len(full) >= 2 and len(shape) == len(full) and shape == (*full[:-1], 1):
-        return "col"
-    lead = len(shape) - 1
-    if len(full) >= 2 and 1 <= len(shape) <= len(full) and shape[-1] == full[-1] \
-            and all(d == 1 for d in shape[:lead]):
-        return "row"
-    return None
+def _view(shape: tuple, full: tuple) -> tuple | None:
+    """`shape` padded with leading ones to the rank of `full`, if it broadcasts to `full`."""
+    if len(shape) > len(full):
+        return None
+    padded = (1,) * (len(full) - len(shape)) + tuple(shape)
+    return padded if all(s in (1, f) for s, f in zip(padded, full)) else None
 
 
 def _float_arrays(avals) -> bool:
@@ -185,12 +177,14 @@ def _float_arrays(avals) -> bool:
 
 def _fusible(eqn, target) -> Member | None:
     """How `eqn` runs inside a loop kernel (see Member), or None: an elementwise function of
-    float64 or bool arrays, whose operands broadcast to its result as rows, columns or
-    scalars; a contraction over axes of length one (an outer product of a column and a row);
-    or a float64 sum over every axis but the last."""
+    float64 or bool arrays, whose operands broadcast to its result; a contraction over axes of
+    length one (an outer product of a column and a row); or a float64 sum over every axis but
+    the last."""
     fn, extra, kwargs = target
+    if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
+        return None
     out = eqn.outvars[0].aval
-    if eqn.primitive.multiple_results or extra or not _float_arrays(
+    if extra or not _float_arrays(
             [a.aval for a in eqn.invars] + [out]):
         return None
     if any(type(a) is Literal and a.aval.shape for a in eqn.invars):
@@ -199,7 +193,7 @@ def _fusible(eqn, target) -> Member | None:
         x = eqn.invars[0].aval
         if x.ndim >= 2 and out.dtype == np.float64 and set(kwargs) <= {"axis", "dtype"} \
                 and tuple(kwargs.get("axis", ())) == tuple(range(x.ndim - 1)):
-            return Member("{0}", x.shape, ("full",), "rowsum")
+            return Member("{0}", x.shape, (x.shape,), "rowsum")
         return None
     contraction = fact(eqn.primitive, "contraction")
     if contraction is not None:
@@ -212,8 +206,8 @@ def _fusible(eqn, target) -> Member | None:
         return None
     if spelled is None or ("math." in spelled and out.size > SMALL):
         return None
-    roles = tuple(_role(a.aval.shape, out.shape) for a in eqn.invars)
-    return None if None in roles else Member(spelled, out.shape, roles)
+    views = tuple(_view(a.aval.shape, out.shape) for a in eqn.invars)
+    return None if None in views else Member(spelled, out.shape, views)
 
 
 def _outer(eqn, dimension_numbers) -> Member | None:
@@ -225,7 +219,8 @@ def _outer(eqn, dimension_numbers) -> Member | None:
     if lb or rb or out.ndim < 2 or any(lhs.shape[i] != 1 for i in lc) \
             or rhs.ndim - len(rc) != 1 or rhs.size != out.shape[-1]:
         return None
-    return Member("({0} * {1})", out.shape, ("col", "row"))
+    return Member("({0} * {1})", out.shape,
+                  ((*out.shape[:-1], 1), (1,) * (out.ndim - 1) + out.shape[-1:]))
 
 
 def fuse(jaxpr, targets):
@@ -400,56 +395,112 @@ def _uses_outside(jaxpr, clusters) -> set:
 
 def _fused_eqn(eqns, members, used_outside):
     """(FUSED equation, its call target) computing the equations `eqns`, run as `members`
-    (see Member), in one loop kernel over their common shape: rows `i` by columns `j`."""
+    (see Member), in one loop kernel over their common shape."""
     made = {e.outvars[0] for e in eqns}
-    reads = list(dict.fromkeys((a, role) for e, m in zip(eqns, members)
-                               for a, role in zip(e.invars, m.roles)
+    reads = list(dict.fromkeys((a, view) for e, m in zip(eqns, members)
+                               for a, view in zip(e.invars, m.views)
                                if type(a) is not Literal and a not in made))
-    names = {read: f"x{k}" if read[1] != "scalar" else f"a{k}" for k, read in enumerate(reads)}
-    index = {"full": "k", "row": "j", "col": "i"}
-    body = [f"            x{k} = a{k}[{index[role]}]" for k, (_, role) in enumerate(reads)
-            if role != "scalar"]
-
-    def atom(a, role):
-        return _literal(a) if type(a) is Literal else names.get((a, role), names.get(a))
-
-    outputs, writes = [], []
+    # a value read once (0-d, or of one element) comes in as a Python scalar `a<k>`; an array
+    # read per element is loaded into `x<k>` at each step
+    once = [math.prod(view) == 1 for _, view in reads]
+    names = {read: f"{'a' if one else 'x'}{k}" for k, (read, one) in enumerate(zip(reads, once))}
+    outputs, kinds, body, writes = [], [], [], []
     for j, (e, m) in enumerate(zip(eqns, members)):
         out = e.outvars[0]
+        ins = [_literal(a) if type(a) is Literal else names.get((a, view), names.get(a))
+               for a, view in zip(e.invars, m.views)]
         names[out] = f"v{j}"
-        body.append(f"            v{j} = {m.spelled.format(*map(atom, e.invars, m.roles))}")
-        if m.kind == "rowsum":
-            writes.append(f"            o{len(outputs)}[j] += v{j}")
-        elif out not in used_outside:
-            continue
-        else:
-            writes.append(f"            o{len(outputs)}[k] = v{j}")
-        outputs.append(out)
-    args = ["n0", "n1", *(f"a{k}" for k in range(len(reads))),
-            *(f"o{k}" for k in range(len(outputs)))]
-    source = "\n".join([f"def kernel({', '.join(args)}):", "    for i in range(n0):",
-                        "        for j in range(n1):", "            k = i * n1 + j",
-                        *body, *writes]) + "\n"
-    summed = [m.kind == "rowsum" for e, m in zip(eqns, members) if e.outvars[0] in outputs]
-    run = _fused_call(source, members[0].shape, reads, outputs, summed)
+        body.append(f"v{j} = {m.spelled.format(*ins)}")
+        if m.kind == "rowsum" or out in used_outside:
+            writes.append((f"o{len(outputs)}", f"v{j}", m.kind))
+            outputs.append(out)
+            kinds.append(m.kind)
+    shape = members[0].shape
+    last = (1,) * (len(shape) - 1) + shape[-1:]
+    # the loop nest: axes of length one dropped, neighbours every array steps through alike
+    # merged (a program of one shape loops once over all its elements)
+    views = [view for _, view in reads] + [shape if k == "map" else last for k in kinds]
+    dims, masks = _collapse(shape, views)
+    arrays = [f"a{k}" for k in range(len(reads)) if not once[k]] + \
+        [w for w, _, _ in writes]
+    steps = [m for k, m in enumerate(masks) if k >= len(reads) or not once[k]]
+    source = _kernel_source(len(dims), arrays, [m[-1] for m in steps], body, writes, once)
+    strides = [_strides(dims, m) for m in steps]
+    run = _fused_call(source, dims, strides, reads, once, outputs, kinds)
     return Eqn(FUSED, list(dict.fromkeys(a for a, _ in reads)), outputs, {}), (run, (), {})
 
 
-def _fused_call(source, shape, reads, outputs, summed):
-    """The function calling the kernel of `source` over `shape`, from the FUSED equation's
-    operands (`reads` in order, each value once): flat views of the arrays it reads, Python
-    scalars for the values it reads once, fresh output arrays (zeros for the sums)."""
+def _collapse(shape, views):
+    """(dims, masks): the loop nest over `shape` after dropping axes of length one and merging
+    neighbouring axes that every view steps through alike, and for each view whether it steps
+    through each of those dims (False: it broadcasts along it)."""
+    keep = [a for a, n in enumerate(shape) if n != 1] or [len(shape) - 1]
+    dims, masks = [shape[keep[0]]], [[v[keep[0]] != 1 or shape[keep[0]] == 1] for v in views]
+    for a in keep[1:]:
+        steps = [v[a] != 1 for v in views]
+        if all(m[-1] == s for m, s in zip(masks, steps)):
+            dims[-1] *= shape[a]
+        else:
+            dims.append(shape[a])
+            for m, s in zip(masks, steps):
+                m.append(s)
+    return dims, masks
+
+
+def _strides(dims, mask) -> list:
+    """Element strides, along each dim of the loop nest but the last, of a contiguous array
+    that steps through the dims of `mask` and broadcasts along the others."""
+    strides, size = [], 1
+    for n, steps in zip(dims[::-1], mask[::-1]):
+        strides.append(size if steps else 0)
+        size *= n if steps else 1
+    return strides[::-1][:-1]
+
+
+def _kernel_source(depth, arrays, inner, body, writes, once) -> str:
+    """A loop nest `depth` deep: each array's position is a running base (`b<array>`) plus the
+    innermost index when the array steps through the last dim (`inner`)."""
+    outer = [f"s{k}_{d}" for k in range(len(arrays)) for d in range(depth - 1)]
+    lines = [f"def kernel({', '.join([f'n{d}' for d in range(depth)] + outer)}, "
+             f"{', '.join(f'a{k}' for k in range(len(once)))}, "
+             f"{', '.join(w for w, _, _ in writes)}):"]
+    pad = "    "
+    for d in range(depth - 1):
+        lines.append(f"{pad}for i{d} in range(n{d}):")
+        pad += "    "
+        for k in range(len(arrays)):
+            base = f"b{k}_{d - 1} + " if d else ""
+            lines.append(f"{pad}b{k}_{d} = {base}i{d} * s{k}_{d}")
+    lines.append(f"{pad}for j in range(n{depth - 1}):")
+    pad += "    "
+
+    def at(k):
+        base = f"b{k}_{depth - 2}" if depth > 1 else "0"
+        return f"{arrays[k]}[{base}{' + j' if inner[k] else ''}]"
+
+    position = {name: k for k, name in enumerate(arrays)}
+    lines += [f"{pad}x{k} = {at(position[f'a{k}'])}" for k in range(len(once)) if not once[k]]
+    lines += [pad + line for line in body]
+    for w, v, kind in writes:
+        lines.append(f"{pad}{at(position[w])} {'+=' if kind == 'rowsum' else '='} {v}")
+    return "\n".join(lines) + "\n"
+
+
+def _fused_call(source, dims, strides, reads, once, outputs, kinds):
+    """The function calling the kernel of `source`: the loop nest's dims and every array's
+    strides, flat views of the arrays it reads, Python scalars for the values it reads once,
+    fresh output arrays (zeros for the sums)."""
     kernel = compile_kernel(source)
-    n0, n1 = math.prod(shape[:-1]), shape[-1]
+    sizes = [*dims, *(s for st in strides for s in st)]
     values = list(dict.fromkeys(a for a, _ in reads))
-    picks = [(values.index(a), role == "scalar") for a, role in reads]
-    made = [(v.aval.shape, v.aval.dtype, s) for v, s in zip(outputs, summed)]
+    picks = [(values.index(a), one) for (a, _), one in zip(reads, once)]
+    made = [(v.aval.shape, v.aval.dtype, kind == "rowsum") for v, kind in zip(outputs, kinds)]
     ravel, item, empty, zeros = np.ravel, np.ndarray.item, np.empty, np.zeros
 
     def run(*args):
         outs = [(zeros if total else empty)(s, d) for s, d, total in made]
-        kernel(n0, n1, *[(item(a) if type(a) is np.ndarray else a) if once else ravel(a)
-                         for a, once in ((args[i], once) for i, once in picks)],
+        kernel(*sizes, *[(item(a) if type(a) is np.ndarray else a) if one else ravel(a)
+                         for a, one in ((args[i], one) for i, one in picks)],
                *[o.reshape(-1) for o in outs])
         return outs
     return run
