@@ -218,17 +218,21 @@ def test_a_layer_and_its_backward_pass_fuse_around_the_products():
     assert backward, fused                                   # the product and its column sum
 
 
-@pytest.mark.parametrize("shape", [(300, 7), (5, 60, 7), (7,)], ids=str)
-def test_rows_columns_and_scalars_broadcast_in_one_loop(shape):
-    def f(x, row, col, s):
-        y = fnp.tanh(x * row + col) * s - 1.0
+@pytest.mark.parametrize("shape", [(300, 7), (5, 60, 7), (4, 3, 5, 7), (7,)], ids=str)
+def test_operands_broadcast_in_one_loop(shape):
+    # rows, columns, an operand broadcast along a middle axis (a forward-mode tangent block
+    # times its primal factor), scalars, and a sum over the leading axes
+    def f(x, row, col, mid, s):
+        y = fnp.tanh(x * row + col) * s - mid
         return y * y, fnp.sum(y, axis=tuple(range(x.ndim - 1))) if x.ndim > 1 else y
 
     rng = np.random.default_rng(5)
     x = rng.standard_normal(shape)
     row = rng.standard_normal(shape[-1:])
     col = rng.standard_normal((*shape[:-1], 1)) if len(shape) > 1 else rng.standard_normal(1)
-    args = (x, row, col, np.float64(0.5))
+    mid = rng.standard_normal((shape[0], *(1,) * (len(shape) - 2), shape[-1])) \
+        if len(shape) > 2 else np.float64(1.0)
+    args = (x, row, col, mid, np.float64(0.5))
     fast = jit(f, backend="numba")
     _close(fast(*args), f(*args), f"broadcasts over {shape}")
     assert len(_fused_eqns(fast, *args)) == 1

@@ -458,8 +458,11 @@ def _strides(dims, mask) -> list:
 
 
 def _kernel_source(depth, arrays, inner, body, writes, once) -> str:
-    """A loop nest `depth` deep: each array's position is a running base (`b<array>`) plus the
-    innermost index when the array steps through the last dim (`inner`)."""
+    """A loop nest `depth` deep. Each array's position is a running base (`b<k>_<d>`); in the
+    innermost loop an array that steps through the last dim (`inner`) is read through the
+    slice starting at its base, indexed by the loop variable alone (an index numba knows is
+    not negative: the loop vectorises), and one that broadcasts along it is read once before
+    the loop."""
     outer = [f"s{k}_{d}" for k in range(len(arrays)) for d in range(depth - 1)]
     lines = [f"def kernel({', '.join([f'n{d}' for d in range(depth)] + outer)}, "
              f"{', '.join(f'a{k}' for k in range(len(once)))}, "
@@ -471,18 +474,26 @@ def _kernel_source(depth, arrays, inner, body, writes, once) -> str:
         for k in range(len(arrays)):
             base = f"b{k}_{d - 1} + " if d else ""
             lines.append(f"{pad}b{k}_{d} = {base}i{d} * s{k}_{d}")
+    base = [f"b{k}_{depth - 2}" if depth > 1 else "0" for k in range(len(arrays))]
+    position = {name: k for k, name in enumerate(arrays)}
+    at = {}      # array -> its element at this step
+    for name, k in position.items():
+        if not inner[k]:
+            at[name] = f"{name}[{base[k]}]"
+        elif depth > 1:
+            lines.append(f"{pad}r{k} = {name}[{base[k]}:]")
+            at[name] = f"r{k}[j]"
+        else:
+            at[name] = f"{name}[j]"
+    hoisted = [k for k in range(len(once)) if not once[k] and not inner[position[f"a{k}"]]]
+    lines += [f"{pad}x{k} = {at[f'a{k}']}" for k in hoisted]
     lines.append(f"{pad}for j in range(n{depth - 1}):")
     pad += "    "
-
-    def at(k):
-        base = f"b{k}_{depth - 2}" if depth > 1 else "0"
-        return f"{arrays[k]}[{base}{' + j' if inner[k] else ''}]"
-
-    position = {name: k for k, name in enumerate(arrays)}
-    lines += [f"{pad}x{k} = {at(position[f'a{k}'])}" for k in range(len(once)) if not once[k]]
+    lines += [f"{pad}x{k} = {at[f'a{k}']}" for k in range(len(once))
+              if not once[k] and k not in hoisted]
     lines += [pad + line for line in body]
     for w, v, kind in writes:
-        lines.append(f"{pad}{at(position[w])} {'+=' if kind == 'rowsum' else '='} {v}")
+        lines.append(f"{pad}{at[w]} {'+=' if kind == 'rowsum' else '='} {v}")
     return "\n".join(lines) + "\n"
 
 
