@@ -102,17 +102,19 @@ class Lowered:
         self.traced: ClosedJaxpr = entry.traced
         self.jaxpr: ClosedJaxpr = entry.jaxpr
         self.stats: PassStats = entry.stats
+        self.fast = entry.fast      # the backend the entry runs on (see jit's `backend`)
 
     eqns_before = property(lambda self: self.stats.eqns_before)
     eqns_after = property(lambda self: self.stats.eqns_after)
 
     @property
     def source(self) -> str:
-        return compile_program(self.jaxpr, workspace=True).source
+        return self.compile().source
 
     def compile(self):
-        """The compiled program: call it with the flat arguments, get the flat outputs."""
-        return compile_program(self.jaxpr, workspace=True)
+        """The compiled program, as the jitted function runs it: call it with the flat
+        arguments, get the flat outputs."""
+        return compile_program(self.jaxpr, workspace=True, fast=self.fast)
 
     def as_text(self, what: str = "all") -> str:
         """`what`: "traced", "optimized", "code", or "all" (the last two with the counts)."""
