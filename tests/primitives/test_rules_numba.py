@@ -177,11 +177,15 @@ def test_infinite_and_nan_literals(x):
         _close(jit(f, backend="numba")(x), f(x), "inf and nan literals")
 
 
-def _fused_eqns(fast, *args):
+def _fused_program(fast, *args):
+    """The equations of `fast`'s program for `args` after fusion."""
     from functrans.transforms.toolkit.codegen import _call_target
     closed = fast.lower(*args).jaxpr
-    eqns, _ = kernels.fuse(closed.jaxpr, [_call_target(e) for e in closed.jaxpr.eqns])
-    return [e for e in eqns if e.primitive is kernels.FUSED]
+    return kernels.fuse(closed.jaxpr, [_call_target(e, True) for e in closed.jaxpr.eqns])[0]
+
+
+def _fused_eqns(fast, *args):
+    return [e for e in _fused_program(fast, *args) if e.primitive is kernels.FUSED]
 
 
 def test_vectorised_tanh_is_within_tolerance_of_numpys():
@@ -212,10 +216,10 @@ def test_a_layer_and_its_backward_pass_fuse_around_the_products():
     fast = jit(grad, backend="numba")
     _close(fast(*args), jit(grad, backend="numpy")(*args), "layer gradient")
     fused = _fused_eqns(fast, *args)
-    forward = [e for e in fused if len(e.invars) == 2]       # x @ w1 and b1 in, y out
-    backward = [e for e in fused if len(e.outvars) == 2 and e.outvars[1].aval.shape == (40,)]
-    assert forward and len(forward[0].outvars) == 1, fused   # y alone leaves the kernel
-    assert backward, fused                                   # the product and its column sum
+    # forward, y alone leaves its kernel (x @ w1 is a short product: it runs there too);
+    # backward, the product with the cotangent and its column sum
+    assert [[v.aval.shape for v in e.outvars] for e in fused] == [[(300, 40)],
+                                                                   [(300, 40), (40,)]], fused
 
 
 @pytest.mark.parametrize("shape", [(300, 7), (5, 60, 7), (4, 3, 5, 7), (7,)], ids=str)
@@ -246,3 +250,20 @@ def test_a_sum_ends_its_cluster():
 
     x = np.random.default_rng(6).standard_normal((50, 8))
     _close(jit(f, backend="numba")(x), f(x), "a sum read by the same shape's map")
+
+
+@pytest.mark.parametrize("k", [1, 2, 3], ids=lambda k: f"k={k}")
+def test_a_short_product_runs_in_the_loop(k):
+    # the first layer of a network of k inputs: x @ w over an axis of length k, as a sum of k
+    # products of a column of x and a row of w, fused with the bias and tanh
+    def layer(x, w, wt, b):
+        return fnp.tanh(x @ w + b) + fnp.tanh(x @ wt.T)
+
+    rng = np.random.default_rng(7)
+    args = (rng.standard_normal((300, k)), rng.standard_normal((k, 16)),
+            rng.standard_normal((16, k)), rng.standard_normal(16))
+    fast = jit(layer, backend="numba")
+    _close(fast(*args), layer(*args), f"short product, k = {k}")
+    program = _fused_program(fast, *args)
+    assert [e.primitive.name for e in program if e.primitive.name != "transpose"] == \
+        ["fused"], program

@@ -161,6 +161,9 @@ class Member(NamedTuple):
     shape: tuple
     views: tuple
     kind: str = "map"
+    # what each placeholder of `spelled` reads, (operand, (axis, index) or None), when not
+    # operand i whole for placeholder i (a product over a short axis reads slices)
+    parts: tuple | None = None
 
 
 def _view(shape: tuple, full: tuple) -> tuple | None:
@@ -210,17 +213,29 @@ def _fusible(eqn, target) -> Member | None:
     return None if None in views else Member(spelled, out.shape, views)
 
 
+# a contraction this short (the first layer of a network of a few inputs) runs in the loop
+SHORT = 4
+
+
 def _outer(eqn, dimension_numbers) -> Member | None:
-    """A contraction over axes of length one, without batch axes, whose right operand keeps one
-    axis: the product of the left operand as a column and the right one as a row."""
+    """A contraction without batch axes whose right operand keeps one axis: over axes of length
+    one, the product of the left operand as a column and the right one as a row; over the left
+    operand's last axis, of length up to SHORT, the sum of such products of slices."""
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = (a.aval for a in eqn.invars)
     out = eqn.outvars[0].aval
-    if lb or rb or out.ndim < 2 or any(lhs.shape[i] != 1 for i in lc) \
-            or rhs.ndim - len(rc) != 1 or rhs.size != out.shape[-1]:
+    if lb or rb or out.ndim < 2 or rhs.ndim - len(rc) != 1 or \
+            math.prod(rhs.shape[i] for i in rc) * out.shape[-1] != rhs.size:
         return None
-    return Member("({0} * {1})", out.shape,
-                  ((*out.shape[:-1], 1), (1,) * (out.ndim - 1) + out.shape[-1:]))
+    col, row = (*out.shape[:-1], 1), (1,) * (out.ndim - 1) + out.shape[-1:]
+    if all(lhs.shape[i] == 1 for i in lc):
+        return Member("({0} * {1})", out.shape, (col, row))
+    k = lhs.shape[-1]
+    if lc != (lhs.ndim - 1,) or rhs.ndim != 2 or k > SHORT:
+        return None
+    terms = " + ".join(f"{{{2 * c}}} * {{{2 * c + 1}}}" for c in range(k))
+    parts = tuple(p for c in range(k) for p in ((0, (lhs.ndim - 1, c)), (1, (rc[0], c))))
+    return Member(f"({terms})", out.shape, (col, row) * k, parts=parts)
 
 
 def fuse(jaxpr, targets):
@@ -234,7 +249,8 @@ def fuse(jaxpr, targets):
     kernel to write, where a new cluster reads what the old one writes anyway). It joins none
     that another operand's producer depends on (the kernel would wait for itself), none that
     depend on each other, and none through one of their sums (complete only when their loop
-    ends). Else it starts a cluster."""
+    ends, or that make an operand of a short product, which reads whole slices of it). Else it
+    starts a cluster."""
     fusible = [_fusible(e, t) for e, t in zip(jaxpr.eqns, targets)]
     if sum(x is not None for x in fusible) < 2:
         return jaxpr.eqns, targets
@@ -278,7 +294,9 @@ def fuse(jaxpr, targets):
         me = ("e", i)
         if fusible[i] is not None:
             shape = fusible[i].shape
-            through_sum = {node[a] for a in e.invars if a in summed}
+            # a sum is complete only when its loop ends; a short product reads whole slices
+            through_sum = {node[a] for a in e.invars if a in summed
+                           or (fusible[i].parts is not None and a in node)}
             chosen: list = []
             for n in ins:
                 if n[0] == "c" and n not in closed and n not in through_sum \
@@ -397,18 +415,23 @@ def _fused_eqn(eqns, members, used_outside):
     """(FUSED equation, its call target) computing the equations `eqns`, run as `members`
     (see Member), in one loop kernel over their common shape."""
     made = {e.outvars[0] for e in eqns}
-    reads = list(dict.fromkeys((a, view) for e, m in zip(eqns, members)
-                               for a, view in zip(e.invars, m.views)
+
+    def slots(e, m):    # (operand, its slice (axis, index) or None, view) per placeholder
+        parts = m.parts or [(i, None) for i in range(len(e.invars))]
+        return [(e.invars[i], c, view) for (i, c), view in zip(parts, m.views)]
+
+    reads = list(dict.fromkeys((a, c, view) for e, m in zip(eqns, members)
+                               for a, c, view in slots(e, m)
                                if type(a) is not Literal and a not in made))
     # a value read once (0-d, or of one element) comes in as a Python scalar `a<k>`; an array
     # read per element is loaded into `x<k>` at each step
-    once = [math.prod(view) == 1 for _, view in reads]
+    once = [math.prod(view) == 1 for _, _, view in reads]
     names = {read: f"{'a' if one else 'x'}{k}" for k, (read, one) in enumerate(zip(reads, once))}
     outputs, kinds, body, writes = [], [], [], []
     for j, (e, m) in enumerate(zip(eqns, members)):
         out = e.outvars[0]
-        ins = [_literal(a) if type(a) is Literal else names.get((a, view), names.get(a))
-               for a, view in zip(e.invars, m.views)]
+        ins = [_literal(a) if type(a) is Literal else names.get((a, c, view), names.get(a))
+               for a, c, view in slots(e, m)]
         names[out] = f"v{j}"
         body.append(f"v{j} = {m.spelled.format(*ins)}")
         if m.kind == "rowsum" or out in used_outside:
@@ -419,7 +442,7 @@ def _fused_eqn(eqns, members, used_outside):
     last = (1,) * (len(shape) - 1) + shape[-1:]
     # the loop nest: axes of length one dropped, neighbours every array steps through alike
     # merged (a program of one shape loops once over all its elements)
-    views = [view for _, view in reads] + [shape if k == "map" else last for k in kinds]
+    views = [view for _, _, view in reads] + [shape if k == "map" else last for k in kinds]
     dims, masks = _collapse(shape, views)
     arrays = [f"a{k}" for k in range(len(reads)) if not once[k]] + \
         [w for w, _, _ in writes]
@@ -427,7 +450,7 @@ def _fused_eqn(eqns, members, used_outside):
     source = _kernel_source(len(dims), arrays, [m[-1] for m in steps], body, writes, once)
     strides = [_strides(dims, m) for m in steps]
     run = _fused_call(source, dims, strides, reads, once, outputs, kinds)
-    return Eqn(FUSED, list(dict.fromkeys(a for a, _ in reads)), outputs, {}), (run, (), {})
+    return Eqn(FUSED, list(dict.fromkeys(a for a, _, _ in reads)), outputs, {}), (run, (), {})
 
 
 def _collapse(shape, views):
@@ -497,21 +520,28 @@ def _kernel_source(depth, arrays, inner, body, writes, once) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _part(a, at):
+    """The slice of `a` at index `at[1]` of its axis `at[0]` (an operand of a short product)."""
+    axis, c = at
+    return a[(slice(None),) * axis + (c,)]
+
+
 def _fused_call(source, dims, strides, reads, once, outputs, kinds):
     """The function calling the kernel of `source`: the loop nest's dims and every array's
     strides, flat views of the arrays it reads, Python scalars for the values it reads once,
     fresh output arrays (zeros for the sums)."""
     kernel = compile_kernel(source)
     sizes = [*dims, *(s for st in strides for s in st)]
-    values = list(dict.fromkeys(a for a, _ in reads))
-    picks = [(values.index(a), one) for (a, _), one in zip(reads, once)]
+    values = list(dict.fromkeys(a for a, _, _ in reads))
+    picks = [(values.index(a), c, one) for (a, c, _), one in zip(reads, once)]
     made = [(v.aval.shape, v.aval.dtype, kind == "rowsum") for v, kind in zip(outputs, kinds)]
     ravel, item, empty, zeros = np.ravel, np.ndarray.item, np.empty, np.zeros
 
     def run(*args):
         outs = [(zeros if total else empty)(s, d) for s, d, total in made]
         kernel(*sizes, *[(item(a) if type(a) is np.ndarray else a) if one else ravel(a)
-                         for a, one in ((args[i], one) for i, one in picks)],
+                         for a, one in ((args[i] if c is None else _part(args[i], c), one)
+                                        for i, c, one in picks)],
                *[o.reshape(-1) for o in outs])
         return outs
     return run
