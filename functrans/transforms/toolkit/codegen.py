@@ -49,11 +49,7 @@ from functrans.transforms.toolkit.rewrite import literal_key
 
 _program_ids = itertools.count()
 INPLACE_MIN_SIZE = 1024  # below this, out= costs about what the allocation it saves does
-# from about here, fresh arrays cost page faults (a held buffer made the forward Laplacian at
-# 1,024 points twice as fast); below it, the allocator hands back memory just freed and still
-# warm in the caches, which beat a held buffer (the MLP gradient of bench_jit_w1.py, 512 KiB
-# values, 1-7% faster without one)
-WORKSPACE_MIN_BYTES = 1 << 20
+WORKSPACE_MIN_BYTES = 1 << 16  # from about here, fresh arrays come from mmap and page faults
 
 
 class CompiledProgram:
@@ -331,6 +327,23 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
                 args.append(f"out=w{slot_of[out]}")
             if out_aval.ndim:
                 owned.add(out)
+        elif workspace and getattr(fn, "writes_outs", False):
+            # a loop kernel writes each result into a workspace buffer, or a fresh array
+            buffers = []
+            for out in eqn.outvars:
+                key = (out.aval.shape, out.aval.dtype)
+                if out in escapes or out in keep_alive or out not in last_use or \
+                        out.aval.size * out.aval.dtype.itemsize < WORKSPACE_MIN_BYTES:
+                    buffers.append("None")
+                    continue
+                pool = free.setdefault(key, [])
+                if not pool:
+                    pool.append(len(specs))
+                    specs.append(key)
+                slot_of[out] = pool.pop()
+                buffers.append(f"w{slot_of[out]}")
+            if any(b != "None" for b in buffers):
+                args.append(f"outs=({', '.join(buffers)},)")
         for v in eqn.outvars:
             names[v] = f"v{next(counter)}"
         target = ", ".join(names[v] for v in eqn.outvars)

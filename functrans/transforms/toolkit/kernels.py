@@ -537,11 +537,19 @@ def _fused_call(source, dims, strides, reads, once, outputs, kinds):
     made = [(v.aval.shape, v.aval.dtype, kind == "rowsum") for v, kind in zip(outputs, kinds)]
     ravel, item, empty, zeros = np.ravel, np.ndarray.item, np.empty, np.zeros
 
-    def run(*args):
-        outs = [(zeros if total else empty)(s, d) for s, d, total in made]
+    def run(*args, outs=None):
+        if outs is None:
+            outs = [(zeros if total else empty)(s, d) for s, d, total in made]
+        else:   # buffers codegen holds for some results (see `writes_outs`)
+            outs = [(zeros if total else empty)(s, d) if o is None else o
+                    for o, (s, d, total) in zip(outs, made)]
+            for o, (_, _, total) in zip(outs, made):
+                if total:
+                    o.fill(0.0)
         kernel(*sizes, *[(item(a) if type(a) is np.ndarray else a) if one else ravel(a)
                          for a, one in ((args[i] if c is None else _part(args[i], c), one)
                                         for i, c, one in picks)],
                *[o.reshape(-1) for o in outs])
         return outs
+    run.writes_outs = True      # codegen may pass `outs=`, a buffer or None per result
     return run
