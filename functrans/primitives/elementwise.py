@@ -783,7 +783,11 @@ def _pow_impl(x, y):
 
 def _pow_dx(x, y, out):
     if y.dtype == x.dtype:
-        return mul(y, pow(x, sub(y, _one(y))))
+        # y x^(y-1), with x read as 1 where x == y == 0: x^0 is 1 for every x, so its
+        # derivative there is 0 (as autograd's and PyTorch's), where JAX's 0 * 0^-1 gives nan.
+        # Only that point is masked, so d/dy of this term (1/x at y == 0) stays exact elsewhere
+        both_0 = and_(eq(x, _const(x, 0)), eq(y, _const(y, 0)))
+        return mul(y, pow(select(both_0, _one(x), x), sub(y, _one(y))))
     # integer y: 1 stands in for y == 0, so x^(y-1) stays finite at x == 0; that factor is 0
     y_is_0 = eq(y, _const(y, 0))
     y_safe = select(y_is_0, _one(y), y)

@@ -7,6 +7,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.errors import DTypeError
+from functrans.test_util import check_grads
 
 
 @pytest.mark.parametrize("program,closed_form", [
@@ -30,3 +31,22 @@ def test_abs_of_complex_zero_has_derivative_zero():
     assert ft.grad(fnp.abs)(0j) == 0
     # second order: Re(grad |z|^2) = Re(2 conj(z)) = 2x, whose gradient is 2
     assert ft.grad(lambda z: fnp.real(ft.grad(lambda w: fnp.abs(w) ** 2)(z)))(0.5j) == 2
+
+
+def test_pow_with_exponent_zero_has_derivative_zero_at_zero():
+    # x^0 is 1 for every x (numpy's 0^0 = 1 too), so d/dx is 0 at x = 0 as everywhere, to any
+    # order: autograd's and PyTorch's answer; JAX's y x^(y-1) = 0 * inf gives nan there
+    f = lambda x: fnp.power(x, 0.0)
+    for x in (0.0, -0.0, 2.5):
+        assert ft.grad(f)(x) == 0.0
+        assert ft.grad(ft.grad(f))(x) == 0.0
+    assert ft.grad(lambda z: fnp.real(fnp.power(z, 0j)))(0j) == 0
+
+
+@pytest.mark.parametrize("x", [2.0, 0.5, 3.0])
+def test_pow_hessian_at_exponent_zero_is_the_closed_form(x):
+    # f = x^y at y = 0: f_xx = 0, f_xy = 1/x (masking only x == y == 0 keeps it), f_yy = log(x)^2
+    h = ft.hessian(lambda x, y: fnp.power(x, y), argnums=(0, 1))(x, 0.0)
+    expected = [[0.0, 1 / x], [1 / x, np.log(x) ** 2]]
+    np.testing.assert_allclose(np.array(h, dtype=float), expected, rtol=1e-13, atol=1e-15)
+    check_grads(lambda x, y: fnp.power(x, y), (x, 0.0), order=2)
