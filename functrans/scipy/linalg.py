@@ -218,9 +218,9 @@ def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
     it is real for a real matrix with no eigenvalue on the negative real axis and complex
     otherwise, decided from the values where they are known (eagerly, and under grad and jvp
     of concrete inputs); under jit or vmap a real matrix keeps a real root, and one with no
-    real root raises LinAlgError there (pass it as complex). Returns the root alone (scipy's `disp` and
-    `blocksize` are accepted and ignored). Differentiable, the complex root included: dX
-    solves X dX + dX X = dA (jax's sqrtm has no derivative)."""
+    real root raises LinAlgError there (pass it as complex). Returns the root alone (scipy's
+    `disp` and `blocksize` are accepted and ignored). Differentiable, the complex root
+    included: dX solves X dX + dX X = dA (jax's sqrtm has no derivative)."""
     a, = float_operands("sqrtm", A)
     _square("sqrtm", a)
     if a.dtype.kind == "f":

@@ -64,8 +64,9 @@ def _singular_logpdf(y, cov):
     rank = fnp.sum(keep, axis=-1).astype(s.dtype)
     log_pdet = fnp.sum(fnp.where(keep, fnp.log(s_kept), fnp.zeros_like(s)), axis=-1)
     out = -0.5 * (rank * _LOG_2PI + log_pdet + maha)
-    residual = fnp.sqrt(fnp.sum(fnp.where(keep, fnp.zeros_like(w), w) ** 2, axis=-1))
-    return fnp.where(residual < 1e3 * eps[..., 0], out, -np.inf)
+    # scipy's test |y's part in cov's null space| < 1e3 eps, squared on both sides
+    off = fnp.sum(fnp.where(keep, fnp.zeros_like(w), w) ** 2, axis=-1)
+    return fnp.where(off < (1e3 * eps[..., 0]) ** 2, out, -np.inf)
 
 
 def _check_semidefinite(s, eps):
