@@ -236,7 +236,10 @@ def _principal_root(a):
 
 def _cut_rotation(a) -> float:
     """0 when the matrices `a` have no eigenvalue on the negative real axis, else an angle
-    d below every other eigenvalue's angle under that axis (see _principal_root)."""
+    d below every other eigenvalue's angle under that axis (see _principal_root). Only for
+    numpy arrays: CuPy has no general eigvals (there a real matrix keeps its real root)."""
+    if not isinstance(a, np.ndarray):
+        return 0.0
     lam = np.linalg.eigvals(a).ravel()
     scale = max(float(np.max(np.abs(lam), initial=0.0)), np.finfo(a.dtype).tiny)
     near = np.abs(lam.imag) <= np.sqrt(np.finfo(a.dtype).eps) * scale
@@ -256,7 +259,10 @@ def _is_complex_root(a, out) -> bool:
 
 def has_real_sqrtm(a) -> bool:
     """Whether the concrete real matrix (or stack) `a` has a real principal square root, by the
-    test the sqrtm row applies: scipy.linalg.sqrtm returns a complex root where it has not."""
+    test the sqrtm row applies: scipy.linalg.sqrtm returns a complex root where it has not.
+    Arrays of another library (CuPy) are not inspected: they keep the real root."""
+    if not isinstance(a, np.ndarray | np.generic):
+        return True
     a = np.asarray(a)
     if a.shape[-1] == 0 or np.iscomplexobj(a):
         return True

@@ -224,7 +224,7 @@ def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
     a, = float_operands("sqrtm", A)
     _square("sqrtm", a)
     if a.dtype.kind == "f":
-        value = a.concrete_value() if isinstance(a, Tracer) else np.asarray(a)
+        value = a.concrete_value() if isinstance(a, Tracer) else a
         if value is not None and not M.has_real_sqrtm(value):
             a = convert_element_type(a, np.result_type(a.dtype, np.complex64))
     return M.sqrtm(a)
