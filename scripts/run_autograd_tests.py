@@ -183,7 +183,9 @@ def _build_autograd_api(ft, fnp):
     @unary_to_nary
     def grad(fun, x):
         vjp, ans = _make_vjp(fun, x)
-        if onp.size(ans) != 1 or onp.iscomplexobj(_value(ans)):
+        value = _value(ans)
+        if onp.size(ans) != 1 or onp.iscomplexobj(value) or not onp.issubdtype(
+                onp.asarray(value).dtype, onp.floating):  # autograd has no vspace for bool/int
             raise TypeError("Grad only applies to real scalar-output functions. "
                             "Try jacobian, elementwise_grad or holomorphic_grad.")
         return vjp(fnp.ones_like(ans))
@@ -524,8 +526,9 @@ def _build_extend(ft, fnp):
                     out = []
                     for i, x in zip(traced, xs):
                         if i not in vjps:
-                            raise MissingName(f"missing in functrans: a VJP of {fun.__name__} "
-                                              f"for argument {i}")
+                            # autograd's own error for a primitive without this rule
+                            raise NotImplementedError(f"VJP of {fun.__name__} wrt argnum {i} "
+                                                      "not defined")
                         out.append(vjps[i](ans, *full, **kwargs)(g))
                     return tuple(out)
 
@@ -546,7 +549,9 @@ def _build_extend(ft, fnp):
 
                 f.defjvp(jvp_rule)
                 return f(*[args[i] for i in traced])
-            raise MissingName(f"missing in functrans: no derivative defined for {fun.__name__}")
+            # autograd raises this when a primitive without rules meets a traced argument
+            raise NotImplementedError(f"VJP of {fun.__name__} wrt argnum {traced[0]} not "
+                                      "defined")
 
     def primitive(fun):
         return Primitive(fun)

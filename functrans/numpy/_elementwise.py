@@ -672,17 +672,20 @@ def logaddexp(x1, x2):
     """
     from functrans.primitives.ad_control import stop_gradient_p
     x1, x2 = _converted(np.logaddexp, (x1, x2))
-    hi = stop_gradient_p.bind(E.max(x1, x2))
-    # an infinite or NaN max is the answer itself (inf, -inf from -inf and -inf, or NaN); the
-    # formula then runs on zeros, so no inf - inf or overflow is evaluated
-    finite = E.is_finite(hi)
+    top = E.max(x1, x2)
+    hi = stop_gradient_p.bind(top)
+    # an infinite max is the answer itself (inf, or -inf from -inf and -inf), differentiated as
+    # max (the limit of the softmax weights: 1 for the infinite side, 1/2 each at a tie); the
+    # formula then runs on zeros, so no inf - inf or overflow is evaluated. A NaN runs through
+    # the formula: NaN in, NaN out, its derivatives NaN too (as JAX's)
+    finite = E.or_(E.is_finite(hi), E.ne(hi, hi))
     zero = np.zeros((), hi.dtype)
     m = E.select(finite, hi, zero)
     d1 = E.select(finite, E.sub(x1, m), zero)
     d2 = E.select(finite, E.sub(x2, m), zero)
     first = E.ge(x1, x2)
     s = E.select(first, E.add(expm1(d1), exp(d2)), E.add(exp(d1), expm1(d2)))
-    return E.select(finite, E.add(m, log1p(s)), hi)
+    return E.select(finite, E.add(m, log1p(s)), top)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

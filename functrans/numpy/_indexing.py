@@ -63,10 +63,14 @@ def _as_index_array(i):
     """numpy array or traced array for a list/array index; None if `i` is not array-like."""
     if isinstance(i, Tracer):
         return i
-    if isinstance(i, list | np.ndarray):
+    if isinstance(i, list | tuple | np.ndarray):
+        # a tuple inside the index tuple is a sequence, as numpy reads x[(0, 1), (3, 2)]
+        if isinstance(i, tuple) and any(isinstance(v, slice) or v is None or v is Ellipsis
+                                        for v in i):
+            return None
         arr = asarray(i)
         if isinstance(arr, np.ndarray) and arr.size == 0 and arr.dtype == np.float64 \
-                and isinstance(i, list):
+                and isinstance(i, list | tuple):
             arr = arr.astype(np.intp)  # numpy reads an empty list as an integer index
         return arr
     return None

@@ -66,10 +66,23 @@ def frechet(a, e, *, fn: str):
 
 def _frechet_impl(a, e, *, fn):
     a, e = np.asarray(a), np.asarray(e)
+    if fn == "sqrtm" and _is_real_valued_complex(a):
+        # a real matrix (promoted to complex, as scipy's complex root of one is): L is complex-
+        # linear in e, so L(a, e) = L(a, Re e) + i L(a, Im e) with real blocks, whose roots take
+        # one branch on the negative real axis (a complex block's rounding picks either side)
+        ar = a.real
+        lr = _upper_right_of(_principal_root, ar, e.real)
+        li = _upper_right_of(_principal_root, ar, e.imag)
+        return (lr + 1j * li).astype(a.dtype, copy=False)
+    return _upper_right_of(_IMPLS[fn], a, e)
+
+
+def _upper_right_of(impl, a, e):
+    """The upper-right block of impl([[a, e], [0, a]])."""
     n = a.shape[-1]
     top = np.concatenate([a, e], axis=-1)
     bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
-    return _IMPLS[fn](np.concatenate([top, bottom], axis=-2))[..., :n, n:]
+    return impl(np.concatenate([top, bottom], axis=-2))[..., :n, n:]
 
 
 def _frechet_abstract(a, e, *, fn):
@@ -95,8 +108,11 @@ def _frechet_transpose(ct, a, e, *, fn):
         raise TypeError("frechet: the matrix is a linear input; L(A, E) is linear in E only.")
     if type(ct) is Zero:
         return [None, Zero(e.aval)]
-    # f(A)^T = f(A^T): the transpose of L(A, .) is L(A^T, .)
-    return [None, frechet(matrix_transpose(a), ct, fn=fn)]
+    # f(A)^T = f(A^T): the transpose of L(A, .) is L(A^T, .) = L(A, (.)^T)^T. The second form
+    # keeps A as it is: A is often a block [[A0, E], [0, A0]] with repeated eigenvalues, and
+    # its lower-triangular transpose's Schur form splits each into a pair ~1e-8 off the real
+    # axis, which sends sqrtm's roots to both sides of the cut on the negative real axis
+    return [None, matrix_transpose(frechet(a, matrix_transpose(ct), fn=fn))]
 
 
 def _frechet_batch(vals, dims, *, fn):
@@ -200,23 +216,77 @@ def _sqrtm_denman_beavers(a):
     return y
 
 
+def _principal_root(a):
+    """The principal square root as scipy computes it: complex when a real `a` has none."""
+    linalg = scipy_linalg(a)
+    if linalg is not None:
+        return np.asarray(linalg.sqrtm(a))
+    with np.errstate(all="ignore"):
+        rotation = _cut_rotation(a)
+        if rotation:
+            # sqrt(z) = e^(i d/2) sqrt(z e^(-i d)) for every eigenvalue z but those at angles
+            # within d below the negative real axis: that moves the cut there, so negative real
+            # eigenvalues (with their rounding) are approached from above (+i sqrt|z|, scipy's
+            # root of a real matrix), and Denman-Beavers converges (no eigenvalue on the cut)
+            turned = a * np.exp(-1j * rotation)
+            return (np.exp(0.5j * rotation) * _sqrtm_denman_beavers(turned)).astype(
+                np.result_type(a.dtype, np.complex64), copy=False)
+        return _sqrtm_denman_beavers(a)
+
+
+def _cut_rotation(a) -> float:
+    """0 when the matrices `a` have no eigenvalue on the negative real axis, else an angle
+    d below every other eigenvalue's angle under that axis (see _principal_root). Only for
+    numpy arrays: CuPy has no general eigvals (there a real matrix keeps its real root)."""
+    if not isinstance(a, np.ndarray):
+        return 0.0
+    lam = np.linalg.eigvals(a).ravel()
+    scale = max(float(np.max(np.abs(lam), initial=0.0)), np.finfo(a.dtype).tiny)
+    near = np.abs(lam.imag) <= np.sqrt(np.finfo(a.dtype).eps) * scale
+    if not np.any(near & (lam.real < 0)):
+        return 0.0
+    below = np.pi - np.abs(np.angle(lam[~near & (lam.imag < 0)]))
+    return float(min(0.5 * np.min(below, initial=0.2), 0.1))
+
+
+def _is_complex_root(a, out) -> bool:
+    """Whether the root `out` of a real `a` has an imaginary part beyond rounding."""
+    if not np.iscomplexobj(out) or np.iscomplexobj(a):
+        return False
+    scale = max(float(np.max(np.abs(out))), 1.0)
+    return float(np.max(np.abs(out.imag))) > 1e3 * np.finfo(a.dtype).eps * scale
+
+
+def has_real_sqrtm(a) -> bool:
+    """Whether the concrete real matrix (or stack) `a` has a real principal square root, by the
+    test the sqrtm row applies: scipy.linalg.sqrtm returns a complex root where it has not.
+    Arrays of another library (CuPy) are not inspected: they keep the real root."""
+    if not isinstance(a, np.ndarray | np.generic):
+        return True
+    a = np.asarray(a)
+    if a.shape[-1] == 0 or np.iscomplexobj(a):
+        return True
+    return not _is_complex_root(a, _principal_root(a))
+
+
+def _is_real_valued_complex(a) -> bool:
+    return np.iscomplexobj(a) and a.size > 0 and not np.any(a.imag)
+
+
 def _sqrtm_impl(a):
     a = np.asarray(a)
     if a.shape[-1] == 0:
         return np.zeros(a.shape, a.dtype)
-    linalg = scipy_linalg(a)
-    if linalg is not None:
-        out = np.asarray(linalg.sqrtm(a))
-    else:
-        with np.errstate(all="ignore"):
-            out = _sqrtm_denman_beavers(a)
+    if _is_real_valued_complex(a):  # the root of the real matrix: one branch, as _frechet_impl
+        return _principal_root(a.real).astype(a.dtype)
+    out = _principal_root(a)
     if np.iscomplexobj(out) and not np.iscomplexobj(a):
-        scale = max(float(np.max(np.abs(out))), 1.0)
-        if float(np.max(np.abs(out.imag))) > 1e3 * np.finfo(a.dtype).eps * scale:
+        if _is_complex_root(a, out):
             raise LinAlgError("sqrtm: this real matrix has no real principal square root (it "
-                             "has eigenvalues on the negative real axis); functrans computes "
-                             "real matrix functions of real matrices. Pass the matrix as "
-                             "complex (a + 0j) for its complex root, or shift or scale it.")
+                             "has eigenvalues on the negative real axis), and the row's result "
+                             "is real (scipy.linalg.sqrtm returns the complex root when it sees "
+                             "the values; under jit the dtype is fixed while tracing). Pass the "
+                             "matrix as complex (a + 0j) for its complex root.")
         out = out.real
     if not np.all(np.isfinite(out)):
         raise LinAlgError("sqrtm: the square root did not converge (the matrix is singular or "

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from functrans.core.ownership import unaliased
+from functrans.core.trace import Tracer
 from functrans.errors import DTypeError, ShapeError
 from functrans.numpy._core import asarray, promote
 from functrans.numpy._results import return_arrays
@@ -213,13 +214,19 @@ def expm(A: Any):
 
 
 def sqrtm(A: Any, disp: Any = None, blocksize: Any = None):
-    """scipy.linalg.sqrtm: the principal square root (of each matrix of a stack), real for a
-    real matrix with no eigenvalue on the closed negative real axis (else LinAlgError: pass
-    the matrix as complex for its complex root). Returns the root alone (scipy's `disp` and
-    `blocksize` are accepted and ignored). Differentiable: dX solves X dX + dX X = dA (jax's
-    sqrtm has no derivative)."""
+    """scipy.linalg.sqrtm: the principal square root (of each matrix of a stack). As scipy's,
+    it is real for a real matrix with no eigenvalue on the negative real axis and complex
+    otherwise, decided from the values where they are known (eagerly, and under grad and jvp
+    of concrete inputs); under jit or vmap a real matrix keeps a real root, and one with no
+    real root raises LinAlgError there (pass it as complex). Returns the root alone (scipy's
+    `disp` and `blocksize` are accepted and ignored). Differentiable, the complex root
+    included: dX solves X dX + dX X = dA (jax's sqrtm has no derivative)."""
     a, = float_operands("sqrtm", A)
     _square("sqrtm", a)
+    if a.dtype.kind == "f":
+        value = a.concrete_value() if isinstance(a, Tracer) else a
+        if value is not None and not M.has_real_sqrtm(value):
+            a = convert_element_type(a, np.result_type(a.dtype, np.complex64))
     return M.sqrtm(a)
 
 

@@ -9,6 +9,7 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans.errors import DTypeError
+from functrans.test_util import check_grads
 
 Z = np.array([1 + 2j, -3.5 - 0.25j, 0j, np.inf - 1j, 2 + np.nan * 1j])
 X = np.array([1.5, -2.0, 0.0, -0.0, np.inf])
@@ -76,3 +77,12 @@ def test_derivatives_for_complex_input_are_the_closed_forms():
     # angle = atan2(y, x): d/dx = -y/r^2, d/dy = x/r^2
     np.testing.assert_allclose(grad(fnp.angle), (-y - 1j * x) / (x * x + y * y), rtol=1e-15)
     np.testing.assert_allclose(fnp.angle(z, deg=True), np.angle(z, deg=True), rtol=1e-15)
+
+
+def test_derivatives_match_central_differences_to_second_order():
+    # complex input (the pairing Re(conj(c) y) in reverse mode) and real input
+    z = np.array([1 + 2j, -0.5 + 0.25j, -2.0 - 1.5j])
+    for f in (fnp.angle, lambda w: fnp.real(w) * fnp.imag(w) ** 2,
+              lambda w: fnp.conj(w) * w[::-1], lambda w: fnp.angle(w, deg=True) * fnp.real(w)):
+        check_grads(f, (z,), order=2, modes=("fwd", "rev"))
+    check_grads(lambda x: fnp.angle(x + 0j * x) + fnp.real(x) ** 2, (z.real,), order=2)

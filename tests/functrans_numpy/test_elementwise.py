@@ -604,6 +604,40 @@ def test_logaddexp_derivatives_are_softmax_weights_to_second_order():
     check_grads(fnp.logaddexp, (x + 0.3, y), order=2, modes=("fwd", "rev"))
 
 
+def test_logaddexp_derivatives_at_nan_and_infinity():
+    # NaN in, NaN out (value and both partials, as JAX); at an infinite max, the limits of the
+    # softmax weights: 1 for the infinite side, 0 for the other, 1/2 each at a tie (JAX gives
+    # (1, 1) at (inf, 0) and nan at (-inf, -inf), which sum to more than d/dt logaddexp(t, t))
+    points = {(np.nan, 0.0): (np.nan, np.nan), (1.0, np.nan): (np.nan, np.nan),
+              (np.inf, 0.0): (1.0, 0.0), (np.inf, -np.inf): (1.0, 0.0),
+              (np.inf, np.inf): (0.5, 0.5), (-np.inf, -np.inf): (0.5, 0.5),
+              (-np.inf, 1.0): (0.0, 1.0)}
+    for (a, b), want in points.items():
+        got = ft.grad(fnp.logaddexp, argnums=(0, 1))(a, b)
+        np.testing.assert_array_equal(np.array(got, dtype=float), want)
+    # softplus and log_sigmoid (logaddexp(x, 0) and its mirror): sigmoid's values, NaN at NaN
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, 800.0, -800.0])
+    with np.errstate(over="ignore"):
+        sigmoid = 1 / (1 + np.exp(-x))
+    np.testing.assert_array_equal(ft.vmap(ft.grad(ft.nn.softplus))(x), sigmoid)
+    np.testing.assert_array_equal(ft.vmap(ft.grad(ft.nn.log_sigmoid))(x), 1 - sigmoid)
+    second = ft.vmap(ft.grad(ft.grad(ft.nn.softplus)))(x)
+    np.testing.assert_array_equal(np.isnan(second), np.isnan(x))
+
+
+def test_softplus_and_log_sigmoid_match_jax_at_nan_and_infinity():
+    jax = jax_x64()
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, 800.0, -800.0, 1.5])
+    for name in ("softplus", "log_sigmoid"):
+        ours, theirs = getattr(ft.nn, name), getattr(jax.nn, name)
+        for order in (1, 2):
+            got, want = ours, theirs
+            for _ in range(order):
+                got, want = ft.grad(got), jax.grad(want)
+            np.testing.assert_allclose(ft.vmap(got)(x), np.asarray(jax.vmap(want)(x)),
+                                       rtol=1e-14, atol=0)
+
+
 def test_logaddexp_matches_jax():
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")

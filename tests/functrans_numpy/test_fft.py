@@ -78,7 +78,8 @@ def _loss(F):
 DERIVATIVE_CASES = [
     ("fft", {}, AC[:2, :3]), ("fft", {"n": 5, "axis": 0, "norm": "ortho"}, A[:2, :3]),
     ("ifft", {"n": 2, "norm": "forward"}, AC[:2, :3]), ("fft2", {"s": (3, 4)}, AC[:2, :3]),
-    ("ifftn", {"axes": (1, 0)}, A[:2, :3]),
+    ("ifftn", {"axes": (1, 0)}, A[:2, :3]), ("fftn", {"s": (3, 2), "axes": (1, 0)}, AC[:2, :3]),
+    ("ifft2", {"norm": "ortho"}, A[:2, :3]),
     ("rfft", {}, A[:2]), ("rfft", {"n": 5}, A[:2, :4]), ("rfft", {"n": 3, "axis": 0}, A[:2, :3]),
     ("rfft2", {"norm": "ortho"}, A[:3, :3]), ("rfftn", {"s": (2, 5)}, A[:2, :4]),
     ("irfft", {}, HALF[:2]), ("irfft", {"n": 7}, HALF[:2]), ("irfft", {"n": 3, "axis": 0},

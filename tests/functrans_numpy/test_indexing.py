@@ -57,6 +57,8 @@ INDICES = [
     True, False, (0, True), (slice(None), [0, 1], True, [0, 1]), (None, False, Ellipsis),
     M, (M,), (M, 1), (slice(None), M[0] | True), (Ellipsis, X[0, 0, 0] > 2),
     (M, slice(None, None, -1)), (np.zeros(2, bool),), X > 50, (0, M[0], [1, 2]),
+    # tuples inside the index tuple are sequences: x[(0, 1, 0), (2, 2, 1)]
+    ((0, 1, 0), (2, 2, 1)), (slice(None), (0, 2), ((1,), (3,))),
 ]
 
 
@@ -244,6 +246,7 @@ def test_concrete_out_of_range_index_raises_like_numpy():
     (([0, 1], [0, 1, 2]), "could not be broadcast"),
     (np.ones((2, 4), bool), "does not match"),
     (np.ones(2, bool), "does not match"),
+    (((slice(None),), 0), "valid indices"),
 ])
 def test_bad_indices_raise_index_error(idx, phrase):
     with pytest.raises(IndexError) as info:

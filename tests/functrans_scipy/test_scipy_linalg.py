@@ -201,6 +201,44 @@ def test_sqrtm_derivative_solves_the_sylvester_equation(sl):
     check_grads(fsl.sqrtm, (a,), order=2, modes=("fwd", "rev"))
 
 
+_NO_REAL_ROOT = [np.array([[1.0, 2.0, 0.5], [2.0, -3.0, 1.0], [0.5, 1.0, 0.2]]),  # symmetric
+                 RNG.normal(size=(3, 3)) - 2.0 * np.eye(3),
+                 np.array([[-2.0, 0.0], [0.0, 3.0]])]
+
+
+@pytest.mark.parametrize("i", range(len(_NO_REAL_ROOT)))
+def test_sqrtm_of_a_real_matrix_with_no_real_root_is_complex_as_scipys(backend, i):
+    # scipy.linalg.sqrtm returns the complex principal root (+i sqrt|z| for a negative real
+    # eigenvalue z); so does functrans, eagerly and under grad/jvp, with or without scipy
+    a = _NO_REAL_ROOT[i]
+    root = fsl.sqrtm(a)
+    assert root.dtype == np.complex128
+    np.testing.assert_allclose(root @ root, a, rtol=1e-12, atol=1e-13)
+    assert np.all(np.linalg.eigvals(root).real >= -1e-12)   # the principal root
+    if i == 2:
+        np.testing.assert_allclose(root, np.diag([np.sqrt(2.0) * 1j, np.sqrt(3.0)]), atol=1e-15)
+    sl = pytest.importorskip("scipy.linalg")
+    np.testing.assert_allclose(root, sl.sqrtm(a), rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("i", range(len(_NO_REAL_ROOT)))
+def test_complex_root_of_a_real_matrix_differentiates(backend, i):
+    # dX solves X dX + dX X = dA; central differences of the root itself (one branch on both
+    # sides: real perturbations keep the negative eigenvalues on the real axis) to order 3
+    a = _NO_REAL_ROOT[i]
+    e = np.random.default_rng(i).normal(size=a.shape)
+    x, dx = ft.jvp(fsl.sqrtm, (a,), (e,))
+    np.testing.assert_allclose(x @ dx + dx @ x, e, rtol=1e-10, atol=1e-11)
+    h = 1e-6
+    fd = (fsl.sqrtm(a + h * e) - fsl.sqrtm(a - h * e)) / (2 * h)
+    np.testing.assert_allclose(dx, fd, rtol=1e-6, atol=1e-7)
+    # reverse mode on the real and imaginary parts (jacrev needs a real output, as JAX's)
+    for part in (fnp.real, fnp.imag):
+        g = ft.grad(lambda a: fnp.sum(part(fsl.sqrtm(a)) * e))(a)
+        np.testing.assert_allclose(np.sum(g * e), np.sum(part(dx) * e), rtol=1e-10)
+    check_grads(fsl.sqrtm, (a,), order=2 if backend == "numpy" else 3, modes=("fwd", "rev"))
+
+
 def test_lu_solve_and_cho_solve_derivatives():
     a, b = RNG.normal(size=(3, 3)) + 3 * np.eye(3), RNG.normal(size=(3, 2))
     check_grads(lambda a, b: fsl.lu_solve(fsl.lu_factor(a), b, trans=1), (a, b), order=2,
@@ -249,10 +287,11 @@ def test_errors_name_the_problem_and_the_fix():
         fsl.lu_solve((a, np.zeros(3)), np.ones(3))
     with pytest.raises(ValueError, match="2 or fewer"):
         fsl.block_diag(np.ones((1, 1, 1)))
+    # under jit the result's dtype is fixed while tracing: a real matrix keeps a real root
     with pytest.raises(LinAlgError, match="no real principal square root"):
-        fsl.sqrtm(-np.eye(2))
+        ft.jit(fsl.sqrtm)(-np.eye(2))
     with pytest.raises(np.linalg.LinAlgError):      # numpy's class catches it too
-        fsl.sqrtm(np.diag([1.0, -4.0]))
+        ft.jit(fsl.sqrtm)(np.diag([1.0, -4.0]))
 
 
 def test_integer_input_becomes_float64():

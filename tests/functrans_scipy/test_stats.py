@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import functrans as ft
-from functrans.errors import ArgumentError, ShapeError
+from functrans.errors import ShapeError
 from functrans.scipy import stats as fst
+from functrans.test_util import check_grads
 
 ss = pytest.importorskip("scipy.stats")
 
@@ -117,13 +118,53 @@ def test_multivariate_normal_matches_scipy():
         mvn.logpdf(pts, mean, np.eye(2))
     np.testing.assert_allclose(mvn.logpdf(pts, mean, cov, allow_singular=False),
                                smvn.logpdf(pts, mean, cov), rtol=1e-13)
-    with pytest.raises(ArgumentError, match="cov \\+ eps"):
-        mvn.pdf(pts, mean, cov, allow_singular=True)
+    np.testing.assert_allclose(mvn.pdf(pts, mean, cov, allow_singular=True),
+                               smvn.pdf(pts, mean, cov, allow_singular=True), rtol=1e-13)
     np.testing.assert_allclose(mvn.entropy(mean, cov), smvn.entropy(mean, cov), rtol=1e-14)
     np.testing.assert_allclose(mvn.entropy(None, 1.7), smvn.entropy(None, 1.7), rtol=1e-14)
     # d entropy / d cov = inv(cov) / 2
     np.testing.assert_allclose(ft.grad(lambda c: mvn.entropy(mean, c))(cov),
                                np.linalg.inv(cov) / 2, rtol=1e-13)
+
+
+def test_multivariate_normal_allow_singular_matches_scipy():
+    # scipy's pseudo-inverse and pseudo-determinant over cov's range, -inf off it
+    rng = np.random.default_rng(1)
+    mvn, smvn = fst.multivariate_normal, ss.multivariate_normal
+    b = rng.normal(size=(4, 2))
+    cov = b @ b.T                                       # rank 2
+    mean = rng.normal(size=4)
+    inside = rng.normal(size=(5, 4)) @ cov + mean
+    outside = inside + np.array([1.0, 0.0, 0.0, 0.0]) - b @ np.linalg.lstsq(b, [1.0, 0, 0, 0],
+                                                                         rcond=None)[0]
+    for pts in (inside, outside, inside[0]):
+        np.testing.assert_allclose(mvn.logpdf(pts, mean, cov, allow_singular=True),
+                                   smvn.logpdf(pts, mean, cov, allow_singular=True), rtol=1e-12)
+        np.testing.assert_allclose(mvn.pdf(pts, mean, cov, allow_singular=True),
+                                   smvn.pdf(pts, mean, cov, allow_singular=True), rtol=1e-12)
+    diag = np.diag([1.0, 1.0, 0.0, 0.0])
+    for c in (diag, 0.0, 1.5):
+        np.testing.assert_allclose(mvn.logpdf(inside, mean, c, allow_singular=True),
+                                   smvn.logpdf(inside, mean, c, allow_singular=True), rtol=1e-12)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        mvn.logpdf(inside, mean, -cov - np.eye(4), allow_singular=True)
+    # derivatives in x and mean: -pinv(cov) (x - mean) and its negative, to second order
+    x = inside[0]
+    gx, gm = ft.grad(lambda x, m: mvn.logpdf(x, m, cov, allow_singular=True), (0, 1))(x, mean)
+    want = -np.linalg.pinv(cov) @ (x - mean)
+    np.testing.assert_allclose(gx, want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(gm, -want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ft.hessian(lambda x: mvn.logpdf(x, mean, cov,
+                                                               allow_singular=True))(x),
+                               -np.linalg.pinv(cov), rtol=1e-9, atol=1e-12)
+    # full rank, distinct eigenvalues (eigh's derivative is undefined at repeated ones): the
+    # derivative in cov too equals the Cholesky route's
+    spd = cov + np.diag([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(
+        ft.grad(lambda c: mvn.logpdf(x, mean, c, allow_singular=True))(spd),
+        ft.grad(lambda c: mvn.logpdf(x, mean, c))(spd), rtol=1e-9, atol=1e-12)
+    check_grads(lambda x, m, c: mvn.logpdf(x, m, (c + c.T) / 2, allow_singular=True),
+                (x, mean, spd), order=2)
 
 
 def test_float32_stays_float32():

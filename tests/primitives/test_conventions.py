@@ -75,10 +75,8 @@ CONVENTIONS = [
     Convention("norm_sqrt", "norm=0", _sum_of_squares_root, ([0.0, 0.0],), ([nan, nan],),
                ([0.0, 0.0],), lambda jax, jnp: jnp.linalg.norm,
                lambda torch: torch.linalg.vector_norm),
-    # x^y at 0^0: d/dx = y x^(y-1) = 0 * 0^-1 = nan in JAX, 0 in PyTorch (0 where y == 0);
-    # d/dy = log(x) x^y: JAX takes log(1) at x == 0, PyTorch 0 where x == 0 and y >= 0
-    Convention("pow", "x=0,y=0", E.pow, (0.0, 0.0), (nan, 0.0), (0.0, 0.0),
-               lambda jax, jnp: lambda x, y: x ** y, lambda torch: lambda x, y: x ** y),
+    # (at 0^0 both rules give 0, 0: functrans departs from JAX's d/dx = 0 * 0^-1 = nan, see
+    # tests/primitives/test_elementwise.py)
     # 0^-1: d/dy = log(1) * inf = nan in JAX; PyTorch inf * log(0) = -inf
     Convention("pow", "x=0,y=-1", E.pow, (0.0, -1.0), (-inf, nan), (-inf, -inf),
                lambda jax, jnp: lambda x, y: x ** y, lambda torch: lambda x, y: x ** y),
@@ -88,15 +86,6 @@ CONVENTIONS = [
                lambda jax, jnp: jnp.maximum, lambda torch: torch.maximum),
     Convention("min", "x=nan", E.min, (nan, 1.0), (0.0, 0.0), (1.0, 1.0),
                lambda jax, jnp: jnp.minimum, lambda torch: torch.minimum),
-    # acosh of a complex z off the real line, as d Re(acosh) (grad of a real function of z, JAX's
-    # pairing: the derivative itself): JAX 1/sqrt((z - 1)(z + 1)), PyTorch
-    # 1/(sqrt(z - 1) sqrt(z + 1)), the principal branch's; at -0.5+0.3i they differ in sign.
-    # (PyTorch's .grad is the conjugate of this, its convention for complex leaves.)
-    Convention("acosh", "z=-0.5+0.3i", lambda z: E.real(E.acosh(z)), (-0.5 + 0.3j,),
-               (0.1807130116611807 + 1.043294843629323j,),
-               (-0.1807130116611807 - 1.043294843629323j,),
-               lambda jax, jnp: lambda z: jnp.real(jnp.arccosh(z)),
-               lambda torch: lambda z: torch.acosh(z).real),
     # atan2(x, y) at the origin: y/(x^2 + y^2) = 0/0 in JAX; PyTorch takes 1/(x^2 + y^2) as 0
     Convention("atan2", "x=0,y=0", E.atan2, (0.0, 0.0), (nan, nan), (0.0, -0.0),
                lambda jax, jnp: jnp.arctan2, lambda torch: torch.atan2),
