@@ -76,17 +76,19 @@ def main():
     z_f = lhs(rng, n_f, LB, UB)
     z_u, u_data = conditions(rng, 64 if args.quick else 300)
     params = init_mlp(rng, [2, 32, 32, 32, 1] if not args.quick else [2, 20, 20, 1])
+    x = np.linspace(0, 1, 101)
+    t = np.linspace(0, 1, 101)
+    X, T = np.meshgrid(x, t, indexing="ij")
+    pts = np.stack([X.ravel(), T.ravel()], 1)
+    ex = exact(X, T)
     t0 = time.perf_counter()
     params, history = train(make_loss(z_f, z_u, u_data), params, adam_steps=args.adam_steps,
                             lbfgs_iters=args.lbfgs_iters, lr=2e-3,
                             progress=not args.no_progress, log_every=args.log_every,
-                            time_budget=args.time_budget)
+                            time_budget=args.time_budget, monitor=lambda p: (
+                                f"error {relative_l2(predict(u_net, p, pts), ex.ravel()):.3e}"))
     wall = time.perf_counter() - t0
-    x = np.linspace(0, 1, 101)
-    t = np.linspace(0, 1, 101)
-    X, T = np.meshgrid(x, t, indexing="ij")
-    pred = predict(u_net, params, np.stack([X.ravel(), T.ravel()], 1)).reshape(X.shape)
-    ex = exact(X, T)
+    pred = predict(u_net, params, pts).reshape(X.shape)
     err = relative_l2(pred, ex)
     print(f"wall time: {wall:.1f} s ({len(history)} steps)")
     if not args.no_figure:
