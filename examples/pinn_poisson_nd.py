@@ -5,8 +5,9 @@
 
 The Laplacian at each collocation point is `laplacian`: one forward pass carrying the value,
 the d-row gradient block and the Laplacian through the network, instead of a d x d Hessian.
-Adam (3,000 steps), then L-BFGS up to 8,000 iterations; the error still falls there, by about
-7% per 1,000 iterations (seed 0: 7.9e-4 at 3,000, 6.6e-4 at 5,000; examples/README.md).
+Adam (3,000 steps), then L-BFGS up to 8,000 iterations; the error still falls there, by 5 to
+8% per 1,000 iterations (seed 0: 7.9e-4 at 3,000, 6.6e-4 at 5,000, 5.5e-4 at 8,000;
+examples/README.md).
 
     python examples/pinn_poisson_nd.py              # full run, d = 10
     python examples/pinn_poisson_nd.py --dim 20
