@@ -29,6 +29,13 @@ def minimize_lbfgs(value_and_grad_fn: Callable, params, *, maxiter: int = 15000,
     parameters. `value_and_grad_fn(params) -> (loss, grads)` (e.g. ft.jit(ft.value_and_grad(
     loss))); `callback(params, loss)` is called after every iteration. The defaults are the
     settings physics-informed network papers use (memory 50, tolerance at machine epsilon).
+
+    scipy stops at the first of: `maxiter` iterations, `maxfun` evaluations (default 5/4 of
+    maxiter), a reduction (f_k - f_k+1) / max(|f_k|, |f_k+1|, 1) <= ftol (for a loss below 1
+    an absolute test: with ftol at machine epsilon, a step that gains less than 2.2e-16),
+    a largest gradient component <= gtol, or a line search that finds no decrease in `maxls`
+    evaluations; the result's `message` says which. A PINN's loss usually still falls when
+    `maxiter` is what stopped it: raise it.
     """
     try:
         from scipy.optimize import minimize
