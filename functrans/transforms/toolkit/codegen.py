@@ -219,6 +219,11 @@ class _Workspace:
             self.free()
 
 
+def _large(aval) -> bool:
+    """Whether a value of `aval` is worth a workspace buffer."""
+    return aval.size * aval.dtype.itemsize >= WORKSPACE_MIN_BYTES
+
+
 def _writes_out(fn, extra, kwargs, eqn) -> bool:
     """Whether the call takes `out=` for its one result: a ufunc, or a function marked
     `writes_out` (one that writes a whole given buffer and returns it, as a ufunc does)."""
@@ -291,6 +296,15 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
     free: dict = {}             # (shape, dtype) -> slots no live value holds
     specs: list = []            # (shape, dtype) of each slot
 
+    def take_slot(out) -> str:
+        """A free workspace slot of `out`'s shape and dtype (a new one if none is free)."""
+        pool = free.setdefault((out.aval.shape, out.aval.dtype), [])
+        if not pool:
+            pool.append(len(specs))
+            specs.append((out.aval.shape, out.aval.dtype))
+        slot_of[out] = pool.pop()
+        return f"w{slot_of[out]}"
+
     lines = []
     counter = itertools.count()
     for i, (eqn, (fn, extra, kwargs)) in enumerate(zip(eqns, targets)):
@@ -316,32 +330,15 @@ def generate_source(closed: ClosedJaxpr, workspace: bool = False,
                 args.append(f"out={names[reuse]}")
                 if reuse in slot_of:
                     slot_of[out] = slot_of.pop(reuse)
-            elif (workspace and may_hold and out in last_use
-                  and out_aval.size * out_aval.dtype.itemsize >= WORKSPACE_MIN_BYTES):
-                key = (out_aval.shape, out_aval.dtype)
-                pool = free.setdefault(key, [])
-                if not pool:
-                    pool.append(len(specs))
-                    specs.append(key)
-                slot_of[out] = pool.pop()
-                args.append(f"out=w{slot_of[out]}")
+            elif workspace and may_hold and out in last_use and _large(out_aval):
+                args.append(f"out={take_slot(out)}")
             if out_aval.ndim:
                 owned.add(out)
         elif workspace and getattr(fn, "writes_outs", False):
             # a loop kernel writes each result into a workspace buffer, or a fresh array
-            buffers = []
-            for out in eqn.outvars:
-                key = (out.aval.shape, out.aval.dtype)
-                if out in escapes or out in keep_alive or out not in last_use or \
-                        out.aval.size * out.aval.dtype.itemsize < WORKSPACE_MIN_BYTES:
-                    buffers.append("None")
-                    continue
-                pool = free.setdefault(key, [])
-                if not pool:
-                    pool.append(len(specs))
-                    specs.append(key)
-                slot_of[out] = pool.pop()
-                buffers.append(f"w{slot_of[out]}")
+            buffers = [take_slot(out) if out not in escapes and out not in keep_alive
+                       and out in last_use and _large(out.aval) else "None"
+                       for out in eqn.outvars]
             if any(b != "None" for b in buffers):
                 args.append(f"outs=({', '.join(buffers)},)")
         for v in eqn.outvars:
