@@ -12,53 +12,57 @@ Cephes' exp (Cody-Waite reduction, a rational approximation, and 2^n built from 
 bits). Measured against numpy on four million points spread over [-25, 25] and the special
 values, the largest difference is 1.8 ulp (relative), inside kernels.TOLERANCE.
 
-Importing this module imports numba.
+Importing this module imports numba (its definitions exist only where numba is installed).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
+
+try:
+    import numba
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+except ImportError:  # no extra "fast": only a module scan (doctest discovery) imports this
+    numba = None
 
 
-@intrinsic
-def _pow2(typingctx, n):
-    """2.0 ** n for an int64 n in [-1022, 1023], assembled from its exponent bits."""
-    def codegen(context, builder, signature, args):
-        bias = builder.add(args[0], ir.Constant(ir.IntType(64), 1023))
-        bits = builder.shl(bias, ir.Constant(ir.IntType(64), 52))
-        return builder.bitcast(bits, ir.DoubleType())
-    return types.float64(types.int64), codegen
+if numba is not None:
+    @intrinsic
+    def _pow2(typingctx, n):
+        """2.0 ** n for an int64 n in [-1022, 1023], assembled from its exponent bits."""
+        def codegen(context, builder, signature, args):
+            bias = builder.add(args[0], ir.Constant(ir.IntType(64), 1023))
+            bits = builder.shl(bias, ir.Constant(ir.IntType(64), 52))
+            return builder.bitcast(bits, ir.DoubleType())
+        return types.float64(types.int64), codegen
 
-
-@numba.njit(inline="always", error_model="numpy")
-def tanh(x):
-    """tanh(x) to within 2 ulp of numpy's, signed zeros, infinities and nan kept."""
-    a = abs(x)
-    z = a * a
-    # e^y = 2^n (q + p) / (q - p) for y = 2a, capped where tanh rounds to 1 anyway
-    y = min(a + a, 40.0)
-    n = np.floor(1.4426950408889634073599 * y + 0.5)
-    r = y - n * 6.93145751953125e-1 - n * 1.42860682030941723212e-6
-    rr = r * r
-    p = r * ((1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2) * rr
-             + 9.99999999999999999910e-1)
-    q = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
-         + 2.27265548208155028766e-1) * rr + 2.00000000000000000009e0
-    small = a < 0.625
-    # one division for either branch: tanh(a) = a + num / den, or 1 + num / den
-    if small:
-        num = a * z * ((-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z
-                       - 1.61468768441708447952e3)
-        den = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z \
-            + 4.84406305325125486048e3
-    else:
-        num = -2.0 * (q - p)
-        den = (q + p) * _pow2(np.int64(n)) + (q - p)
-    t = (a if small else 1.0) + num / den
-    return math.copysign(t, x) if x == x else x
+    @numba.njit(inline="always", error_model="numpy")
+    def tanh(x):
+        """tanh(x) to within 2 ulp of numpy's, signed zeros, infinities and nan kept."""
+        a = abs(x)
+        z = a * a
+        # e^y = 2^n (q + p) / (q - p) for y = 2a, capped where tanh rounds to 1 anyway
+        y = min(a + a, 40.0)
+        n = np.floor(1.4426950408889634073599 * y + 0.5)
+        r = y - n * 6.93145751953125e-1 - n * 1.42860682030941723212e-6
+        rr = r * r
+        p = r * ((1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2) * rr
+                 + 9.99999999999999999910e-1)
+        q = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
+             + 2.27265548208155028766e-1) * rr + 2.00000000000000000009e0
+        small = a < 0.625
+        # one division for either branch: tanh(a) = a + num / den, or 1 + num / den
+        if small:
+            num = a * z * ((-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z
+                           - 1.61468768441708447952e3)
+            den = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z \
+                + 4.84406305325125486048e3
+        else:
+            num = -2.0 * (q - p)
+            den = (q + p) * _pow2(np.int64(n)) + (q - p)
+        t = (a if small else 1.0) + num / den
+        return math.copysign(t, x) if x == x else x
