@@ -174,21 +174,15 @@ def _view(shape: tuple, full: tuple) -> tuple | None:
     return padded if all(s in (1, f) for s, f in zip(padded, full)) else None
 
 
-def _float_arrays(avals) -> bool:
-    return all(a.dtype in _KINDS for a in avals)
-
-
 def _fusible(eqn, target) -> Member | None:
     """How `eqn` runs inside a loop kernel (see Member), or None: an elementwise function of
-    float64 or bool arrays, whose operands broadcast to its result; a contraction over axes of
-    length one (an outer product of a column and a row); or a float64 sum over every axis but
-    the last."""
+    float64 or bool arrays, whose operands broadcast to its result; a short contraction (see
+    `_outer`); or a float64 sum over every axis but the last."""
     fn, extra, kwargs = target
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return None
     out = eqn.outvars[0].aval
-    if extra or not _float_arrays(
-            [a.aval for a in eqn.invars] + [out]):
+    if extra or any(a.aval.dtype not in _KINDS for a in eqn.invars) or out.dtype not in _KINDS:
         return None
     if any(type(a) is Literal and a.aval.shape for a in eqn.invars):
         return None
@@ -529,23 +523,23 @@ def _part(a, at):
 def _fused_call(source, dims, strides, reads, once, outputs, kinds):
     """The function calling the kernel of `source`: the loop nest's dims and every array's
     strides, flat views of the arrays it reads, Python scalars for the values it reads once,
-    fresh output arrays (zeros for the sums)."""
+    and the output arrays."""
     kernel = compile_kernel(source)
     sizes = [*dims, *(s for st in strides for s in st)]
     values = list(dict.fromkeys(a for a, _, _ in reads))
     picks = [(values.index(a), c, one) for (a, c, _), one in zip(reads, once)]
     made = [(v.aval.shape, v.aval.dtype, kind == "rowsum") for v, kind in zip(outputs, kinds)]
-    ravel, item, empty, zeros = np.ravel, np.ndarray.item, np.empty, np.zeros
+    ravel, item, empty = np.ravel, np.ndarray.item, np.empty
 
-    def run(*args, outs=None):
-        if outs is None:
-            outs = [(zeros if total else empty)(s, d) for s, d, total in made]
-        else:   # buffers codegen holds for some results (see `writes_outs`)
-            outs = [(zeros if total else empty)(s, d) if o is None else o
-                    for o, (s, d, total) in zip(outs, made)]
-            for o, (_, _, total) in zip(outs, made):
-                if total:
-                    o.fill(0.0)
+    nones = (None,) * len(made)
+
+    def run(*args, outs=nones):
+        # the buffers codegen holds for some results (see `writes_outs`), fresh arrays for the
+        # others; a sum's starts at zero
+        outs = [empty(s, d) if o is None else o for o, (s, d, _) in zip(outs, made)]
+        for o, (_, _, total) in zip(outs, made):
+            if total:
+                o.fill(0.0)
         kernel(*sizes, *[(item(a) if type(a) is np.ndarray else a) if one else ravel(a)
                          for a, one in ((args[i] if c is None else _part(args[i], c), one)
                                         for i, c, one in picks)],
