@@ -514,36 +514,33 @@ def _kernel_source(depth, arrays, inner, body, writes, once) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _part(a, at):
-    """The slice of `a` at index `at[1]` of its axis `at[0]` (an operand of a short product)."""
-    axis, c = at
-    return a[(slice(None),) * axis + (c,)]
-
-
 def _fused_call(source, dims, strides, reads, once, outputs, kinds):
     """The function calling the kernel of `source`: the loop nest's dims and every array's
     strides, flat views of the arrays it reads, Python scalars for the values it reads once,
-    and the output arrays."""
-    kernel = compile_kernel(source)
-    sizes = [*dims, *(s for st in strides for s in st)]
+    and the output arrays. Written out per call site, since its Python is most of a small
+    kernel's cost: the sizes are literals, each argument is one expression."""
     values = list(dict.fromkeys(a for a, _, _ in reads))
-    picks = [(values.index(a), c, one) for (a, c, _), one in zip(reads, once)]
-    made = [(v.aval.shape, v.aval.dtype, kind == "rowsum") for v, kind in zip(outputs, kinds)]
-    ravel, item, empty = np.ravel, np.ndarray.item, np.empty
-
-    nones = (None,) * len(made)
-
-    def run(*args, outs=nones):
-        # the buffers codegen holds for some results (see `writes_outs`), fresh arrays for the
-        # others; a sum's starts at zero
-        outs = [empty(s, d) if o is None else o for o, (s, d, _) in zip(outs, made)]
-        for o, (_, _, total) in zip(outs, made):
-            if total:
-                o.fill(0.0)
-        kernel(*sizes, *[(item(a) if type(a) is np.ndarray else a) if one else ravel(a)
-                         for a, one in ((args[i] if c is None else _part(args[i], c), one)
-                                        for i, c, one in picks)],
-               *[o.reshape(-1) for o in outs])
-        return outs
+    params = [f"p{k}" for k in range(len(values))]
+    args = [str(n) for n in (*dims, *(s for st in strides for s in st))]
+    for (a, c, _), one in zip(reads, once):
+        read = params[values.index(a)]
+        if c is not None:   # operand slice `(axis, index)` of a short product
+            read = f"{read}[{':, ' * c[0]}{c[1]}]"
+        args.append(f"({read}.item() if type({read}) is ndarray else {read})" if one
+                    else f"{read}.ravel()")
+    lines = [f"def run({', '.join(params)}, outs={(None,) * len(outputs)}):"]
+    for k, (v, kind) in enumerate(zip(outputs, kinds)):
+        lines += [f"    o{k} = outs[{k}]",
+                  f"    if o{k} is None:",
+                  f"        o{k} = empty({v.aval.shape}, dtype_{k})"]
+        if kind == "rowsum":    # a sum starts at zero
+            lines.append(f"    o{k}.fill(0.0)")
+        args.append(f"o{k}.reshape(-1)")
+    lines += [f"    kernel({', '.join(args)})",
+              f"    return [{', '.join(f'o{k}' for k in range(len(outputs)))}]"]
+    namespace = {"kernel": compile_kernel(source), "empty": np.empty, "ndarray": np.ndarray,
+                 **{f"dtype_{k}": v.aval.dtype for k, v in enumerate(outputs)}}
+    exec(compile("\n".join(lines) + "\n", "<functrans kernel call>", "exec"), namespace)
+    run = namespace["run"]
     run.writes_outs = True      # codegen may pass `outs=`, a buffer or None per result
     return run
