@@ -75,6 +75,35 @@ def test_pytree_structure_and_kwargs_are_part_of_the_signature():
     assert len(calls) == 3
 
 
+def test_nested_positional_arguments_key_by_structure_shapes_and_weak_floats():
+    # lists, tuples and dicts of arrays and floats take jit's cheap key: it must tell apart
+    # everything tree_flatten's structure does, order dict leaves as it does, and keep a
+    # Python float weak
+    calls = []
+
+    def f(params, x):
+        calls.append(1)
+        (w, b), scale = params["layer"], params["scale"]
+        return (x @ w + b) * scale
+
+    jf = jit(f)
+    w, b, x = np.arange(6.0).reshape(3, 2), np.array([1.0, -1.0]), np.ones((4, 3))
+    expected = (x @ w + b) * 2.0
+    np.testing.assert_array_equal(jf({"scale": 2.0, "layer": (w, b)}, x), expected)
+    np.testing.assert_array_equal(jf({"layer": (w, b), "scale": 2.0}, x), expected)
+    assert len(calls) == 1                      # key order of a dict is not its structure
+    jf({"layer": [w, b], "scale": 2.0}, x)      # list instead of tuple
+    jf({"layer": (w, b), "scale": np.float64(2.0)}, x)   # a strong scalar, not a weak one
+    jf({"layer": (w, b[:1]), "scale": 2.0}, x)  # another shape deep inside
+    jf({"layer": (w, b), "gain": 2.0, "scale": 2.0}, x)  # one more key
+    assert len(calls) == 5
+    with pytest.raises(KeyError):
+        jf({"layer": (w, b), "gain": 2.0}, x)
+
+    out = jit(lambda p: p[0] * p[1])([np.ones(2, np.float32), 3.0])
+    assert out.dtype == np.float32              # the float inside the list stayed weak
+
+
 def test_static_arguments_are_hashed_by_value():
     calls = []
 
