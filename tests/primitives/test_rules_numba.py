@@ -257,6 +257,36 @@ def test_operands_broadcast_in_one_loop(shape):
     assert len(_fused_eqns(fast, *args)) == 1
 
 
+@pytest.mark.parametrize("axes", [(0,), (1,), (0, 1)], ids=str)
+def test_a_sum_over_axes_but_the_last_runs_in_the_loop(axes):
+    # the weighted sum over the directions of a forward-mode block, (N, R, H) -> (N, H) under
+    # vmap: the product and the sum in one pass, summed in numpy's order
+    def f(a, b, w):
+        return fnp.sum(a * b * w, axis=axes)
+
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((50, 3, 8)), rng.standard_normal((50, 1, 8))
+    w = rng.standard_normal((1, 3, 1))
+    fast = jit(f, backend="numba")
+    want = (a * b * w).sum(axis=axes)
+    _close(fast(a, b, w), want, f"sum over {axes}")
+    [e] = _fused_eqns(fast, a, b, w)
+    assert [v.aval.shape for v in e.outvars] == [want.shape]
+
+
+def test_an_equation_alone_is_a_loop_only_where_numpy_broadcasts_slowly():
+    # (N, 1, H) * (1, R, H), a forward-mode block: numpy runs N * R inner loops of H
+    rng = np.random.default_rng(7)
+    col, row = rng.standard_normal((1024, 1, 64)), rng.standard_normal((1, 3, 64))
+    fast = jit(lambda a, b: a * b, backend="numba")
+    _close(fast(col, row), col * row, "broadcast product")
+    assert len(_fused_eqns(fast, col, row)) == 1
+    same = rng.standard_normal((1024, 3, 64))       # no broadcast: numpy's loop is as fast
+    assert _fused_eqns(fast, same, same) == []
+    small = jit(lambda a, b: a * b, backend="numba")  # too small to pay for a kernel
+    assert _fused_eqns(small, col[:8], row) == []
+
+
 def test_a_sum_ends_its_cluster():
     # the column sum is complete only when the loop ends: what reads it runs after
     def f(x):

@@ -155,8 +155,9 @@ class Member(NamedTuple):
     """How one equation runs inside a loop kernel over `shape`: operand i is read as an array
     of shape `views[i]`, which broadcasts to `shape` (a bias `(64,)` against `(1024, 64)`,
     `(N, 1, H)` against `(N, R, H)`, a 0-d value). A "map" writes one value per element; a
-    "rowsum" adds its value into a total per index of the last axis (a sum over the leading
-    axes, in numpy's order)."""
+    "rowsum" adds its value into a total per index of the axes it keeps, `kept` (a sum over
+    axes but the last: a bias gradient over rows, the sum over the directions of a
+    forward-mode block; in numpy's order)."""
     spelled: str
     shape: tuple
     views: tuple
@@ -164,6 +165,8 @@ class Member(NamedTuple):
     # what each placeholder of `spelled` reads, (operand, (axis, index) or None), when not
     # operand i whole for placeholder i (a product over a short axis reads slices)
     parts: tuple | None = None
+    # a "rowsum"'s result as read against `shape`: the summed axes of length one
+    kept: tuple | None = None
 
 
 def _view(shape: tuple, full: tuple) -> tuple | None:
@@ -177,7 +180,7 @@ def _view(shape: tuple, full: tuple) -> tuple | None:
 def _fusible(eqn, target) -> Member | None:
     """How `eqn` runs inside a loop kernel (see Member), or None: an elementwise function of
     float64 or bool arrays, whose operands broadcast to its result; a short contraction (see
-    `_outer`); or a float64 sum over every axis but the last."""
+    `_outer`); or a float64 sum over axes but the last."""
     fn, extra, kwargs = target
     if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
         return None
@@ -188,9 +191,13 @@ def _fusible(eqn, target) -> Member | None:
         return None
     if fn is np.sum:
         x = eqn.invars[0].aval
+        axes = set(kwargs.get("axis", ()))
+        # along a last axis (or with only ones after the summed axes), numpy adds pairwise,
+        # not one term after another as the loop does
         if x.ndim >= 2 and out.dtype == np.float64 and set(kwargs) <= {"axis", "dtype"} \
-                and tuple(kwargs.get("axis", ())) == tuple(range(x.ndim - 1)):
-            return Member("{0}", x.shape, (x.shape,), "rowsum")
+                and axes and x.ndim - 1 not in axes and x.shape[-1] > 1:
+            kept = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+            return Member("{0}", x.shape, (x.shape,), "rowsum", kept=kept)
         return None
     contraction = fact(eqn.primitive, "contraction")
     if contraction is not None:
@@ -246,7 +253,7 @@ def fuse(jaxpr, targets):
     ends, or that make an operand of a short product, which reads whole slices of it). Else it
     starts a cluster."""
     fusible = [_fusible(e, t) for e, t in zip(jaxpr.eqns, targets)]
-    if sum(x is not None for x in fusible) < 2:
+    if sum(x is not None for x in fusible) < 2 and not any(map(_alone, fusible)):
         return jaxpr.eqns, targets
     order = _sunk(jaxpr.eqns, fusible)
     eqns = [jaxpr.eqns[i] for i in order]
@@ -312,10 +319,24 @@ def fuse(jaxpr, targets):
         closed.update(n for n in ins if n[0] == "c" and n != me)
         preds.setdefault(me, set()).update(m for m in ins if m != me)
         node.update((v, me) for v in e.outvars)
-    clusters = [sorted(m) for m in members if len(m) > 1]
+    clusters = [sorted(m) for m in members if len(m) > 1 or m and _alone(fusible[m[0]])]
     if not clusters:
         return eqns, targets
     return _schedule(jaxpr, targets, clusters, fusible)
+
+
+# an equation alone is worth a loop where numpy's broadcasting runs many short inner loops:
+# (1024, 3, 64) = (1024, 1, 64) * (1, 3, 64) takes numpy 116 us and a loop 34 us
+ALONE = 4096
+
+
+def _alone(member: Member | None) -> bool:
+    """Whether `member` is worth a loop kernel by itself: a sum over axes but the last (numpy
+    reduces short middle axes slowly), or a map that broadcasts an array along an axis."""
+    if member is None or member.parts is not None or math.prod(member.shape) < ALONE:
+        return False
+    return member.kind == "rowsum" or \
+        any(view != member.shape and math.prod(view) > 1 for view in member.views)
 
 
 def _sunk(eqns, fusible) -> list:
@@ -421,7 +442,7 @@ def _fused_eqn(eqns, members, used_outside):
     # read per element is loaded into `x<k>` at each step
     once = [math.prod(view) == 1 for _, _, view in reads]
     names = {read: f"{'a' if one else 'x'}{k}" for k, (read, one) in enumerate(zip(reads, once))}
-    outputs, kinds, body, writes = [], [], [], []
+    outputs, kinds, body, writes, out_views = [], [], [], [], []
     for j, (e, m) in enumerate(zip(eqns, members)):
         out = e.outvars[0]
         ins = [_literal(a) if type(a) is Literal else names.get((a, c, view), names.get(a))
@@ -432,11 +453,11 @@ def _fused_eqn(eqns, members, used_outside):
             writes.append((f"o{len(outputs)}", f"v{j}", m.kind))
             outputs.append(out)
             kinds.append(m.kind)
+            out_views.append(m.kept or m.shape)
     shape = members[0].shape
-    last = (1,) * (len(shape) - 1) + shape[-1:]
     # the loop nest: axes of length one dropped, neighbours every array steps through alike
     # merged (a program of one shape loops once over all its elements)
-    views = [view for _, _, view in reads] + [shape if k == "map" else last for k in kinds]
+    views = [view for _, _, view in reads] + out_views
     dims, masks = _collapse(shape, views)
     arrays = [f"a{k}" for k in range(len(reads)) if not once[k]] + \
         [w for w, _, _ in writes]
