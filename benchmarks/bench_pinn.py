@@ -30,6 +30,7 @@ Routes:
     python benchmarks/bench_pinn.py                 # the Taylor workloads
     python benchmarks/bench_pinn.py --workloads laplacian            # d = 2 and d = 8
     python benchmarks/bench_pinn.py --workloads laplacian --dims 8 --repeats 20
+    python benchmarks/bench_pinn.py --workloads accuracy     # the examples' time to accuracy
 Reported times are the minimum over repeats (the machine is shared; the minimum is the least
 disturbed run), in milliseconds of process CPU time (FUNCTRANS_BENCH_CLOCK=wall for wall
 time); ratios are against the first route in the same run.
@@ -429,7 +430,9 @@ def taylor_main(repeats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workloads", choices=["taylor", "laplacian", "all"], default="taylor")
+    ap.add_argument("--workloads", choices=["taylor", "laplacian", "accuracy", "all"],
+                    default="taylor", help="accuracy: the examples' time to accuracy, minutes "
+                    "(bench_pinn_training.py); not part of all")
     ap.add_argument("--dims", type=int, nargs="+", default=[2, 8],
                     help="input dimensions of the Laplacian workloads")
     ap.add_argument("--repeats", type=int, default=None,
@@ -439,6 +442,9 @@ def main():
         taylor_main(args.repeats or 3)
     if args.workloads in ("laplacian", "all"):
         laplacian_main(args.dims, args.repeats or 10)
+    if args.workloads == "accuracy":
+        import bench_pinn_training
+        bench_pinn_training.main()
 
 
 def laplacian_main(dims, repeats):

@@ -101,7 +101,7 @@ class Progress:
 
 def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
           progress=True, log_every=0, time_budget=None, points=None, batch_size=None,
-          seed=0, value_and_grad=None, monitor=None):
+          seed=0, value_and_grad=None, monitor=None, until=None):
     """Adam (learning rate decaying exponentially by lr_decay over the run) then L-BFGS.
 
     `loss_fn(params) -> scalar`, or `loss_fn(params, points)` when `points` (collocation
@@ -111,7 +111,9 @@ def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
     when the run has used it up (Adam at half of it), and says so. `value_and_grad(params)
     -> (loss, grads)`, when given, replaces the jitted value_and_grad of loss_fn (a
     distributed step, say). `monitor(params) -> str` (the test error, say) is appended to
-    every `log_every` line; it does not change the training."""
+    every `log_every` line; it does not change the training. `until(params) -> bool`, asked
+    every `log_every` steps, ends the training when it answers True (a time-to-accuracy
+    run)."""
     if value_and_grad is not None:
         adam_value_and_grad = value_and_grad
     elif points is None:
@@ -146,6 +148,9 @@ def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
             if log_every and step % log_every == 0:
                 print(f"adam {step}: loss {loss:.3e} ({time.perf_counter() - t0:.0f} s)"
                       + (f" {monitor(params)}" if monitor else ""), flush=True)
+                if until is not None and until(params):
+                    lbfgs_iters = 0
+                    break
             if time_budget and time.perf_counter() - t0 > time_budget / 2:
                 print(f"adam: time budget reached after {step + 1} steps", flush=True)
                 break
@@ -161,6 +166,8 @@ def train(loss_fn, params, *, adam_steps, lbfgs_iters, lr=1e-3, lr_decay=0.1,
             if log_every and count[0] % log_every == 0:
                 print(f"l-bfgs {count[0]}: loss {loss:.3e} ({time.perf_counter() - t0:.0f} s)"
                       + (f" {monitor(p)}" if monitor else ""), flush=True)
+                if until is not None and until(p):
+                    raise StopIteration
             if time_budget and time.perf_counter() - t0 > time_budget:
                 print(f"l-bfgs: time budget reached after {count[0]} iterations", flush=True)
                 raise StopIteration

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import SimpleNamespace
 
 # small matrices: BLAS threads only contend (and spin) on a shared machine
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -69,23 +70,30 @@ def conditions(rng, n):
     return z, exact(z[:, 0], z[:, 1])
 
 
+def setup(seed, quick=False, n_f=None):
+    """A run's problem: collocation points `z_f`, condition points `z_u` with their values
+    `u_data`, the initial `params`, and the 101 x 101 grid `X`, `T` the error is measured on
+    with `exact` there."""
+    rng = np.random.default_rng(seed)
+    z_f = lhs(rng, n_f or (200 if quick else 2000), LB, UB)
+    z_u, u_data = conditions(rng, 64 if quick else 300)
+    params = init_mlp(rng, [2, 32, 32, 32, 1] if not quick else [2, 20, 20, 1])
+    X, T = np.meshgrid(np.linspace(0, 1, 101), np.linspace(0, 1, 101), indexing="ij")
+    return SimpleNamespace(z_f=z_f, z_u=z_u, u_data=u_data, params=params, X=X, T=T,
+                           exact=exact(X, T))
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=40000,
                       quick_adam=150, quick_lbfgs=150,
                       extra=[(("--n-f",), dict(type=int, default=None,
                                                help="collocation points (2000; quick 200)"))])
-    rng = np.random.default_rng(args.seed)
-    n_f = args.n_f or (200 if args.quick else 2000)
-    z_f = lhs(rng, n_f, LB, UB)
-    z_u, u_data = conditions(rng, 64 if args.quick else 300)
-    params = init_mlp(rng, [2, 32, 32, 32, 1] if not args.quick else [2, 20, 20, 1])
-    x = np.linspace(0, 1, 101)
-    t = np.linspace(0, 1, 101)
-    X, T = np.meshgrid(x, t, indexing="ij")
+    run = setup(args.seed, args.quick, args.n_f)
+    X, T, ex, params = run.X, run.T, run.exact, run.params
     pts = np.stack([X.ravel(), T.ravel()], 1)
-    ex = exact(X, T)
     t0 = time.perf_counter()
-    params, history = train(make_loss(z_f, z_u, u_data), params, adam_steps=args.adam_steps,
+    params, history = train(make_loss(run.z_f, run.z_u, run.u_data), params,
+                            adam_steps=args.adam_steps,
                             lbfgs_iters=args.lbfgs_iters, lr=2e-3,
                             progress=not args.no_progress, log_every=args.log_every,
                             time_budget=args.time_budget, monitor=lambda p: (

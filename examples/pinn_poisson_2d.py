@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import SimpleNamespace
 
 # small matrices: BLAS threads only contend (and spin) on a shared machine
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -68,22 +69,29 @@ def make_loss(z_f, z_b):
     return loss
 
 
+def setup(seed, quick=False, n_f=None):
+    """A run's problem: collocation points `z_f`, boundary points `z_b`, the initial
+    `params`, and the 101 x 101 grid `X`, `Y` the error is measured on with `exact` there."""
+    rng = np.random.default_rng(seed)
+    z_f = lhs(rng, n_f or (200 if quick else 1000), LB, UB)
+    z_b = boundary_points(rng, 64 if quick else 200)
+    params = init_mlp(rng, [2, 32, 32, 32, 1] if not quick else [2, 20, 20, 1])
+    g = np.linspace(0, 1, 101)
+    X, Y = np.meshgrid(g, g, indexing="ij")
+    return SimpleNamespace(z_f=z_f, z_b=z_b, params=params, X=X, Y=Y,
+                           exact=exact(np.stack([X, Y], -1)))
+
+
 def main():
     args = parse_args(__doc__.splitlines()[0], adam_steps=3000, lbfgs_iters=40000,
                       quick_adam=200, quick_lbfgs=400,
                       extra=[(("--n-f",), dict(type=int, default=None,
                                                help="collocation points (1000; quick 200)"))])
-    rng = np.random.default_rng(args.seed)
-    n_f = args.n_f or (200 if args.quick else 1000)
-    z_f = lhs(rng, n_f, LB, UB)
-    z_b = boundary_points(rng, 64 if args.quick else 200)
-    params = init_mlp(rng, [2, 32, 32, 32, 1] if not args.quick else [2, 20, 20, 1])
-    g = np.linspace(0, 1, 101)
-    X, Y = np.meshgrid(g, g, indexing="ij")
+    run = setup(args.seed, args.quick, args.n_f)
+    X, Y, ex, params = run.X, run.Y, run.exact, run.params
     pts = np.stack([X.ravel(), Y.ravel()], 1)
-    ex = exact(np.stack([X, Y], -1))
     t0 = time.perf_counter()
-    params, history = train(make_loss(z_f, z_b), params, adam_steps=args.adam_steps,
+    params, history = train(make_loss(run.z_f, run.z_b), params, adam_steps=args.adam_steps,
                             lbfgs_iters=args.lbfgs_iters, lr=2e-3,
                             progress=not args.no_progress, log_every=args.log_every,
                             time_budget=args.time_budget, monitor=lambda p: (

@@ -56,3 +56,37 @@ def test_quick_run(script, tmp_path):
     if _has_matplotlib():
         assert figure.exists() and figure.stat().st_size > 0
     print(f"{script} --quick: error {err:.3e}, {wall:.1f} s")
+
+
+UNTIL = """
+import numpy as np
+import functrans.numpy as fnp
+import pinn_common
+
+checks = []
+
+def until(p):
+    checks.append(float(np.abs(p[0] - 3.0).max()))
+    return checks[-1] < 1e-6
+
+params, history = pinn_common.train(lambda p: fnp.sum((p[0] - 3.0) ** 2), [np.zeros(2)],
+                                    adam_steps=20, lbfgs_iters=500, lr=0.1, progress=False,
+                                    log_every=1, until=until)
+print(len(history), *checks)
+"""
+
+
+def test_training_stops_the_first_time_until_answers_true(tmp_path):
+    # the time-to-accuracy runs of benchmarks/bench_pinn_training.py rely on it
+    pytest.importorskip("scipy")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT, EXAMPLES] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                            if p]))
+    proc = subprocess.run([sys.executable, "-c", UNTIL], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    steps, *checks = proc.stdout.split("\n")[-2].split()
+    checks = [float(c) for c in checks]
+    assert checks[-1] < 1e-6 and all(c >= 1e-6 for c in checks[:-1])
+    # Adam's 20 steps, then L-BFGS, checked after every step: it stops early
+    assert int(steps) == len(checks) < 520
