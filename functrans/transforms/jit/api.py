@@ -346,40 +346,28 @@ def _flat_key(args) -> tuple | None:
     tuples and dicts of them, or None. Cheaper than tree_flatten with a PyTreeDef (a third
     of the cost of a small jitted call with a network's parameters among its arguments)."""
     key = ["flat"]
-    for a in args:
+    return tuple(key) if _add_keys(args, key) else None
+
+
+def _add_keys(items, key: list) -> bool:
+    """Append each item's key to `key`: (shape, dtype) for an array, _FLOAT_KEY for a float,
+    (type, length or sorted keys, *keys of the children) for a list, tuple or dict. False at
+    the first item of another kind."""
+    for a in items:
         t = type(a)
         if t is np.ndarray or t is Array:
             key.append((a.shape, a.dtype))
         elif t is float:
             key.append(_FLOAT_KEY)
         elif t is list or t is tuple or t is dict:
-            nested = _nested_key(a)
-            if nested is None:
-                return None
-            key.append(nested)
+            names = tuple(sorted(a)) if t is dict else None
+            nested = [t, len(a) if names is None else names]
+            if not _add_keys(a if names is None else [a[k] for k in names], nested):
+                return False
+            key.append(tuple(nested))
         else:
-            return None
-    return tuple(key)
-
-
-def _nested_key(x) -> tuple | None:
-    """`_flat_key` of a list, tuple or dict (sorted keys, as tree_flatten orders them)."""
-    children = [x[k] for k in sorted(x)] if type(x) is dict else x
-    key = [type(x), tuple(sorted(x)) if type(x) is dict else len(x)]
-    for c in children:
-        t = type(c)
-        if t is np.ndarray or t is Array:
-            key.append((c.shape, c.dtype))
-        elif t is float:
-            key.append(_FLOAT_KEY)
-        elif t is list or t is tuple or t is dict:
-            nested = _nested_key(c)
-            if nested is None:
-                return None
-            key.append(nested)
-        else:
-            return None
-    return tuple(key)
+            return False
+    return True
 
 
 def _leaf_signatures(key) -> list:
