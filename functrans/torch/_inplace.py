@@ -60,19 +60,23 @@ def check_inplace(self, recording):
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
 
-def check_fits(dst: tuple, src: tuple):
-    """PyTorch's error unless values of shape `src` broadcast to a tensor of shape `dst`."""
-    if src == dst:
-        return
-    n = max(len(dst), len(src))
-    a, b = (1,) * (n - len(dst)) + dst, (1,) * (n - len(src)) + src
-    for i in reversed(range(n)):
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
-                               f"({b[i]}) at non-singleton dimension {i}")
-    if len(src) > len(dst) or any(x == 1 and y != 1 for x, y in zip(a, b)):
+def check_fits(dst: tuple, *srcs: tuple):
+    """PyTorch's error unless values of shapes `srcs` broadcast to a tensor of shape `dst`:
+    the shapes folded from the left, as its TensorIterator does, then the output checked."""
+    shape = dst
+    for src in srcs:
+        if src == shape:
+            continue
+        n = max(len(shape), len(src))
+        a, b = (1,) * (n - len(shape)) + shape, (1,) * (n - len(src)) + src
+        for i in reversed(range(n)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                   f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        shape = tuple(np.broadcast_shapes(a, b))
+    if shape != dst:
         raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
-                           f"{list(np.broadcast_shapes(dst, src))}")
+                           f"{list(shape)}")
 
 
 def write(self, value):
@@ -94,10 +98,14 @@ def write(self, value):
     _shared_vc(self)[0] += 1
 
 
-def inplace(self, fn, *args, **kwargs):
-    """self <- fn(self, *args): the in-place form of an out-of-place op."""
+def inplace(self, fn, *args, broadcasts=False, **kwargs):
+    """self <- fn(self, *args): the in-place form of an out-of-place op (`broadcasts`: an
+    elementwise one, whose tensor operands must broadcast to self's shape)."""
     recording = MODE.enabled
     check_inplace(self, recording)
+    if broadcasts:
+        check_fits(self._value.shape, *[a._value.shape for a in (*args, *kwargs.values())
+                                        if isinstance(a, Tensor)])
     base = self._base
     needs = recording and (self._requires_grad or base is not None and base._requires_grad or
                            any(isinstance(a, Tensor) and a._requires_grad for a in args))
