@@ -1,6 +1,5 @@
-"""Tensor's operators and methods, installed onto the Tensor class (as functrans.numpy installs
-its operators onto tracers). A method that is the torch function of the same name with self
-first, or its in-place form, comes from a table of names; the rest are listed one by one."""
+"""Tensor's operators and methods, installed on the class: a method that is the torch function
+of its name with self first, or its in-place form, comes from a table of names."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ def _inplace_of(fn, broadcasts=False):
 
 
 def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=None, **kwargs):
-    """to(dtype) / to(device) / to(device, dtype) / to(other): a converted tensor (self when
-    nothing changes); a device other than the CPU raises PyTorch's CPU-build error."""
+    """to(dtype) / to(device) / to(device, dtype) / to(other): self when nothing changes."""
     devices = [kwargs.pop("device")] if "device" in kwargs else []
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
