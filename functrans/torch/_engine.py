@@ -282,10 +282,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             d = deps[child] - 1
             deps[child] = d
             if d == 0:
-                if child in buffers:
-                    push(heap, (-child._seq, child))
-                else:
-                    _skip(child, deps, buffers, heap)
+                push(heap, (-child._seq, child))
 
 
 def _all_zero_tensors(buf, zeros) -> bool:
@@ -309,23 +306,6 @@ def _all_undefined(buf) -> bool:
         if g is not None:
             return False
     return True
-
-
-def _skip(node, deps, buffers, heap):
-    """A node no gradient reached: release its children's dependency on it."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        for e in n._next:
-            if not e:
-                continue
-            c = e[0]
-            deps[c] -= 1
-            if deps[c] == 0:
-                if c in buffers:
-                    heapq.heappush(heap, (-c._seq, c))
-                else:
-                    stack.append(c)
 
 
 def _as_hook_arg(g, create_graph):
