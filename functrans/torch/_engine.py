@@ -132,19 +132,18 @@ def _dependencies(roots, captures, run_captured=False):
     for (n, _), _ in roots:
         deps[n] = deps.get(n, 0) + 1
     stack = list(deps)
-    seen = set(stack)
     while stack:
         n = stack.pop()
         for e in n._next:
             if not e:
                 continue
             c = e[0]
-            deps[c] = deps.get(c, 0) + 1
+            if c not in deps:  # found: its edges are walked once
+                deps[c] = 0
+                stack.append(c)
+            deps[c] += 1
             if parents is not None:
                 parents.setdefault(c, []).append(n)
-            if c not in seen:
-                seen.add(c)
-                stack.append(c)
     if captures is None:
         return deps, None, None
     reached = set()
