@@ -59,6 +59,7 @@ from functrans.torch._indexing import (  # noqa: F401
 from functrans.torch._linalg import (  # noqa: F401
     addmm, bmm, cdist, dot, einsum, ger, inner, matmul, mm, mv, outer)
 from functrans.torch._ops import clone  # noqa: F401
+from functrans.torch._ops import named as _named
 from functrans.torch._printing import get_printoptions, set_printoptions  # noqa: F401
 from functrans.torch._reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, logsumexp, max, mean,
@@ -105,11 +106,8 @@ def is_tensor(obj) -> bool:
 
 def _tensor_method(name):
     """torch.NAME(input), which is input.NAME(), as in PyTorch."""
-    def fn(input):
-        return getattr(input, name)()
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}(input): input.{name}()."
-    return fn
+    return _named(lambda input: getattr(input, name)(), name, f"torch.{name}(input): "
+                  f"input.{name}().")
 
 
 is_inference, is_floating_point, is_complex, numel, detach = map(_tensor_method, [

@@ -1,5 +1,4 @@
-"""Finite differences and the trapezoid rule, composed of tensor ops as PyTorch composes them
-(so the recorded nodes are PyTorch's: SliceBackward0, SubBackward0, MulBackward1, ...)."""
+"""Finite differences and the trapezoid rule, composed of tensor ops as PyTorch's (same nodes)."""
 
 from __future__ import annotations
 

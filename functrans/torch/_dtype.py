@@ -1,10 +1,6 @@
-"""PyTorch's dtype objects (`torch.float32`, ...) and its type-promotion rules.
-
-A `dtype` wraps a numpy dtype as `.dtype`, so numpy accepts it wherever it takes a numpy dtype.
-Promotion follows `torch.result_type`: tensors with dimensions outrank 0-d tensors, which outrank
-Python scalars, and a lower-ranked operand only matters when its category (bool < int < float <
-complex) is higher. Python floats take the default dtype, float32.
-"""
+"""PyTorch's dtypes (wrapping a numpy dtype as `.dtype`) and `torch.result_type`'s promotion:
+tensors with dimensions outrank 0-d tensors, which outrank Python scalars; a lower-ranked operand
+matters only when its category (bool < int < float < complex) is higher."""
 
 from __future__ import annotations
 
@@ -174,8 +170,7 @@ def result_type(*operands) -> np.dtype:
 
 
 def infer_dtype(data) -> np.dtype:
-    """PyTorch's dtype for nested Python data (tensors and arrays keep theirs): the highest
-    category present wins; Python floats take the default dtype."""
+    """PyTorch's dtype for nested Python data: the highest category present wins."""
     found = scalar = None
     todo = [data]
     while todo:
@@ -199,8 +194,7 @@ def _plain(data):
 
 
 def tensor_value(data, dtype=None) -> np.ndarray:
-    """A fresh numpy array for `data` (a tensor, an array or nested Python data) with
-    PyTorch's dtype inference."""
+    """A fresh array for `data` (a tensor, an array or nested data), PyTorch's dtype inferred."""
     v = getattr(data, "_value", data)
     dt = None if dtype is None else to_numpy(dtype)
     if isinstance(v, np.ndarray):

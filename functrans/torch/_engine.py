@@ -8,6 +8,7 @@ import heapq
 
 import numpy as np
 
+from functrans.torch._dtype import from_numpy
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
 from functrans.torch._ops import copy_for_grad
@@ -58,8 +59,7 @@ def make_roots(tensors, grads, create_graph):
                     raise RuntimeError(
                         "For complex Tensors, both grad_output and output are required to have "
                         f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                        f"{g.dtype} and output[{i}] has a dtype of "
-                        f"{_dtype_name(v.dtype)}.")
+                        f"{g.dtype} and output[{i}] has a dtype of {from_numpy(v.dtype)}.")
                 if root_edge is not None:
                     raise RuntimeError(
                         f"Function {root_edge[0].name()} returned an invalid gradient at index "
@@ -70,10 +70,6 @@ def make_roots(tensors, grads, create_graph):
                 g = g._value
         roots.append((root_edge if root_edge is not None else edge(t), g))
     return roots
-
-
-def _dtype_name(np_dtype) -> str:
-    return str(wrap(np.zeros((), np_dtype)).dtype)
 
 
 def _is_gradient_edge(x) -> bool:
@@ -93,8 +89,7 @@ def _edge_value_like(node, nr):
 
 
 def run_backward(tensors, grads, *, retain_graph, create_graph, inputs=None, accumulate=True):
-    """The engine behind `Tensor.backward`, `autograd.backward` and `autograd.grad`: the
-    gradients of `inputs` (arrays or tensors) when they are given and not `accumulate`d."""
+    """Tensor.backward, autograd.backward and .grad: `inputs`' gradients unless `accumulate`d."""
     roots = make_roots(tensors, grads, create_graph)
     if create_graph and accumulate:
         warn_once("create_graph", CREATE_GRAPH_WARNING, stacklevel=4)
@@ -137,19 +132,18 @@ def _dependencies(roots, captures, run_captured=False):
     for (n, _), _ in roots:
         deps[n] = deps.get(n, 0) + 1
     stack = list(deps)
-    seen = set(stack)
     while stack:
         n = stack.pop()
         for e in n._next:
             if not e:
                 continue
             c = e[0]
-            deps[c] = deps.get(c, 0) + 1
+            if c not in deps:  # found: its edges are walked once
+                deps[c] = 0
+                stack.append(c)
+            deps[c] += 1
             if parents is not None:
                 parents.setdefault(c, []).append(n)
-            if c not in seen:
-                seen.add(c)
-                stack.append(c)
     if captures is None:
         return deps, None, None
     reached = set()
@@ -168,13 +162,10 @@ def _dependencies(roots, captures, run_captured=False):
 
 def _execute(roots, deps, needed, reached, captures, captured, retain_graph, create_graph,
              accumulate):
-    """Run the graph in PyTorch's order. At each node reached: the tensor hooks of its outputs,
-    then retain_grad and captures, then (if the node runs) its pre-hooks, its backward (or,
-    for AccumulateGrad, the accumulation and post-accumulate-grad hooks) and its post hooks."""
-    heap = []
-    buffers = {}
-    push = heapq.heappush
-    pop = heapq.heappop
+    """Run the graph in PyTorch's order. At each node: its outputs' tensor hooks, retain_grad
+    and captures, then (if it runs) pre-hooks, backward (or accumulation) and post hooks."""
+    heap, buffers = [], {}
+    push, pop = heapq.heappush, heapq.heappop
     for (node, nr), g in roots:
         buf = buffers.get(node)
         if buf is None:
@@ -255,8 +246,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
                 args.append(g)
             res = prog.fn(*args)
             if not retain_graph and (saved or so):
-                node._saved = None
-                node._saved_out = None
+                node._saved = node._saved_out = None
             if post:
                 grads = [None] * len(nexts)
                 for i, r in zip(prog.diff_inputs, res):
@@ -291,10 +281,7 @@ def _execute(roots, deps, needed, reached, captures, captured, retain_graph, cre
             d = deps[child] - 1
             deps[child] = d
             if d == 0:
-                if child in buffers:
-                    push(heap, (-child._seq, child))
-                else:
-                    _skip(child, deps, buffers, heap)
+                push(heap, (-child._seq, child))
 
 
 def _all_zero_tensors(buf, zeros) -> bool:
@@ -320,23 +307,6 @@ def _all_undefined(buf) -> bool:
     return True
 
 
-def _skip(node, deps, buffers, heap):
-    """A node no gradient reached: release its children's dependency on it."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        for e in n._next:
-            if not e:
-                continue
-            c = e[0]
-            deps[c] -= 1
-            if deps[c] == 0:
-                if c in buffers:
-                    heapq.heappush(heap, (-c._seq, c))
-                else:
-                    stack.append(c)
-
-
 def _as_hook_arg(g, create_graph):
     return None if g is None else (g if create_graph else wrap(np.asarray(g)))
 
@@ -346,9 +316,8 @@ def _from_hook(r, create_graph):
 
 
 def _run_tensor_hooks(hooks, buf, create_graph, leaf=False):
-    """The hooks of this node's output tensors (`(output_nr, fn)` entries; a leaf's: fns, which
-    stop at an undefined gradient), in registration order; a tensor a hook returns replaces
-    that gradient (an output no gradient reached: the hook sees None)."""
+    """The hooks of the node's output tensors (`(output_nr, fn)`; a leaf's: fns, stopping at an
+    undefined gradient), in order; a tensor a hook returns replaces that gradient."""
     for h in list(hooks):
         if leaf and buf[0] is None:
             return
@@ -370,8 +339,7 @@ def _run_node_prehooks(hooks, buf, create_graph):
 
 
 def _run_post_hooks(hooks, grads, buf, create_graph, nexts=()):
-    """`grad_fn.register_hook` hooks: fn(grad_inputs, grad_outputs) -> grad_inputs | None.
-    grad_inputs has one entry per input of the node (its next_functions)."""
+    """`grad_fn.register_hook` hooks: fn(grad_inputs, grad_outputs) -> grad_inputs | None."""
     slots = [i for i, e in enumerate(nexts) if e is not False]
     grads = list(grads)
     outs = tuple(_as_hook_arg(g, create_graph) for g in buf)
@@ -398,8 +366,8 @@ def _retain(node, buf):
 
 
 def accumulate_grad(t, g, create_graph):
-    """AccumulateGrad: the first gradient becomes `.grad` (a new tensor); later ones add to it
-    in place, or out of place when building a graph."""
+    """AccumulateGrad: the first gradient becomes `.grad`; later ones add in place (out of place
+    when building a graph)."""
     m = t._get_meta()
     dt = t._value.dtype
     if isinstance(g, Tensor):
@@ -439,8 +407,7 @@ def _add_in_place(m, g):
 
 
 def _opnode_backward(node, buf, create_graph):
-    """A recorded op's backward under create_graph=True (the plain one is _execute's hot path):
-    its program evaluated on recording tensors."""
+    """A recorded op's backward on recording tensors (create_graph=True; else _execute's)."""
     prog = node._prog
     if prog.error is not None:
         raise RuntimeError(f"the derivative for '{node.name()}' is not implemented: "

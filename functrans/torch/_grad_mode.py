@@ -1,6 +1,5 @@
-"""Grad mode: whether operations on tensors that require grad are recorded (thread-local).
-`no_grad`, `enable_grad`, `set_grad_enabled` and `inference_mode` are context managers and
-decorators, as in PyTorch; `set_grad_enabled(False)` called alone switches the mode at once."""
+"""Grad mode (thread-local): whether ops on tensors that require grad record. Its switches are
+context managers and decorators, as in PyTorch; `set_grad_enabled(False)` alone switches at once."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _GradModeContext:
-    """Sets MODE's fields (`_fields()`) on entry and restores them on exit; an instance also
-    decorates functions (and generators, whose body runs in the mode at every resumption)."""
+    """Sets MODE's `_fields()` on entry, restores them on exit; also decorates functions."""
 
     _target = True
 
@@ -76,8 +74,7 @@ class _GradModeContext:
 
 
 def _wrap_generator(make_context, fn):
-    """A generator function whose body runs under a fresh `make_context()` at every resumption
-    (as PyTorch's decorators do): the caller's mode holds between the yields."""
+    """`fn`'s generator, run under a fresh `make_context()` at each resumption, as PyTorch's."""
     @functools.wraps(fn)
     def generator_context(*args, **kwargs):
         gen, resume, arg = fn(*args, **kwargs), "send", None
@@ -142,9 +139,8 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """no_grad whose tensors are inference tensors, as in PyTorch: autograd refuses to save
-    them for backward, and outside inference mode they refuse in-place updates and
-    `requires_grad=True`. `inference_mode(False)` turns it off (and grad mode on)."""
+    """no_grad whose tensors are inference tensors: never saved for backward, and outside the
+    mode refusing in-place updates and requires_grad. `inference_mode(False)` turns it off."""
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
@@ -176,9 +172,7 @@ class inference_mode(_GradModeContext):
 
 
 class _force_original_view_tracking(set_grad_enabled):
-    """torch.autograd._force_original_view_tracking: whether views replay their original view
-    op. Every view here rebuilds through the op that made it, so the flag changes no value; it
-    is kept for code that sets and restores it (at once; restored on exit)."""
+    """A flag kept for code that sets it: views here always replay the op that made them."""
 
     __call__ = _GradModeContext.__call__
 

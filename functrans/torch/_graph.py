@@ -1,7 +1,6 @@
-"""The recorded graph: nodes (`grad_fn`s, one class per PyTorch name: `MulBackward0`, ...),
-leaves' `AccumulateGrad` nodes, and saved values as PyTorch's SavedVariable keeps them (an input
-as (tensor, version), an output as (array, version counter, version): the graph holds no cycle);
-unpacking checks the version, with PyTorch's message."""
+"""The recorded graph: nodes (one class per PyTorch name: `MulBackward0`, ...), leaves'
+`AccumulateGrad`, and saved values as SavedVariable keeps them (an input as (tensor, version), an
+output as (array, version counter, version): no cycle), version-checked when unpacked."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ new_seq = itertools.count().__next__  # the sequence numbers of nodes: the later
 
 
 def _type_name(dtype) -> str:
-    """PyTorch's name of a tensor type in messages: torch.FloatTensor, or CPUComplexFloatType
-    for the complex types (which have no legacy tensor class)."""
+    """PyTorch's name of a tensor type in messages: torch.FloatTensor, CPUComplexFloatType."""
     k = kind(dtype)
     return f"CPU{k}Type" if dtype.kind == "c" else f"torch.{k}Tensor"
 
@@ -53,8 +51,7 @@ class Node:
         return append_hook(self, "_pre_hooks", hook)
 
     def register_hook(self, hook):
-        """Call `hook(grad_inputs, grad_outputs)` after this node runs (a tuple returned replaces
-        grad_inputs; on AccumulateGrad, empty, after the gradient is accumulated)."""
+        """Call `hook(grad_inputs, grad_outputs)` after this node runs (a tuple returned wins)."""
         return append_hook(self, "_post_hooks", hook)
 
     def _release(self):
@@ -94,8 +91,7 @@ class OpNode(Node):
 
     def _release(self):
         if self._saved or self._saved_out:
-            self._saved = None
-            self._saved_out = None
+            self._saved = self._saved_out = None
 
 
 # one class per torch name (bounded by the primitive table and the shim's ops); never evicted,
@@ -121,12 +117,9 @@ class AccumulateGrad(Node):
     _cpp_prefix = "torch::autograd::"
 
     def __init__(self, variable):
-        self.variable = variable
-        self._next = ()
-        self._n_out = 1
+        self.variable, self._next, self._n_out = variable, (), 1
         self._seq = (1 << 62) + new_seq()  # run as soon as ready, as in PyTorch
-        self._pre_hooks = None
-        self._retains = None
+        self._pre_hooks = self._retains = None
 
 
 def op_display_name(node) -> str:
@@ -140,10 +133,10 @@ def version_error(value, grad_fn, output_nr, current, saved) -> RuntimeError:
     shape = ", ".join(map(str, value.shape))
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{_type_name(value.dtype)} [{shape}]]{where} is at version "
-        f"{current}; expected version "
-        f"{saved} instead. Hint: enable anomaly detection to find the operation that failed to "
-        "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"operation: [{_type_name(value.dtype)} [{shape}]]{where} is at version {current}; "
+        f"expected version {saved} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def unpack_input(t, version):

@@ -1,7 +1,6 @@
-"""In-place operations with PyTorch's rules: `x.op_(...)` computes `op(x, ...)`, writes it into
-x's storage, bumps the version counter and, when recording, rebases x's history onto the new
-node. On a view, the base becomes CopySlices(old base, new values) and the view is taken again.
-"""
+"""In-place ops with PyTorch's rules: `x.op_(...)` writes `op(x, ...)` into x's storage, bumps the
+version counter and, when recording, rebases x's history onto the new node. On a view, the base
+becomes CopySlices(old base, new values) and the view is taken again."""
 
 from __future__ import annotations
 
@@ -39,9 +38,8 @@ MULTI_VIEW_ERROR = (
 
 
 def check_inplace(self, recording):
-    """PyTorch's refusals of an in-place change to an inference tensor outside inference mode,
-    and, when recording, to a leaf, a view of one, or a view made in no_grad mode or by a
-    function returning several views."""
+    """PyTorch's refusals of in-place changes: to an inference tensor outside inference mode,
+    and when recording to a leaf, a view of one, a no_grad view or one of several views."""
     if is_inference(self) and not MODE.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
     if not recording:
@@ -60,24 +58,27 @@ def check_inplace(self, recording):
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
 
 
-def check_fits(dst: tuple, src: tuple):
-    """PyTorch's error unless values of shape `src` broadcast to a tensor of shape `dst`."""
-    if src == dst:
-        return
-    n = max(len(dst), len(src))
-    a, b = (1,) * (n - len(dst)) + dst, (1,) * (n - len(src)) + src
-    for i in reversed(range(n)):
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
-                               f"({b[i]}) at non-singleton dimension {i}")
-    if len(src) > len(dst) or any(x == 1 and y != 1 for x, y in zip(a, b)):
+def check_fits(dst: tuple, *srcs: tuple):
+    """PyTorch's error unless values of shapes `srcs` broadcast to a tensor of shape `dst`:
+    the shapes folded from the left, as its TensorIterator does, then the output checked."""
+    shape = dst
+    for src in srcs:
+        if src == shape:
+            continue
+        n = max(len(shape), len(src))
+        a, b = (1,) * (n - len(shape)) + shape, (1,) * (n - len(src)) + src
+        for i in reversed(range(n)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                   f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        shape = tuple(np.broadcast_shapes(a, b))
+    if shape != dst:
         raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
-                           f"{list(np.broadcast_shapes(dst, src))}")
+                           f"{list(shape)}")
 
 
 def write(self, value):
-    """Copy `value` into self's storage (PyTorch's rules on shape and dtype) and bump the
-    version counter."""
+    """Copy `value` into self's storage (PyTorch's shape and dtype rules); bump the version."""
     check_inplace(self, recording=False)  # an inference tensor outside inference mode
     dst = self._value
     src = value._value if isinstance(value, Tensor) else np.asarray(value)
@@ -94,10 +95,14 @@ def write(self, value):
     _shared_vc(self)[0] += 1
 
 
-def inplace(self, fn, *args, **kwargs):
-    """self <- fn(self, *args): the in-place form of an out-of-place op."""
+def inplace(self, fn, *args, broadcasts=False, **kwargs):
+    """self <- fn(self, *args): the in-place form of an out-of-place op (`broadcasts`: an
+    elementwise one, whose tensor operands must broadcast to self's shape)."""
     recording = MODE.enabled
     check_inplace(self, recording)
+    if broadcasts:
+        check_fits(self._value.shape, *[a._value.shape for a in (*args, *kwargs.values())
+                                        if isinstance(a, Tensor)])
     base = self._base
     needs = recording and (self._requires_grad or base is not None and base._requires_grad or
                            any(isinstance(a, Tensor) and a._requires_grad for a in args))
@@ -130,8 +135,7 @@ def inplace(self, fn, *args, **kwargs):
 
 
 def rebase_view(view, base, res, written=True):
-    """`view` (of `base`) overwritten with `res` (`written` already, or here): the base becomes
-    CopySlices(base, res), and the view is taken again from it."""
+    """`view` of `base` overwritten with `res` (`written` or here): CopySlices(base, res)."""
     if changes_dtype(view):  # view_as_real, .imag, ...: written on the base's float parts
         new_base = copy_parts(base, res, view)
     else:
@@ -167,8 +171,7 @@ _OVERWRITE = {name: Op(name, _overwrite, _overwrite) for name in
 
 
 def _overwrite_(self, name, value, inputs):
-    """self <- value (broadcast, cast to self's dtype) through node `name` (`inputs`: the
-    node's inputs after self)."""
+    """self <- value (broadcast, cast) through node `name` (`inputs`: its inputs after self)."""
     v = value._value if isinstance(value, Tensor) else value
 
     def overwrite(x, _):
@@ -220,8 +223,8 @@ def setitem(self, idx, value):
 
 
 def _check_value_shape(self, np_idx, v):
-    """PyTorch's error unless the values `v` can be written at self[np_idx]: index_put_'s for
-    an advanced index, else expand's (v, less its leading unit axes, expanded to self[np_idx])."""
+    """PyTorch's error unless `v` fits self[np_idx]: index_put_'s for an advanced index, else
+    expand's (v, less its leading unit axes, expanded to self[np_idx])."""
     target = self._value[np_idx].shape
     if v.shape == target:
         return
@@ -235,7 +238,7 @@ def _check_value_shape(self, np_idx, v):
 
 def _takes_view(x, idx) -> bool:
     """Whether PyTorch writes x[idx] = v through a view of x (an int, None or a partial slice,
-    and no advanced index) rather than into x itself (full slices only, or index_put_)."""
+    no advanced index) rather than into x itself."""
     parts = idx if isinstance(idx, tuple) else (idx,)
     view, dim = False, 0
     for i in parts:
@@ -259,8 +262,7 @@ def _takes_view(x, idx) -> bool:
 # --- in-place view ops: squeeze_, unsqueeze_, t_, transpose_ --------------------------------
 
 def _view_inplace(self, prim, node, params, again):
-    """self <- its view `again(self)` (same storage, new shape), recorded as PyTorch's in-place
-    view node `node` (the row `prim`); a view's replay learns the new step."""
+    """self <- its view `again(self)`, recorded as node `node` of row `prim`."""
     recording = MODE.enabled
     check_inplace(self, recording)
     op, m = prim_op(REGISTRY[prim], node), self._meta

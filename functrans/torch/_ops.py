@@ -1,9 +1,5 @@
-"""Running PyTorch's ops on the primitive table: operands, PyTorch's promotion, conversions.
-
-A torch function promotes its operands, runs one `Op` (a primitive row, or a composite of
-functrans.numpy calls recorded as one node, see `_record`) and records one node named as
-PyTorch names it. No derivative formula lives in functrans.torch.
-"""
+"""Running PyTorch's ops on the primitive table: a torch function promotes its operands and runs
+one `Op` (a row, or a composite recorded as one node, see `_record`); conversions."""
 
 from __future__ import annotations
 
@@ -56,8 +52,7 @@ _PROMOTED: dict = {}
 
 
 def _promoted(op: Op) -> Op:
-    """`op` after converting its operands to one dtype, one node: gradients flow back to each
-    operand in its own dtype."""
+    """`op` on operands converted to one dtype, as one node (gradients in each one's dtype)."""
     p = _PROMOTED.get(op)
     if p is None:
         def fn(*xs, dt):
@@ -67,8 +62,7 @@ def _promoted(op: Op) -> Op:
 
 
 def nary(op: Op, args, dt=None, scalar_overload=False):
-    """Run `op` on Tensor/constant `args` promoted to one dtype (PyTorch's result_type).
-    `scalar_overload`: numbers are not inputs of the node (not in next_functions)."""
+    """`op` on `args` promoted to one dtype (`scalar_overload`: numbers are not node inputs)."""
     if dt is None:
         dt = _dtype.result_type(*args)
     vals = []
@@ -94,8 +88,7 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
 
 
 def fast_binary(op: Op, fallback=None, float_only=False):
-    """`op` on two operands, the common cases (same-dtype tensors, a float tensor and a Python
-    number) decided in one frame; the others go to `fallback(a, b)` (default: `nary`)."""
+    """`op` on two operands, the common cases in one frame, the others `fallback(a, b)`'s."""
     def fn(a, b):
         if type(a) is Tensor:
             va = a._value

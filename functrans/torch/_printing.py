@@ -1,8 +1,5 @@
-"""Printing tensors as PyTorch does: `tensor([6.], requires_grad=True)`,
-`tensor(7.3891, grad_fn=<ExpBackward0>)`. A port of torch/_tensor_str.py for dense CPU tensors:
-the same choice between integer, fixed (4 decimals) and scientific formats, the same widths,
-line wrapping at 80 columns and summarization above 1000 elements.
-"""
+"""Printing tensors as PyTorch does (`tensor(7.3891, grad_fn=<ExpBackward0>)`): a port of
+torch/_tensor_str.py for dense CPU tensors (its formats, widths, wrapping and summarization)."""
 
 from __future__ import annotations
 
@@ -44,8 +41,7 @@ def get_printoptions() -> dict:
 
 
 class _Formatter:
-    """torch/_tensor_str.py's _Formatter: one format (int, fixed or scientific) and one width
-    for all the values printed."""
+    """One format (int, fixed or scientific) and one width for all the values printed."""
 
     def __init__(self, values: np.ndarray):
         self.floating = values.dtype.kind == "f"
@@ -78,8 +74,7 @@ class _Formatter:
 
 
 class _ComplexFormatter:
-    """PyTorch's complex format: the real and the imaginary parts each with a formatter of
-    their own (`1.0000+2.5000j`)."""
+    """PyTorch's complex format: a formatter per part (`1.0000+2.5000j`)."""
 
     def __init__(self, values: np.ndarray):
         self.re, self.im = _Formatter(values.real), _Formatter(values.imag)

@@ -1,8 +1,7 @@
-"""Backward programs: the library's VJP of one recorded op at one signature, in PyTorch's
-derivative convention, staged once into a jaxpr (inputs, outputs, cotangents) -> input
-cotangents, cached, and compiled (plain backward) or evaluated on tensors (create_graph).
-A rule reading the op's own output reads the saved output (exp keeps its result, as PyTorch's
-does); what the program reads after DCE is exactly what a node saves."""
+"""Backward programs: the library's VJP of one op at one signature, in PyTorch's convention,
+staged once into a jaxpr (inputs, outputs, cotangents) -> input cotangents, cached, and compiled
+(plain backward) or evaluated on tensors (create_graph). What it reads after DCE is what a node
+saves; a rule reading the op's own output reads the saved output (exp keeps its result)."""
 
 from __future__ import annotations
 
@@ -26,18 +25,15 @@ from functrans.transforms.vjp import vjp
 
 
 def _conj(x):
-    """PyTorch's gradient of a complex value is the conjugate of JAX's cotangent (the
-    conjugate Wirtinger convention): its backward is conj(vjp(conj(g))). Real values pass."""
+    """PyTorch's complex gradient is the conjugate of JAX's cotangent: conj(vjp(conj(g)))."""
     return conj(x) if np.dtype(x.dtype).kind == "c" else x
 
 
 class BackwardProgram:
-    """The VJP of one op at one signature: `jaxpr` (used inputs, used outputs, cotangents) ->
-    cotangents of the `diff_inputs`, with `consts`; `used_inputs` and `used_outputs` are what a
-    node saves. With an `error`, what stands for one that could not be built (it raises when
-    backward reaches it). `graph`: None when the same program serves create_graph=True, else a
-    function building the one that does (a rule read the grad mode, off in this plain one).
-    `zero_tensor`: the derivative is PyTorch's efficient zero tensor (Op.zero_tensor_derivative)."""
+    """`jaxpr`: (used inputs, used outputs, cotangents) -> cotangents of the `diff_inputs`.
+    `error`: why none could be built (raised when backward reaches it). `graph`: None, or what
+    builds the create_graph program when a rule read the grad mode. `zero_tensor`: the
+    derivative is PyTorch's efficient zero tensor (Op.zero_tensor_derivative)."""
 
     __slots__ = ("jaxpr", "consts", "used_inputs", "used_outputs", "diff_inputs", "in_avals",
                  "out_avals", "fn", "error", "graph", "zero_tensor")
@@ -52,8 +48,7 @@ class BackwardProgram:
                                                      may_return_inputs=True).fn
 
     def run_tensors(self, args):
-        """The program on tensors, recording onto the tape (for create_graph=True), built with
-        grad mode on where a rule's derivative depends on it."""
+        """The program on recording tensors (create_graph=True)."""
         if self.graph is None:
             return eval_jaxpr(self.jaxpr, self.consts, *args)
         if not isinstance(self.graph, BackwardProgram):
@@ -70,8 +65,8 @@ PROGRAMS = LRUCache(4096, name="functrans.torch backward programs")
 
 
 def params_key(params) -> tuple | None:
-    """`params` as a cache key, each value with its type (1, 1.0, True; 0.0, -0.0 stay apart);
-    None when a value cannot be hashed (an array, a slice): such a program is not kept."""
+    """`params` as a cache key, each value with its type (1, 1.0, True; 0.0, -0.0 stay apart),
+    or None when a value cannot be hashed (an array, a slice)."""
     if not params:
         return ()
     try:
@@ -92,8 +87,7 @@ def _value_key(v):
 
 
 def program_key(op, params, vals, needs) -> tuple | None:
-    """The key of the backward program of `op(*vals, **params)` (by the arrays' shapes and
-    dtypes), or None when the params cannot be a key."""
+    """The key of `op(*vals, **params)`'s backward program, or None if params cannot be one."""
     pkey = params_key(params) if params else ()
     if pkey is None:
         return None
@@ -107,8 +101,7 @@ def program_key(op, params, vals, needs) -> tuple | None:
 
 
 def get_program(op, params, vals, needs, outs):
-    """The cached backward program of `op(*vals, **params)` for the inputs flagged in `needs`;
-    `outs` are the op's results. Params that cannot be a key build a program not kept."""
+    """The cached backward program of `op(*vals, **params)` (results `outs`) for `needs`."""
     key = program_key(op, params, vals, needs)
     prog = PROGRAMS.get(key) if key is not None else None
     if prog is None:
@@ -126,8 +119,7 @@ def get_program(op, params, vals, needs, outs):
 
 
 def build_program(op, params, in_avals, diff, out_avals, grad_mode=False) -> BackwardProgram:
-    """The backward program, with PyTorch's grad mode `grad_mode` while it runs: off for a
-    plain backward, on under create_graph=True."""
+    """The backward program, for grad mode `grad_mode` (on under create_graph=True)."""
     n_in, n_out = len(in_avals), len(out_avals)
     mode_read = []
 

@@ -1,6 +1,5 @@
-"""Running an op on tensors and recording it: the forward half of the tape. An `Op` (a primitive,
-or a function of primitives PyTorch shows as one node) runs on the arrays; when something
-requires grad, one node named as PyTorch names it records, its backward the library's VJP."""
+"""The forward half of the tape: an `Op` (a primitive, or primitives PyTorch shows as one node)
+runs on arrays and, when an input requires grad, records one node named as PyTorch names it."""
 
 from __future__ import annotations
 
@@ -8,11 +7,10 @@ import functools
 
 import numpy as np
 
-from functrans.torch._grad_mode import INFERENCE_BLOCKS, MODE
+from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import new_seq, node_class
 from functrans.torch._programs import get_program
-from functrans.torch._tensor import (Tensor, _shared_vc, check_saveable, edge, mark_inference,
-                                    wrap)
+from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wrap
 
 _new = object.__new__
 
@@ -35,10 +33,9 @@ quiet = functools.partial(_set, _QUIET)
 
 
 class Op:
-    """How to run (`impl`, on arrays) and how to differentiate (`traced`, bindable) one op.
-    `forward_params`: params only `impl` reads, left out of the backward program and its key;
-    `zero_tensor_derivative`: PyTorch's derivative is an efficient zero tensor (sgn's), whose
-    zeros the nodes below pass on as zeros (the row's torch_zero_tensor_derivative)."""
+    """How to run (`impl`, on arrays) and differentiate (`traced`, bindable) one op.
+    `forward_params`: params only `impl` reads (not in the backward program or its key);
+    `zero_tensor_derivative`: the row's torch_zero_tensor_derivative (sgn's)."""
 
     __slots__ = ("name", "impl", "traced", "multiple", "forward_params", "node_cls",
                  "zero_tensor_derivative", "__weakref__")
@@ -78,9 +75,8 @@ def _as_array(x):
 
 
 def run(op: Op, inputs, vals, params=None):
-    """Run `op` on `vals` (the arrays of `inputs`: Tensors or constants) and record it: a
-    Tensor, or a list for several results. An input given as None is an operand PyTorch does
-    not count among the node's inputs (an index, a number in a Scalar overload)."""
+    """`op` on `vals` (the arrays of `inputs`, Tensors or constants), recorded: a Tensor, or a
+    list. A None input is an operand PyTorch does not count (an index, a Scalar overload's)."""
     token = quiet()
     try:
         out = op.impl(*vals, **params) if params else op.impl(*vals)
@@ -100,16 +96,7 @@ def run(op: Op, inputs, vals, params=None):
 
 
 def _plain(out):
-    t = _new(Tensor)
-    t._value = out if type(out) is np.ndarray else np.asarray(out)
-    t._requires_grad = False
-    t._grad_fn = None
-    t._output_nr = 0
-    t._vc = None
-    t._meta = None
-    if INFERENCE_BLOCKS[0] and MODE.inference:
-        mark_inference(t)
-    return t
+    return wrap(out if type(out) is np.ndarray else np.asarray(out))
 
 
 def run1(op: Op, x, v):
@@ -155,17 +142,14 @@ def _edge_of(x, need):
 
 
 def record(op, inputs, vals, out, needs, params):
-    """Record the node of a single-result op already run: `out` is its raw result. Written out
-    for the common arities: a node per op is the hot path."""
+    """Record the node of a single-result op already run (`out`: its raw result); the hot path."""
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     n = len(vals)
     prog = get_program(op, params, vals, needs, (out,))
     node = _new(op.node_cls)
-    node._seq = new_seq()
+    node._seq, node._prog, node._n_out = new_seq(), prog, 1
     node._pre_hooks = node._retains = None
-    node._prog = prog
-    node._n_out = 1
     if n == 2:
         node._next = (_edge_of(inputs[0], needs[0]), _edge_of(inputs[1], needs[1]))
     elif n == 1:
@@ -180,17 +164,14 @@ def record(op, inputs, vals, out, needs, params):
     else:
         node._saved = [_saved(inputs[i], vals[i]) for i in used]
     t = _new(Tensor)
-    t._value = out
-    t._output_nr = 0
-    t._meta = None
+    t._value, t._output_nr, t._meta = out, 0, None
     differentiable = t._requires_grad = out.dtype.kind in "fc"
     t._grad_fn = node if differentiable else None
     if prog.used_outputs:
         vc = t._vc = [0, 0]
         node._saved_out = [(out, vc, 0)]
     else:
-        t._vc = None
-        node._saved_out = None
+        t._vc = node._saved_out = None
     return t
 
 
@@ -199,10 +180,8 @@ def record_multiple(op, inputs, vals, out, needs, params):
     outs = [_as_array(o) for o in out]
     prog = get_program(op, params, vals, needs, outs)
     node = _new(op.node_cls)
-    node._seq = new_seq()
+    node._seq, node._prog, node._n_out = new_seq(), prog, len(outs)
     node._pre_hooks = node._retains = None
-    node._prog = prog
-    node._n_out = len(outs)
     node._next = tuple([_edge_of(x, need) for x, need in zip(inputs, needs)])
     node._saved = [_saved(inputs[i], vals[i]) for i in prog.used_inputs]
     results = [wrap(o, o.dtype.kind in "fc", node if o.dtype.kind in "fc" else None, k)

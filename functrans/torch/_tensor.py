@@ -1,8 +1,7 @@
-"""`Tensor`: an eager array with PyTorch's autograd state, and a functrans `Tracer` of the tape
-trace (so `bind` on it records). State: the array (`_value`, shared by views), `requires_grad`,
-`grad_fn` and `output_nr`, a version counter shared with views (`_vc`, [version, rebases]; None
-is version 0) and rare metadata (`_meta`). Methods needing the layers above are installed by
-`_views` and `_tensor_methods`."""
+"""`Tensor`: an eager array with PyTorch's autograd state, and a `Tracer` of the tape trace (so
+`bind` on it records): `_value` (shared by views), `requires_grad`, `grad_fn`, `output_nr`, a
+version counter shared with views (`_vc`: [version, rebases], None for version 0) and rare
+metadata (`_meta`). `_views` and `_tensor_methods` install the methods needing layers above."""
 
 from __future__ import annotations
 
@@ -88,8 +87,7 @@ class _Meta:
 
 
 class TapeTrace(Trace):
-    """The trace every Tensor belongs to (its process_primitive, _record.apply_primitive, is
-    installed by _tensor_methods)."""
+    """The trace every Tensor belongs to (_tensor_methods installs its process_primitive)."""
 
     __slots__ = ()
 
@@ -121,8 +119,7 @@ class Tensor(Tracer):
     _construct = None  # installed by _tensor_methods: _legacy.construct
 
     def __init__(self, *args, device=None):
-        """The legacy constructor: torch.Tensor(*sizes), torch.Tensor(data) (in the default
-        dtype) or torch.Tensor(tensor) (an alias), as PyTorch reads its arguments."""
+        """The legacy constructor: Tensor(*sizes), Tensor(data) (default dtype), Tensor(tensor)."""
         made = self._construct(None, args, device)
         for slot in Tensor.__slots__[:-1]:  # the state of `made`, taken over by this object
             setattr(self, slot, getattr(made, slot))
@@ -288,18 +285,15 @@ class Tensor(Tracer):
         return None
 
     def register_hook(self, hook):
-        """Call `hook(grad)` when the gradient of this tensor is computed; a non-None return
-        value replaces the gradient."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        """Call `hook(grad)` when this tensor's gradient is computed (a tensor returned wins)."""
+        _check_hookable(self)
         if self._grad_fn is None:  # a leaf: kept on the tensor, run by its AccumulateGrad
             return append_hook(self._get_meta(), "hooks", hook)
         return append_hook(self._grad_fn, "_pre_hooks", (self._output_nr, hook))
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call `hook(self)` after a backward pass accumulated into this leaf's `.grad`."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        _check_hookable(self)
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
@@ -320,8 +314,7 @@ class Tensor(Tracer):
 
     @property
     def data(self) -> "Tensor":
-        """The same storage with its own version counter: in-place changes through `.data` are
-        invisible to autograd, as in PyTorch."""
+        """The same storage, its own version counter: in-place changes here escape autograd."""
         return wrap(self._value)
 
     @data.setter
@@ -432,6 +425,11 @@ _OPERATOR_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": o
                     "power": operator.pow, "matmul": operator.matmul}
 
 
+def _check_hookable(t):
+    if not t._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+
+
 def _dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
@@ -465,26 +463,20 @@ def check_saveable(t):
 
 
 def _init(t, value, requires_grad, grad_fn, output_nr, vc=None):
-    t._value = value
-    t._requires_grad = requires_grad
-    t._grad_fn = grad_fn
-    t._output_nr = output_nr
-    t._vc = vc
-    t._meta = None
+    t._value, t._requires_grad, t._grad_fn, t._output_nr = value, requires_grad, grad_fn, output_nr
+    t._vc, t._meta = vc, None
     if INFERENCE_BLOCKS[0] and MODE.inference:
         mark_inference(t)
+    return t
 
 
 def wrap(value, requires_grad=False, grad_fn=None, output_nr=0, vc=None) -> Tensor:
     """A Tensor around the numpy array `value` (no copy)."""
-    t = object.__new__(Tensor)
-    _init(t, value, requires_grad, grad_fn, output_nr, vc)
-    return t
+    return _init(object.__new__(Tensor), value, requires_grad, grad_fn, output_nr, vc)
 
 
 def _shared_vc(t):
-    """t's version counter, shared with its views: [version, how many times an in-place op
-    rewrote the history] (created on first use)."""
+    """t's version counter, shared with its views (made on first use): [version, rebases]."""
     vc = t._vc
     if vc is None:
         vc = t._vc = [0, 0]

@@ -1,6 +1,5 @@
-"""Tensor's operators and methods, installed onto the Tensor class (as functrans.numpy installs
-its operators onto tracers). A method that is the torch function of the same name with self
-first, or its in-place form, comes from a table of names; the rest are listed one by one."""
+"""Tensor's operators and methods, installed on the class: a method that is the torch function
+of its name with self first, or its in-place form, comes from a table of names."""
 
 from __future__ import annotations
 
@@ -32,16 +31,15 @@ def _swap(f):
     return lambda self, other: f(other, self)
 
 
-def _inplace_of(fn):
+def _inplace_of(fn, broadcasts=False):
     def method(self, *args, **kwargs):
-        return I.inplace(self, fn, *args, **kwargs)
+        return I.inplace(self, fn, *args, broadcasts=broadcasts, **kwargs)
     method.__name__ = fn.__name__ + "_"
     return method
 
 
 def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=None, **kwargs):
-    """to(dtype) / to(device) / to(device, dtype) / to(other): a converted tensor (self when
-    nothing changes); a device other than the CPU raises PyTorch's CPU-build error."""
+    """to(dtype) / to(device) / to(device, dtype) / to(other): self when nothing changes."""
     devices = [kwargs.pop("device")] if "device" in kwargs else []
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -103,10 +101,11 @@ _FUNCTIONS = (
     "tril triu diagonal trace contiguous repeat_interleave select gather index_select "
     "masked_fill masked_select take median nanmedian isin as_strided sort argsort topk nonzero "
     "scatter scatter_add scatter_reduce index_add index_put index_fill")
-# x.NAME_(...): x <- NAME(x, ...), PyTorch's in-place rules (_inplace)
-_INPLACE = ("add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clip "
-            "clamp_min clamp_max nan_to_num addcmul addcdiv addmm masked_fill scatter scatter_add "
-            "scatter_reduce index_add index_put index_fill")
+# x.NAME_(...): x <- NAME(x, ...), PyTorch's in-place rules (_inplace); the elementwise ones'
+# tensor operands must broadcast to x's shape
+_INPLACE_ELEMENTWISE = ("add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid "
+                        "clamp clip clamp_min clamp_max nan_to_num addcmul addcdiv masked_fill")
+_INPLACE = "addmm scatter scatter_add scatter_reduce index_add index_put index_fill"
 # methods of their own: the in-place-only ops of _inplace, the samplers of _random
 _OWN = {name: getattr(module, name) for module, names in (
     (I, "fill_ zero_ copy_ squeeze_ unsqueeze_ t_ transpose_"),
@@ -121,6 +120,7 @@ def _function(name):
 
 _METHODS = {
     **{name: _function(name) for name in _FUNCTIONS.split()},
+    **{name + "_": _inplace_of(_function(name), True) for name in _INPLACE_ELEMENTWISE.split()},
     **{name + "_": _inplace_of(_function(name)) for name in _INPLACE.split()},
     **_OWN,
     "backward": _backward,
@@ -138,7 +138,7 @@ _METHODS = {
     "__ge__": EW.ge, "__and__": EW.logical_and, "__or__": EW.logical_or,
     "__xor__": EW.logical_xor, "__invert__": EW.logical_not,
     "__getitem__": IX.getitem, "__setitem__": I.setitem,
-    **{f"__i{name}__": _inplace_of(getattr(EW, fn)) for name, fn in (
+    **{f"__i{name}__": _inplace_of(getattr(EW, fn), True) for name, fn in (
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},
     # PyTorch's aliases and what differs from the function
     "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,

@@ -1,10 +1,7 @@
-"""Views: tensors sharing their base's storage and version counter, as in PyTorch.
-
-A view remembers its base and how to take it again from the base (`replay`). An in-place op on
-a view rewrites its base's history (CopySlices, see _inplace); a view whose base's history was
-rewritten since gets its grad_fn taken again from the base, lazily, as one AsStridedBackward0
-node (as PyTorch does).
-"""
+"""Views: tensors sharing their base's storage and version counter, as in PyTorch. A view keeps
+its base and the ops that take it again (`replay`); an in-place op on a view rewrites the base's
+history (CopySlices, see _inplace), and a view of a rewritten base takes its grad_fn again,
+lazily, as one AsStridedBackward0 node."""
 
 from __future__ import annotations
 
@@ -24,8 +21,7 @@ def _view_mode():
 
 
 def as_view(x: Tensor, out: Tensor, replay) -> Tensor:
-    """Mark `out` as a view of `x` when it shares x's storage: the same version counter, and
-    `replay(t)`, the op that took `out` from `x`, applied to any tensor `t` like `x`."""
+    """Mark `out` a view of `x` if it shares x's storage; `replay(t)` takes it from a `t` like x."""
     if not np.may_share_memory(out._value, x._value):
         return out
     if is_inference(x):  # an inference tensor that autograd does not track, as in PyTorch
@@ -55,8 +51,7 @@ def view_op(op, x, params=None):
 
 
 def multi_views(x, outs, again, name):
-    """The views of a function returning several (unbind, split): PyTorch refuses in-place
-    changes to them (`name` names the function in its message)."""
+    """The views of a function returning several (`name`: unbind, split): no in-place on them."""
     views = tuple(as_view(x, o, lambda t, k=k: again(t)[k]) for k, o in enumerate(outs))
     for k, v in enumerate(views):
         if v._meta is not None and v._meta.base is not None:
@@ -65,8 +60,7 @@ def multi_views(x, outs, again, name):
 
 
 def gather_flat(x, pos, idx=None):
-    """x's elements at flat positions pos: as indexing's traced form, x[0], x[1], ... share one
-    backward program."""
+    """x's elements at flat positions pos (x[0], x[1], ... share one backward program)."""
     return P.gather(S.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),)), pos, axis=0)
 
 
@@ -100,8 +94,7 @@ def replay_view(view) -> Tensor:
 
 
 def move_retained_grad(t, old_fn, old_nr):
-    """After t's grad_fn changed (in place, or a view taken again), retain_grad moves to the
-    new node, as PyTorch moves its retains_grad hook."""
+    """retain_grad follows t to its new grad_fn (after an in-place op or a view taken again)."""
     m = t._meta
     if m is None or not m.retains_grad:
         return
@@ -116,8 +109,7 @@ def move_retained_grad(t, old_fn, old_nr):
 
 
 def mode_view_error(kind: str, rebased: bool) -> str:
-    """PyTorch's message for a view made in `kind` mode ("no_grad" or "inference") modified in
-    place (or whose base is, `rebased`) while grad mode records."""
+    """PyTorch's message for a `kind` ("no_grad", "inference") view (or its base) changed."""
     no_grad = kind == "no_grad"
     what = ("its base or another view of its base has been modified inplace" if rebased
             else "is being modified inplace")
@@ -130,8 +122,7 @@ def mode_view_error(kind: str, rebased: bool) -> str:
 
 
 def retake_view(t):
-    """A new grad_fn for a view whose base was modified in place since: the view taken again
-    from the base (AsStridedBackward0). Refused, as by PyTorch, for no_grad/inference views."""
+    """A new grad_fn (AsStridedBackward0) for a view whose base changed in place since."""
     m = t._meta
     if m.no_grad_view:
         raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))

@@ -294,3 +294,23 @@ def inplace_on_diagonal_and_multi_output_views(torch, rec):
     u.mul_(2)
     rec("u", u)
     n.mul_(2)
+
+
+@program
+def inplace_operand_shape_errors(torch, rec):
+    """An elementwise in-place op whose operands do not broadcast to self: PyTorch's
+    RuntimeError naming the two sizes (or the output shape), under grad mode and without."""
+    cases = {"add_": ((2, 3), [(4, 3)]), "sub_": ((2, 3), [(2, 3, 1)]), "mul_": ((2, 3), [(5,)]),
+             "div_": ((2, 1), [(2, 3)]), "pow_": ((), [(4, 3)]),
+             "clamp_": ((2, 3), [(2, 3), (4, 3)]), "addcmul_": ((2, 3), [(4, 1), (1, 3)]),
+             "addcdiv_": ((2, 3), [(3,), (5, 3)]), "__iadd__": ((2, 3), [(3, 2)])}
+    for name, (shape, operands) in cases.items():
+        for grad in (False, True):
+            x = torch.ones(shape, requires_grad=grad) * 1 if grad else torch.ones(shape)
+            try:
+                getattr(x, name)(*[torch.ones(s) for s in operands])
+                rec(f"{name}{grad}", "no error")
+            except RuntimeError as e:
+                rec(f"{name}{grad}", str(e))
+    mask = torch.ones(4, 3, dtype=torch.bool)
+    torch.ones(2, 3).masked_fill_(mask, 1.0)

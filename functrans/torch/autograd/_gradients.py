@@ -1,5 +1,4 @@
-"""torch.autograd.backward and torch.autograd.grad: the tape run backward from given outputs, and
-the Jacobian by rows (one backward per output element) that functional and gradcheck build on."""
+"""torch.autograd.backward and grad, and the Jacobian by rows that functional and gradcheck use."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ def _grads(grad_tensors, n, what):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
-    """Accumulate the gradients of `tensors` into the `.grad` of the graph's leaves (or of
-    `inputs` only)."""
+    """Accumulate the gradients of `tensors` into the leaves' `.grad` (or `inputs`' only)."""
     tensors, inputs = _tensors(tensors), _tensors(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
@@ -90,8 +88,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _batched_grad(outs, inputs, gos, retain_graph, create_graph, allow_unused, materialize):
-    """grad with is_grads_batched=True: one backward per entry of the grad_outputs' first
-    dimension (PyTorch vmaps the backward), results stacked along a new first dimension."""
+    """grad with is_grads_batched=True: a backward per entry of the grad_outputs' first axis."""
     batch = None
     for i, (o, g) in enumerate(zip(outs, gos)):
         if g is None:
@@ -125,9 +122,7 @@ def _batched_grad(outs, inputs, gos, retain_graph, create_graph, allow_unused, m
 
 
 def jacobian_rows(output: Tensor, inputs, create_graph: bool = False) -> list:
-    """Per element of `output`, the gradients of that element with respect to `inputs` (None
-    where unused): the Jacobian's rows, one backward each, as PyTorch's jacobian and gradcheck
-    build it."""
+    """The Jacobian's rows: per element of `output`, its gradients for `inputs` (None: unused)."""
     v = output._value
     return [grad(output, inputs, wrap(np.eye(1, v.size, m, dtype=v.dtype).reshape(v.shape)),
                  retain_graph=True, create_graph=create_graph, allow_unused=True)

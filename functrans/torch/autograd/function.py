@@ -1,7 +1,5 @@
-"""`torch.autograd.Function`: user-defined forward and backward, recorded as one node whose
-`grad_fn` is the context object itself (`<Name>Backward`), as in PyTorch. The user's backward
-runs with grad mode set to `create_graph`, so a differentiable backward supports double backward.
-"""
+"""`torch.autograd.Function`: a user's forward and backward, recorded as one node that is also
+the `ctx` (`<Name>Backward`); backward runs in grad mode `create_graph` (double backward)."""
 
 from __future__ import annotations
 
@@ -19,9 +17,6 @@ from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wr
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "NestedIOFunction",
            "once_differentiable"]
-
-_MARK_DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
-
 
 class FunctionCtx:
     """What `forward`/`setup_context` may call on `ctx`, and what `backward` reads from it."""
@@ -259,7 +254,8 @@ def _wrap_outputs(ctx, args, outputs, executable):
         differentiable = executable and id(o) not in non_diff and o._value.dtype.kind in "fc"
         if id(o) in dirty:
             if executable and o._requires_grad and o._grad_fn is None:
-                raise RuntimeError(_MARK_DIRTY_LEAF)
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
             _shared_vc(o)[0] += 1
         elif id(o) in input_ids:
             o = wrap(o._value, vc=_shared_vc(o))  # a view of the input, as PyTorch returns
@@ -279,8 +275,8 @@ def _wrap_outputs(ctx, args, outputs, executable):
 
 
 def _save(ctx, originals, result, executable):
-    """ctx's saved tensors: (array, version counter, version, output_nr, differentiable) for
-    its own outputs (no cycle through the graph), (tensor, version) otherwise."""
+    """ctx's saved tensors: (tensor, version), or for its own outputs (no cycle) (array, version
+    counter, version, output_nr, differentiable)."""
     out_index = {id(o): k for k, o in originals}
     saved = []
     for t in ctx._to_save:
@@ -299,8 +295,7 @@ def _save(ctx, originals, result, executable):
 
 
 class Error(Node):
-    """Stands behind the outputs of a once_differentiable backward run with create_graph
-    (PyTorch's DelayedError node): differentiating through it raises."""
+    """PyTorch's DelayedError: behind a once_differentiable backward's outputs, it raises."""
 
     __slots__ = ("_msg",)
     _cpp_prefix = "torch::autograd::"
@@ -313,9 +308,6 @@ class Error(Node):
         raise RuntimeError(self._msg)
 
 
-_ONCE_MSG = "trying to differentiate twice a function that was marked with @once_differentiable"
-
-
 def once_differentiable(fn):
     """Mark a `backward` as not differentiable: differentiating its result raises."""
     @functools.wraps(fn)
@@ -326,7 +318,8 @@ def once_differentiable(fn):
             return outputs
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
         fakes = [edge(wrap(o._value, True)) if isinstance(o, Tensor) else None for o in outs]
-        err = Error(_ONCE_MSG, len(outs), fakes)
+        err = Error("trying to differentiate twice a function that was marked with "
+                    "@once_differentiable", len(outs), fakes)
         wrapped = tuple(wrap(o._value, True, err, k) if isinstance(o, Tensor) else o
                         for k, o in enumerate(outs))
         return wrapped if isinstance(outputs, tuple) else wrapped[0]

@@ -62,8 +62,7 @@ def _as_tuple(x, arg_name, fn_name):
 
 
 def _grad_preprocess(inputs, create_graph, need_graph=True):
-    """New tensor objects for the inputs: views that keep their history under create_graph,
-    detached leaves (requiring grad when `need_graph`) otherwise."""
+    """New input tensors: views keeping history under create_graph, else detached leaves."""
     return tuple(x.view_as(x) if create_graph and x.requires_grad
                  else x.detach().requires_grad_(need_graph) for x in inputs)
 
@@ -74,8 +73,7 @@ def _inputs(inputs, create_graph, name):
 
 
 def _outputs(outputs, strict, name, scalar=False):
-    """The function's outputs as a tuple (checked for strict mode, and for a single element
-    when `scalar`), and whether they were one."""
+    """(whether a tuple, the outputs as one), checked for strict mode and, if `scalar`, size."""
     is_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", name)
     _check_requires_grad(outs, "outputs", strict)
     if scalar and is_tuple:
@@ -87,8 +85,7 @@ def _outputs(outputs, strict, name, scalar=False):
 
 
 def _checked_v(v, other, is_other_tuple, create_graph, name, what="input"):
-    """v as PyTorch checks it against `other` (outputs for vjp, inputs for jvp/vhp/hvp); None
-    only where `other` is a single one-element tensor."""
+    """v, checked against `other` (vjp's outputs, jvp/vhp/hvp's inputs) as PyTorch does."""
     if v is None:
         if len(other) != 1 or other[0].numel() != 1:
             where = ("the input to the user-provided function is a single Tensor" if what ==
@@ -111,8 +108,7 @@ def _checked_v(v, other, is_other_tuple, create_graph, name, what="input"):
 
 
 def _check_requires_grad(tensors, kind, strict):
-    """In strict mode, PyTorch's error for the first tensor that is None or does not require
-    grad; `kind` says which stage made them."""
+    """In strict mode, PyTorch's error for a tensor None or not requiring grad (`kind`: stage)."""
     for i, t in enumerate(tensors if strict else ()):
         if t is None:
             raise RuntimeError(_INDEPENDENT["back"].format(i=i))
@@ -132,8 +128,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
 
 
 def _filled(g, ref, strict, create_graph, independent, what, i):
-    """A gradient, or zeros like `ref` where it is None; in strict mode PyTorch's error
-    (`independent`) for None, and for a constant gradient under create_graph."""
+    """g, or zeros like `ref` for None (in strict mode: the error `independent`, or another for
+    a constant gradient under create_graph)."""
     if g is None:
         if strict:
             raise RuntimeError(independent)
@@ -145,8 +141,7 @@ def _filled(g, ref, strict, create_graph, independent, what, i):
 
 
 def _last_backward(outputs, inputs, v, refs, strict, create_graph, stage):
-    """The last backward pass (grad mode on under create_graph), None gradients filled with
-    zeros like `refs` (or, in strict mode, PyTorch's error for the `stage` that found them)."""
+    """The last backward pass, None gradients filled with zeros like `refs` (see _filled)."""
     what = "hessian" if "double" in stage else "jacobian"
     with set_grad_enabled(create_graph or is_grad_enabled()):
         gs = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
@@ -171,8 +166,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), J v), by the double-backward trick PyTorch uses: J v is the gradient,
-    with respect to a dummy cotangent u, of u^T J applied to v."""
+    """(func(inputs), J v), by PyTorch's double-backward trick: J v = d(u^T J v)/du."""
     with enable_grad():
         is_inputs_tuple, ins = _inputs(inputs, create_graph, "jvp")
         v = _checked_v(v, ins, is_inputs_tuple, create_graph, "jvp")
@@ -188,8 +182,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
-    """d func(inputs) / d inputs, shaped output.shape + input.shape, one reverse pass per output
-    element (`vectorize` and forward-mode give the same values the same way)."""
+    """d func(inputs) / d inputs, shaped output.shape + input.shape, a backward per element."""
     is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
     jac, is_outputs_tuple = _jacobian(func, ins, create_graph, strict, vectorize, strategy)
     if not is_inputs_tuple:
@@ -198,8 +191,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_graph=False):
-    """jacobian of a tuple of inputs: (one tuple per output, whether func returned a tuple).
-    `tangent_graph`: the function makes its inputs require grad (hessian's outer Jacobian)."""
+    """(a tuple per output, whether func returned a tuple); `tangent_graph`: hessian's outer."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(_STRATEGY + ' Hint: If your function has more outputs than inputs, '
                              '"forward-mode" tends to be more performant. Otherwise, prefer to '
@@ -243,8 +235,7 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
 
 
 def _construct_standard_basis_for(tensors, tensor_numels):
-    """One (total numel, numel_i) block per tensor of the identity of size total numel, in
-    each tensor's dtype (PyTorch's private helper, which its tests call)."""
+    """The identity's (total numel, numel_i) block per tensor (a private helper PyTorch tests)."""
     assert len(tensors) == len(tensor_numels) > 0
     starts = np.cumsum((0, *tensor_numels))
     return tuple(wrap(np.ascontiguousarray(np.eye(starts[-1], dtype=t._value.dtype)[:, a:b]))
@@ -252,8 +243,7 @@ def _construct_standard_basis_for(tensors, tensor_numels):
 
 
 def _forward_layout(j, x):
-    """J (out.shape + x.shape) recomposed as PyTorch's forward mode builds it: one tangent per
-    input element, then permute and reshape."""
+    """J (out.shape + x.shape) laid out as PyTorch's forward mode builds it."""
     out_shape = tuple(j.shape[:j.ndim - x.ndim])
     tangents = j.reshape(-1, x.numel()).t().contiguous().view((x.numel(),) + out_shape)
     return tangents.permute(*range(1, tangents.ndim), 0).reshape(out_shape + tuple(x.shape))

@@ -112,9 +112,7 @@ def _check_same_outputs(first, second, idx, eps):
 
 
 def _analytical_jacobian(output, inputs, diff_idx, nondet_tol):
-    """(jac[j]: (numel of input j, numel of output), reentrant) from the Jacobian's rows,
-    computed twice as PyTorch does: a backward giving different values for the same input and
-    grad_output is "not reentrant" (nondeterministic)."""
+    """(jac[j]: (numel of input j, numel of output), reentrant: two runs agree)."""
     diff = [inputs[j] for j in diff_idx]
 
     def jacobian():
@@ -207,8 +205,7 @@ class UndefinedGrad(Error):
 
 
 def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
-    """PyTorch's check that backward copes with undefined output gradients: with every output's
-    gradient undefined (then each one's in turn), input gradients are None or zero."""
+    """PyTorch's check that undefined output gradients (all, then each) give None or zeros."""
     diff_inputs = [inputs[j] for j in diff_idx]
 
     def warn_bc_breaking():
@@ -252,8 +249,7 @@ def _deprecated(name, grad_out):
 
 
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
-    """The finite-difference Jacobians of fn's first output (fn takes the inputs as one
-    tuple), one (input numel, output numel) tensor per input requiring grad (deprecated)."""
+    """Finite-difference Jacobians of fn(inputs)'s first output, per input (deprecated)."""
     _deprecated("get_numerical_jacobian", grad_out)
     inputs = _as_tuple(inputs)
     targets = _as_tuple(target) if target is not None else inputs
@@ -267,8 +263,7 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
 
 
 def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
-    """(Jacobians, reentrant, sizes_ok, types_ok) of `output` with respect to the inputs that
-    require grad, computed twice to detect nondeterminism (deprecated)."""
+    """(Jacobians, reentrant, sizes_ok, types_ok) of `output` for the inputs (deprecated)."""
     _deprecated("get_analytical_jacobian", grad_out)
     if output.is_complex():
         raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
@@ -285,8 +280,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_undefined_grad=True, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False,
                   check_rev_over_rev=True, fast_mode=False, masked=False):
-    """gradcheck of the gradient itself: second derivatives against finite differences of the
-    first (through `create_graph=True`)."""
+    """gradcheck of the gradient itself (second derivatives, through create_graph=True)."""
     inputs = _as_tuple(inputs)
     outputs = _outputs(func(*inputs))
     if grad_outputs is None:  # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_

@@ -1,5 +1,4 @@
-"""torch.autograd.graph: `Node` (the base of every grad_fn), `GradientEdge` (one input slot of a
-node, accepted by autograd.grad and backward wherever a tensor is) and version bumps."""
+"""torch.autograd.graph: `Node` (every grad_fn's base), `GradientEdge` and version bumps."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ class GradientEdge(NamedTuple):
 
 
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
-    """The edge the gradient of `tensor` flows along: its grad_fn and output number, or its
-    AccumulateGrad node for a leaf."""
+    """The edge `tensor`'s gradient flows along: (grad_fn or AccumulateGrad, output number)."""
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
@@ -29,8 +27,7 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
 
 
 def increment_version(tensor) -> None:
-    """Bump the version counter of `tensor` (or of each tensor of an iterable), as an in-place
-    change would: saved copies of it then refuse to be used in backward."""
+    """Bump the version counter of `tensor` (or of each of an iterable), as in-place ops do."""
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         if t.is_inference():
             continue  # inference tensors have no version counter
