@@ -26,7 +26,9 @@ arrays (`out=None`), so concurrent calls stay correct.
 Memory: a workspace is allocated on its program's second call (a program run once, say for
 each of many shapes, holds nothing), only while all workspaces together stay within a byte
 budget (`set_workspace_limit`, default 256 MiB), straight from the operating system (so
-freeing returns it), and freed when jit drops the program from its cache.
+freeing returns it), and freed when jit drops the program from its cache. The intermediates
+outside the workspace reuse freed memory from one call to the next where malloc keeps it
+(`heap`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ import numpy as np
 from functrans.backend import get_backend, xp
 from functrans.core.ir import ClosedJaxpr, Literal
 from functrans.core import ownership
+from functrans.transforms.toolkit import heap
 from functrans.transforms.toolkit.facts import fact
 from functrans.transforms.toolkit.rewrite import literal_key
 
@@ -451,6 +454,7 @@ def compile_program(closed: ClosedJaxpr, *, workspace: bool = False,
 
 def _compile(closed: ClosedJaxpr, workspace: bool, may_return_inputs: bool,
              fast: bool = False) -> CompiledProgram:
+    heap.keep_freed_memory()    # fresh intermediates reuse freed pages, call after call
     if fast and get_backend() is np:
         from functrans.transforms.toolkit import scalar
         compiled = scalar.compile_scalar(closed, [_call_target(e) for e in closed.jaxpr.eqns])

@@ -3,6 +3,9 @@ their byte budget and go with the cache, and threads calling one jitted function
 the results of eager evaluation."""
 
 import gc
+import os
+import platform
+import subprocess
 import sys
 import threading
 import weakref
@@ -16,6 +19,9 @@ from functrans.core.cache import LRUCache
 from functrans.core.ir import DERIVED_CACHE_SIZE
 from functrans.transforms.jit import jit as jit_any_backend, set_workspace_limit, workspace_bytes
 from functrans.transforms.toolkit import codegen
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__)))))
 
 
 def jit(fun, **kwargs):
@@ -277,3 +283,38 @@ def test_jit_of_vmap_of_jit_is_bounded_at_every_level():
     assert outer.cache_info().currsize <= 8
     program = inner.lower(np.ones(2)).jaxpr
     assert len(program.derived) <= DERIVED_CACHE_SIZE
+
+
+FAULTS = """
+import resource
+import numpy as np
+import functrans as ft
+
+ft.jit(lambda x: x + 1.0)(np.ones(3))      # compiling a program decides malloc's settings
+
+def step():     # arrays of 0.3 to 2 MB coming and going, as a program's intermediates do
+    live = [np.ones(n) for n in (40_000, 90_000, 130_000, 60_000, 250_000)]
+    del live[1:3]
+    live += [np.ones(n) for n in (70_000, 160_000)]
+
+step()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(50):
+    step()
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 50)
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc settings")
+def test_freed_memory_is_kept_for_the_next_call():
+    # toolkit.heap: without it each step faults its fresh pages in again (about 1,300 faults)
+    def faults(keep):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        env.update(PYTHONPATH=ROOT, FUNCTRANS_KEEP_FREED_MEMORY=keep)
+        proc = subprocess.run([sys.executable, "-c", FAULTS], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return float(proc.stdout.split()[-1])
+
+    assert faults("1") < 20
+    assert faults("0") > 500
