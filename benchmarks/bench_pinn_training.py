@@ -56,11 +56,12 @@ def _jax_laplacian(jax, jnp, u, z):
     return jnp.sum(jax.vmap(lambda e: jax.jvp(jax.grad(u), (z,), (e,))[1] @ e)(basis))
 
 
-def problems(ex, jax, jnp):
+def problems(ex, jax, jnp, only=None):
     """{name: (initial params, functrans loss, JAX loss, u_net, test points, exact there,
     target error)} for the examples' default (full) runs, seed 0."""
-    return {"Poisson 2D": _poisson_2d(ex, jax, jnp), "heat": _heat(ex, jax, jnp),
-            "Poisson d = 10": _poisson_nd(ex, jax, jnp)}
+    makers = {"Poisson 2D": _poisson_2d, "heat": _heat, "Poisson d = 10": _poisson_nd}
+    return {name: make(ex, jax, jnp) for name, make in makers.items()
+            if only is None or name in only}
 
 
 def _poisson_2d(ex, jax, jnp):
@@ -136,7 +137,8 @@ def time_to_accuracy(ex, params, value_and_grad, loss, u_net, points, exact, tar
     return time.perf_counter() - t0 - spent[0], len(history), reached[0] if reached else None
 
 
-def main(adam_steps: int = 3000, max_lbfgs: int = 20000) -> None:
+def main(adam_steps: int = 3000, max_lbfgs: int = 20000, only=None) -> None:
+    """The table; `only`: the names of the examples to run (default: all)."""
     try:
         import jax
         import jax.numpy as jnp
@@ -150,7 +152,7 @@ def main(adam_steps: int = 3000, max_lbfgs: int = 20000) -> None:
     print(f"{'example':16s} {'target':>7s} {'library':10s} {'seconds':>8s} {'steps':>6s} "
           f"{'ms/step':>8s} {'error':>9s}")
     for name, (params, loss, jax_loss, u_net, points, exact, target) in \
-            problems(ex, jax, jnp if jax else None).items():
+            problems(ex, jax, jnp if jax else None, only).items():
         routes = {"functrans": None}
         if jax is not None:
             jvg = jax.jit(jax.value_and_grad(jax_loss))
