@@ -18,7 +18,7 @@ from functrans.primitives.layout import (  # noqa: F401  (reduce_sum, reduce_sum
     expand_reduced, linear_jvp, normalize_axes, reduce_batch, reduce_sum, reduce_sum_p,
     reduced_aval, reshape, transpose, zero_jvp)
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import pad, slice_
+from functrans.primitives.shape_ops import concatenate, pad, rev, slice_
 
 
 def _nonempty_reduced_aval(name, what):
@@ -325,9 +325,71 @@ cumsum_p = define(
     props=("linear",), torch_name="CumsumBackward0")
 cumsum_p.rules.update(jvp=linear_jvp(cumsum_p), batch=_scan_batch(cumsum_p))
 
+def _part(x, axis, lo, hi):
+    """x's entries lo:hi along axis."""
+    shape = shape_of(x)
+    return slice_(x, tuple(lo if i == axis else 0 for i in range(len(shape))),
+                  tuple(hi if i == axis else n for i, n in enumerate(shape)))
+
+
+def _cumprod_omitted(x, t, axis):
+    """cumprod_backward's loop for an operand with a zero under grad mode, as a JVP: t_out_j is
+    the sum over k <= j of t_k prod(x[:k]) prod(x[k+1:j+1]), the products taken by reduce_prod
+    and cumprod as PyTorch takes them, so a second derivative goes through their rows and
+    never meets the factor a term omits (no inf * 0 where PyTorch gives inf)."""
+    shape = shape_of(x)
+    n = shape[axis]
+    kept = tuple(1 if i == axis else s for i, s in enumerate(shape))
+    zero = np.zeros((), t.dtype)
+    out = None
+    for k in range(n):
+        before = reshape(reduce_prod(_part(x, axis, 0, k), (axis,)), kept)
+        omitted = before
+        if k < n - 1:
+            omitted = concatenate([before, mul(before, cumprod(_part(x, axis, k + 1, n), axis))],
+                                  axis)
+        term = mul(_part(t, axis, k, k + 1), omitted)
+        config = [(0, 0, 0)] * len(shape)
+        config[axis] = (k, 0, 0)
+        term = pad(term, zero, tuple(config))
+        out = term if out is None else add(out, term)
+    return out
+
+
+def _cumprod_torch_rule(zeros_only):
+    """PyTorch's cumprod_backward: reversed_cumsum(result * grad) / input (as a JVP, y *
+    cumsum(t / x)) when no entry of the operand is 0. For an operand with a zero, the row's own
+    rule, and the branch the shim selects by name (`zeros_only`): under grad mode, PyTorch's
+    loop over omitted products; without, its other path, whose values are the row's own."""
+    def jvp(primals, tangents, *, axis, reverse):
+        x, = primals
+        t, = tangents
+        ans = cumprod_p.bind(x, axis=axis, reverse=reverse)
+        if shape_of(x)[axis] <= 1:  # PyTorch passes the gradient through as it is
+            return ans, t
+        if reverse:  # the scan from the end is the scan of the reversed operand
+            flipped = jvp([rev(x, (axis,))], [rev(t, (axis,))], axis=axis, reverse=False)[1]
+            return ans, rev(flipped, (axis,))
+        if zeros_only:
+            if grad_mode_enabled():
+                return ans, _cumprod_omitted(x, t, axis)
+            return _cumprod_jvp(primals, tangents, axis=axis, reverse=False)
+        t_zero, zero = np.zeros((), t.dtype), np.zeros((), x.dtype)
+        is_zero = eq(x, zero)
+        any_zero = reduce_or(is_zero, tuple(range(ndim_of(x))))
+        # the tangent is selected before it meets either branch, so the transpose selects last
+        t_quotient = select(any_zero, t_zero, t)
+        t_product = select(any_zero, t, t_zero)
+        quotient = mul(ans, cumsum(div(t_quotient, select(is_zero, np.ones((), x.dtype), x)),
+                                   axis))
+        return ans, add(quotient, _cumprod_jvp([x], [t_product], axis=axis, reverse=False)[1])
+    return jvp
+
+
 cumprod_p = define(
     "cumprod", impl=_scan_impl(xp.cumprod), abstract=_scan_abstract("cumprod"),
-    jvp=_cumprod_jvp, torch_name="CumprodBackward0")
+    jvp=_cumprod_jvp, torch_jvp=_cumprod_torch_rule(False),
+    torch_zeros_jvp=_cumprod_torch_rule(True), torch_name="CumprodBackward0")
 cumprod_p.rules["batch"] = _scan_batch(cumprod_p)
 
 

@@ -315,16 +315,20 @@ logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input
                   "logsumexp", "torch.logsumexp: log(sum(exp(input))) over dim, computed stably.")
 
 
-def _scan(name, prim, what):
-    op = _prim(prim, f"{name.title()}Backward0")
+def _scan(name, what):
+    op = _prim(name)
+    # cumprod_backward takes another formula for an operand with a zero: the row's
+    # torch_zeros_jvp, recorded when the operand has one (as prod's)
+    with_zero = Op(op.name, op.impl, _under("torch_zeros", op.traced))
 
     def fn(input, dim, *, dtype=None):
         x, v = _accumulated(input, dtype)
-        return run(op, (x,), (v,), {"axis": _dim(dim, v.ndim), "reverse": False})
+        chosen = with_zero if name == "cumprod" and x._requires_grad and (v == 0).any() else op
+        return run(chosen, (x,), (v,), {"axis": _dim(dim, v.ndim), "reverse": False})
     return named(fn, name, f"torch.{name}: the cumulative {what} along dim.")
 
 
-cumsum, cumprod = _scan("cumsum", "cumsum", "sum"), _scan("cumprod", "cumprod", "product")
+cumsum, cumprod = _scan("cumsum", "sum"), _scan("cumprod", "product")
 
 
 def count_nonzero(input, dim=None):

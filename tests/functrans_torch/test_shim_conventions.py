@@ -73,3 +73,35 @@ def test_elu_second_derivative_at_zero_is_pytorchs():
     g, = fttorch.autograd.grad(fttorch.nn.functional.elu(t, 2.0).sum(), t, create_graph=True)
     assert fttorch.autograd.grad(g.sum(), t)[0].numpy().tolist() == [0.0]
     assert ft.grad(ft.grad(lambda x: A.elu(x, 2.0)))(0.0) == 2.0
+
+
+# cumprod's second derivative where the operand has two zeros: PyTorch's cumprod_backward takes
+# its loop over omitted products under create_graph (the row's torch_zeros_jvp), so no term
+# meets the entry it omits; the row's own scan gives NaN at [0, 0, inf] (inf * 0). Recorded
+# from torch 2.13: (x, dim, d/dx of the sum of d/dx cumprod(x).sum())
+CUMPROD_SECOND = [
+    ([0.0, 0.0, math.inf], 0, [math.inf, math.inf, 0.0]),
+    ([math.inf, 0.0, 0.0], 0, [nan, math.inf, math.inf]),
+    ([0.0, 0.0, 1e200, 1e200], 0, [math.inf, math.inf, nan, nan]),
+    ([2.0, 0.0, 0.0, 4.0], 0, [1.0, 11.0, 10.0, 0.0]),
+    ([[0.0, 0.0, math.inf], [math.inf, 0.0, 0.0]], 1,
+     [[math.inf, math.inf, 0.0], [1.0, math.inf, math.inf]]),
+]
+
+
+def _cumprod_second(lib, x, dim):
+    t = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+    g, = lib.autograd.grad(lib.cumprod(t, dim).sum(), t, create_graph=True)
+    return lib.autograd.grad(g.sum(), t)[0].detach().numpy()
+
+
+@pytest.mark.parametrize("x,dim,want", CUMPROD_SECOND, ids=range(len(CUMPROD_SECOND)))
+def test_cumprod_second_derivative_with_two_zeros_is_pytorchs(x, dim, want):
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(_cumprod_second(fttorch, x, dim), want)
+
+
+@pytest.mark.parametrize("x,dim,want", CUMPROD_SECOND, ids=range(len(CUMPROD_SECOND)))
+def test_pytorch_gives_the_recorded_cumprod_second_derivative(x, dim, want):
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(_cumprod_second(torch, x, dim), want)
