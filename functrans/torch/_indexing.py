@@ -19,7 +19,7 @@ from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
-from functrans.torch._reductions import at_indices, return_type
+from functrans.torch._reductions import at_indices, return_type, with_indices
 from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
@@ -373,8 +373,7 @@ def median(input, dim=None, keepdim=False, *, _name="median"):
     if v.shape[d] == 0:
         raise IndexError(f"{_name}(): Expected reduction dim {d} to have non-zero size.")
     idx = _median_index(v, d, _name == "nanmedian")
-    values = run(op_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)})
-    return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+    return with_indices(_MedianResult, op_dim, x, idx, d, keepdim)
 
 
 def nanmedian(input, dim=None, keepdim=False):

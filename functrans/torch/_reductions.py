@@ -184,6 +184,13 @@ def at_indices(name):
     return Op(name, values_at, values_at)
 
 
+def with_indices(result, op, x, idx, dim, keepdim):
+    """`result`((x's values at idx along dim, idx)): max, min and median with dim; idx is
+    found with keepdims=True."""
+    values = run(op, (x, None), (x._value, idx), {"dim": dim, "keepdim": bool(keepdim)})
+    return result((values, wrap(idx if keepdim else np.squeeze(idx, dim))))
+
+
 _MAX_DIM, _MIN_DIM = at_indices("MaxBackward0"), at_indices("MinBackward0")
 _MaxResult, _MinResult = return_type("max"), return_type("min")
 
@@ -204,9 +211,7 @@ def _max_min(input, dim, keepdim, other, is_max):
     if v.ndim == 0:
         return result((clone(x), wrap(np.zeros((), np.int64))))
     idx = (np.argmax if is_max else np.argmin)(v, axis=d, keepdims=True).astype(np.int64)
-    values = run(_MAX_DIM if is_max else _MIN_DIM, (x, None), (v, idx),
-                 {"dim": d, "keepdim": bool(keepdim)})
-    return result((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+    return with_indices(result, _MAX_DIM if is_max else _MIN_DIM, x, idx, d, keepdim)
 
 
 max = named(lambda input, dim=None, keepdim=False, *, other=None: _max_min(
