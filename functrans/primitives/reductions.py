@@ -15,10 +15,10 @@ from functrans.primitives.ad_control import stop_gradient
 from functrans.primitives.elementwise import (add, convert_element_type, div, eq, eq_p, exp, gt,
                                              is_finite, mul, select, sub)
 from functrans.primitives.layout import (  # noqa: F401  (reduce_sum, reduce_sum_p re-exported)
-    expand_reduced, linear_jvp, normalize_axes, reduce_batch, reduce_sum, reduce_sum_p,
-    reduced_aval, reshape, transpose, zero_jvp)
+    broadcast_in_dim, expand_reduced, linear_jvp, moveaxis, normalize_axes, reduce_batch,
+    reduce_sum, reduce_sum_p, reduced_aval, reshape, transpose, zero_jvp)
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import concatenate, pad, rev, slice_
+from functrans.primitives.shape_ops import pad, rev, slice_
 
 
 def _nonempty_reduced_aval(name, what):
@@ -325,35 +325,26 @@ cumsum_p = define(
     props=("linear",), torch_name="CumsumBackward0")
 cumsum_p.rules.update(jvp=linear_jvp(cumsum_p), batch=_scan_batch(cumsum_p))
 
-def _part(x, axis, lo, hi):
-    """x's entries lo:hi along axis."""
-    shape = shape_of(x)
-    return slice_(x, tuple(lo if i == axis else 0 for i in range(len(shape))),
-                  tuple(hi if i == axis else n for i, n in enumerate(shape)))
-
-
 def _cumprod_omitted(x, t, axis):
     """cumprod_backward's loop for an operand with a zero under grad mode, as a JVP: t_out_j is
-    the sum over k <= j of t_k prod(x[:k]) prod(x[k+1:j+1]), the products taken by reduce_prod
-    and cumprod as PyTorch takes them, so a second derivative goes through their rows and
-    never meets the factor a term omits (no inf * 0 where PyTorch gives inf)."""
-    shape = shape_of(x)
-    n = shape[axis]
-    kept = tuple(1 if i == axis else s for i, s in enumerate(shape))
-    zero = np.zeros((), t.dtype)
-    out = None
-    for k in range(n):
-        before = reshape(reduce_prod(_part(x, axis, 0, k), (axis,)), kept)
-        omitted = before
-        if k < n - 1:
-            omitted = concatenate([before, mul(before, cumprod(_part(x, axis, k + 1, n), axis))],
-                                  axis)
-        term = mul(_part(t, axis, k, k + 1), omitted)
-        config = [(0, 0, 0)] * len(shape)
-        config[axis] = (k, 0, 0)
-        term = pad(term, zero, tuple(config))
-        out = term if out is None else add(out, term)
-    return out
+    the sum over k <= j of t_k prod(x[:k]) prod(x[k+1:j+1]), for every k at once (n x n
+    entries: row k is x with its entries from k on, or up to k, replaced by 1). A second
+    derivative goes through products that leave x_k out, as PyTorch's does: no inf * 0 from
+    the factor a term omits."""
+    last = ndim_of(x) - 1
+    x, t = moveaxis(x, axis, last), moveaxis(t, axis, last)
+    *lead, n = shape_of(x)
+    b = len(lead)  # the row axis k, then the entry axis
+    square = (*lead, n, n)
+    one, zero = np.ones((), x.dtype), np.zeros((), t.dtype)
+    k = np.arange(n)
+    rows = broadcast_in_dim(x, square, (*range(b), b + 1))
+    before = reduce_prod(select(np.broadcast_to(k < k[:, None], square), rows, one), (b + 1,))
+    after = cumprod(select(np.broadcast_to(k > k[:, None], square), rows, one), b + 1)
+    omitted = mul(broadcast_in_dim(before, square, tuple(range(b + 1))), after)
+    omitted = select(np.broadcast_to(k >= k[:, None], square), omitted, zero)
+    out = reduce_sum(mul(broadcast_in_dim(t, square, tuple(range(b + 1))), omitted), (b,))
+    return moveaxis(out, last, axis)
 
 
 def _cumprod_torch_rule(zeros_only):
