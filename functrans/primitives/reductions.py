@@ -15,10 +15,10 @@ from functrans.primitives.ad_control import stop_gradient
 from functrans.primitives.elementwise import (add, convert_element_type, div, eq, eq_p, exp, gt,
                                              is_finite, mul, select, sub)
 from functrans.primitives.layout import (  # noqa: F401  (reduce_sum, reduce_sum_p re-exported)
-    expand_reduced, linear_jvp, normalize_axes, reduce_batch, reduce_sum, reduce_sum_p,
-    reduced_aval, reshape, transpose, zero_jvp)
+    broadcast_in_dim, expand_reduced, linear_jvp, moveaxis, normalize_axes, reduce_batch,
+    reduce_sum, reduce_sum_p, reduced_aval, reshape, transpose, zero_jvp)
 from functrans.primitives.registry import define
-from functrans.primitives.shape_ops import pad, slice_
+from functrans.primitives.shape_ops import pad, rev, slice_
 
 
 def _nonempty_reduced_aval(name, what):
@@ -325,9 +325,62 @@ cumsum_p = define(
     props=("linear",), torch_name="CumsumBackward0")
 cumsum_p.rules.update(jvp=linear_jvp(cumsum_p), batch=_scan_batch(cumsum_p))
 
+def _cumprod_omitted(x, t, axis):
+    """cumprod_backward's loop for an operand with a zero under grad mode, as a JVP: t_out_j is
+    the sum over k <= j of t_k prod(x[:k]) prod(x[k+1:j+1]), for every k at once (n x n
+    entries: row k is x with its entries from k on, or up to k, replaced by 1). A second
+    derivative goes through products that leave x_k out, as PyTorch's does: no inf * 0 from
+    the factor a term omits."""
+    last = ndim_of(x) - 1
+    x, t = moveaxis(x, axis, last), moveaxis(t, axis, last)
+    *lead, n = shape_of(x)
+    b = len(lead)  # the row axis k, then the entry axis
+    square = (*lead, n, n)
+    one, zero = np.ones((), x.dtype), np.zeros((), t.dtype)
+    k = np.arange(n)
+    rows = broadcast_in_dim(x, square, (*range(b), b + 1))
+    before = reduce_prod(select(np.broadcast_to(k < k[:, None], square), rows, one), (b + 1,))
+    after = cumprod(select(np.broadcast_to(k > k[:, None], square), rows, one), b + 1)
+    omitted = mul(broadcast_in_dim(before, square, tuple(range(b + 1))), after)
+    omitted = select(np.broadcast_to(k >= k[:, None], square), omitted, zero)
+    out = reduce_sum(mul(broadcast_in_dim(t, square, tuple(range(b + 1))), omitted), (b,))
+    return moveaxis(out, last, axis)
+
+
+def _cumprod_torch_rule(zeros_only):
+    """PyTorch's cumprod_backward: reversed_cumsum(result * grad) / input (as a JVP, y *
+    cumsum(t / x)) when no entry of the operand is 0. For an operand with a zero, the row's own
+    rule, and the branch the shim selects by name (`zeros_only`): under grad mode, PyTorch's
+    loop over omitted products; without, its other path, whose values are the row's own."""
+    def jvp(primals, tangents, *, axis, reverse):
+        x, = primals
+        t, = tangents
+        ans = cumprod_p.bind(x, axis=axis, reverse=reverse)
+        if shape_of(x)[axis] <= 1:  # PyTorch passes the gradient through as it is
+            return ans, t
+        if reverse:  # the scan from the end is the scan of the reversed operand
+            flipped = jvp([rev(x, (axis,))], [rev(t, (axis,))], axis=axis, reverse=False)[1]
+            return ans, rev(flipped, (axis,))
+        if zeros_only:
+            if grad_mode_enabled():
+                return ans, _cumprod_omitted(x, t, axis)
+            return _cumprod_jvp(primals, tangents, axis=axis, reverse=False)
+        t_zero, zero = np.zeros((), t.dtype), np.zeros((), x.dtype)
+        is_zero = eq(x, zero)
+        any_zero = reduce_or(is_zero, tuple(range(ndim_of(x))))
+        # the tangent is selected before it meets either branch, so the transpose selects last
+        t_quotient = select(any_zero, t_zero, t)
+        t_product = select(any_zero, t, t_zero)
+        quotient = mul(ans, cumsum(div(t_quotient, select(is_zero, np.ones((), x.dtype), x)),
+                                   axis))
+        return ans, add(quotient, _cumprod_jvp([x], [t_product], axis=axis, reverse=False)[1])
+    return jvp
+
+
 cumprod_p = define(
     "cumprod", impl=_scan_impl(xp.cumprod), abstract=_scan_abstract("cumprod"),
-    jvp=_cumprod_jvp, torch_name="CumprodBackward0")
+    jvp=_cumprod_jvp, torch_jvp=_cumprod_torch_rule(False),
+    torch_zeros_jvp=_cumprod_torch_rule(True), torch_name="CumprodBackward0")
 cumprod_p.rules["batch"] = _scan_batch(cumprod_p)
 
 

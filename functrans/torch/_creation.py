@@ -193,19 +193,9 @@ def manual_seed(seed) -> Generator:
     return default_generator.manual_seed(seed)
 
 
-def seed() -> int:
-    """torch.seed: seed the default generator from fresh entropy, returning the seed."""
-    return default_generator.seed()
-
-
-def initial_seed() -> int:
-    """torch.initial_seed: the seed of the default generator."""
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    """torch.get_rng_state: the default generator's state, a uint8 tensor in PyTorch's layout."""
-    return default_generator.get_state()
+# torch.seed, torch.initial_seed and torch.get_rng_state: the default generator's methods
+seed, initial_seed = default_generator.seed, default_generator.initial_seed
+get_rng_state = default_generator.get_state
 
 
 def set_rng_state(new_state) -> None:

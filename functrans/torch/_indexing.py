@@ -19,7 +19,7 @@ from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
-from functrans.torch._reductions import return_type, values_at
+from functrans.torch._reductions import at_indices, return_type, with_indices
 from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
@@ -168,7 +168,7 @@ def setitem_out_of_place(x, idx, value):
     return copy_slices(x, value, positions(x._value.shape, numpy_index(idx)))
 
 
-_GATHER = Op("GatherBackward0", values_at, values_at)
+_GATHER = at_indices("GatherBackward0")
 
 
 def gather(input, dim, index):
@@ -187,7 +187,7 @@ take_along_dim = gather
 
 # --- sort, argsort, topk: indices decided eagerly, values one gather along dim -------------
 
-_SORT, _TOPK = (Op(n, values_at, values_at) for n in ("SortBackward0", "TopkBackward0"))
+_SORT, _TOPK = at_indices("SortBackward0"), at_indices("TopkBackward0")
 _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 
@@ -332,7 +332,7 @@ def _median_all(x, share, value):
 
 
 _MEDIAN_OPS = {name: (Op(f"{name.title()}Backward0", _median_all, _median_all),
-                      Op(f"{name.title()}Backward1", values_at, values_at))
+                      at_indices(f"{name.title()}Backward1"))
                for name in ("median", "nanmedian")}
 _MedianResult = return_type("median")
 
@@ -373,8 +373,7 @@ def median(input, dim=None, keepdim=False, *, _name="median"):
     if v.shape[d] == 0:
         raise IndexError(f"{_name}(): Expected reduction dim {d} to have non-zero size.")
     idx = _median_index(v, d, _name == "nanmedian")
-    values = run(op_dim, (x, None), (v, idx), {"dim": d, "keepdim": bool(keepdim)})
-    return _MedianResult((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+    return with_indices(_MedianResult, op_dim, x, idx, d, keepdim)
 
 
 def nanmedian(input, dim=None, keepdim=False):

@@ -18,17 +18,17 @@ from functrans.torch import _dtype
 from functrans.torch._elementwise import maximum, minimum
 from functrans.torch._ops import _float_value, _prim, as_tensor, clone, named, unary
 from functrans.torch._record import Op, composite, run
+from functrans.torch._shape import normalized_dims
 from functrans.torch._tensor import Tensor, _dim, wrap
 
 
-def _dims(dim, ndim):
-    if dim is None:
-        return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    if not dims and ndim:
-        return tuple(range(ndim))
-    dims = tuple(sorted({_dim(d, ndim) for d in dims}))
-    return dims if ndim else ()  # a 0-d tensor takes dim 0 or -1: there is no axis to reduce
+def _reduced(dim, ndim):
+    """The dims a reduction over `dim` covers: every dim for None or (); none of a 0-d tensor,
+    which takes dim 0 or -1."""
+    if dim is None or (not isinstance(dim, int) and not tuple(dim)):
+        dim = range(ndim)
+    dims = normalized_dims(dim, ndim)
+    return dims if ndim else ()
 
 
 def _keep(out, in_shape, dims, keepdim):
@@ -53,7 +53,7 @@ def _reduction(all_name, dims_name, body):
 def _reduce(ops, x, v, dim, keepdim):
     if dim is None:
         return run(ops[0], (x,), (v,))
-    return run(ops[1], (x,), (v,), {"dims": _dims(dim, v.ndim), "keepdim": bool(keepdim)})
+    return run(ops[1], (x,), (v,), {"dims": _reduced(dim, v.ndim), "keepdim": bool(keepdim)})
 
 
 def _count(shape, dims):
@@ -76,30 +76,28 @@ def _prod_all(x):
     return R.reduce_prod(x, tuple(range(x.ndim)))
 
 
-def _under(convention, fn):
-    """`fn`, differentiated under the named derivative convention."""
+def _with_zero(op):
+    """`op` differentiated under its row's torch_zeros_jvp: PyTorch's formula for an operand
+    with a zero (prod's and cumprod's backward take another without), recorded when the operand
+    has one (its values cannot change before backward without a version error)."""
     def traced(*args, **params):
-        with derivative_convention(convention):
-            return fn(*args, **params)
-    return traced
+        with derivative_convention("torch_zeros"):
+            return op.traced(*args, **params)
+    return Op(op.name, op.impl, traced)
 
 
-# PyTorch's prod_backward takes one formula for an operand with a zero (exclusive products,
-# the result unread) and another without (result / input): the node records the one its
-# operand takes (its values cannot change before backward without a version error), the
-# reduce_prod row's torch_zeros_jvp or torch_jvp
+def _for_operand(ops, with_zero, x, v):
+    return with_zero if x._requires_grad and (v == 0).any() else ops
+
+
 _PROD = (composite("ProdBackward0")(_prod_all), composite("ProdBackward1")(_prod_dims))
-_PROD_WITH_ZERO = (Op("ProdBackward0", _prod_all, _under("torch_zeros", _prod_all)),
-                   Op("ProdBackward1", _prod_dims, _under("torch_zeros", _prod_dims)))
-
-
+_PROD_WITH_ZERO = tuple(map(_with_zero, _PROD))
 _SUM = _reduction("SumBackward0", "SumBackward1", _reduce_sum)
 _MEAN = _reduction("MeanBackward0", "MeanBackward1", lambda x, dims: E.div(
     _reduce_sum(x, dims), np.asarray(_count(x.shape, dims), x.dtype)))
-_AMAX = _reduction(None, "AmaxBackward0", R.reduce_max)
-_AMIN = _reduction(None, "AminBackward0", R.reduce_min)
-_MAX_ALL = composite("MaxBackward1")(lambda x: R.reduce_max(x, tuple(range(x.ndim))))
-_MIN_ALL = composite("MinBackward1")(lambda x: R.reduce_min(x, tuple(range(x.ndim))))
+# amax and amin over dims; max(x) and min(x) over every element
+_AMAX = _reduction("MaxBackward1", "AmaxBackward0", R.reduce_max)
+_AMIN = _reduction("MinBackward1", "AminBackward0", R.reduce_min)
 
 
 def _accumulated(input, dtype):
@@ -140,8 +138,7 @@ mean = _summing("mean", _MEAN, lambda input, dtype: _floats_for("mean", input, d
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """torch.prod: the product of the elements (over dim)."""
     x, v = _accumulated(input, dtype)
-    ops = _PROD_WITH_ZERO if x._requires_grad and (v == 0).any() else _PROD
-    return _reduce(ops, x, v, dim, keepdim)
+    return _reduce(_for_operand(_PROD, _PROD_WITH_ZERO, x, v), x, v, dim, keepdim)
 
 
 def _over_dims(ops, input, dim, keepdim, floats=False):
@@ -174,15 +171,27 @@ def return_type(name: str) -> type:
 
 
 def values_at(x, index, *, dim, keepdim=True):
-    """x's entries at `index` along dim (decided eagerly: argmax, a sort order, a median), one
-    gather, so the gradient goes to those positions, as in PyTorch."""
+    """x's entries at `index` along dim, one gather."""
     if not x.shape:  # a 0-d tensor is its own maximum, sort and median
         return S.reshape(x, ())
     out = fnp.take_along_axis(x, index, axis=dim)
     return out if keepdim else S.squeeze(out, (dim,))
 
 
-_MAX_DIM, _MIN_DIM = (Op(name, values_at, values_at) for name in ("MaxBackward0", "MinBackward0"))
+def at_indices(name):
+    """The Op of `values_at` named `name`: values at indices decided eagerly (argmax, a sort
+    order, a median), so the gradient goes to those positions, as in PyTorch."""
+    return Op(name, values_at, values_at)
+
+
+def with_indices(result, op, x, idx, dim, keepdim):
+    """`result`((x's values at idx along dim, idx)): max, min and median with dim; idx is
+    found with keepdims=True."""
+    values = run(op, (x, None), (x._value, idx), {"dim": dim, "keepdim": bool(keepdim)})
+    return result((values, wrap(idx if keepdim else np.squeeze(idx, dim))))
+
+
+_MAX_DIM, _MIN_DIM = at_indices("MaxBackward0"), at_indices("MinBackward0")
 _MaxResult, _MinResult = return_type("max"), return_type("min")
 
 
@@ -196,15 +205,13 @@ def _max_min(input, dim, keepdim, other, is_max):
             raise RuntimeError(f"{'max' if is_max else 'min'}(): Expected reduction dim to be "
                                "specified for input.numel() == 0. Specify the reduction dim "
                                "with the 'dim' argument.")
-        return unary(_MAX_ALL if is_max else _MIN_ALL, x)
+        return unary((_AMAX if is_max else _AMIN)[0], x)
     result = _MaxResult if is_max else _MinResult
     d = _dim(dim, v.ndim)
     if v.ndim == 0:
         return result((clone(x), wrap(np.zeros((), np.int64))))
     idx = (np.argmax if is_max else np.argmin)(v, axis=d, keepdims=True).astype(np.int64)
-    values = run(_MAX_DIM if is_max else _MIN_DIM, (x, None), (v, idx),
-                 {"dim": d, "keepdim": bool(keepdim)})
-    return result((values, wrap(idx if keepdim else np.squeeze(idx, d))))
+    return with_indices(result, _MAX_DIM if is_max else _MIN_DIM, x, idx, d, keepdim)
 
 
 max = named(lambda input, dim=None, keepdim=False, *, other=None: _max_min(
@@ -250,7 +257,7 @@ def _moments(name, node, what, root, with_mean):
         if correction is None:
             correction = 1 if unbiased is None or unbiased else 0
         x, v = _floats_for("var", input)
-        dims = _dims(dim, v.ndim)
+        dims = _reduced(dim, v.ndim)
         if _count(v.shape, dims) - correction <= 0:
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output "
@@ -293,7 +300,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: the p-norm (Frobenius by default) over dim, zero gradient at a zero input."""
     x = as_tensor(input, dtype)
     return run(_NORM, (x,), (_float_value(x),), {"ord": 2 if p in ("fro", None) else float(p),
-                                                  "dims": _dims(dim, x._value.ndim),
+                                                  "dims": _reduced(dim, x._value.ndim),
                                                   "keepdim": bool(keepdim)})
 
 
@@ -315,16 +322,18 @@ logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input
                   "logsumexp", "torch.logsumexp: log(sum(exp(input))) over dim, computed stably.")
 
 
-def _scan(name, prim, what):
-    op = _prim(prim, f"{name.title()}Backward0")
+def _scan(name, what):
+    op = _prim(name)
+    with_zero = _with_zero(op) if name == "cumprod" else op
 
     def fn(input, dim, *, dtype=None):
         x, v = _accumulated(input, dtype)
-        return run(op, (x,), (v,), {"axis": _dim(dim, v.ndim), "reverse": False})
+        return run(_for_operand(op, with_zero, x, v), (x,), (v,),
+                   {"axis": _dim(dim, v.ndim), "reverse": False})
     return named(fn, name, f"torch.{name}: the cumulative {what} along dim.")
 
 
-cumsum, cumprod = _scan("cumsum", "cumsum", "sum"), _scan("cumprod", "cumprod", "product")
+cumsum, cumprod = _scan("cumsum", "sum"), _scan("cumprod", "product")
 
 
 def count_nonzero(input, dim=None):

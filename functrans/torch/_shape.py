@@ -24,7 +24,7 @@ def _ints(shape):
     return tuple(int(s) for s in shape)
 
 
-def _dims(dims, nd):
+def normalized_dims(dims, nd) -> tuple:
     """One dim or several, normalised, sorted and without repeats."""
     return tuple(sorted({_dim(d, nd) for d in ((dims,) if isinstance(dims, int) else dims)}))
 
@@ -137,7 +137,7 @@ def squeeze_dims(shape, dim):
     """The dims squeeze(dim) removes: those of size one (among `dim` when given)."""
     if dim is None:
         return tuple(i for i, s in enumerate(shape) if s == 1)
-    return tuple(d for d in _dims(dim, len(shape)) if shape and shape[d] == 1)
+    return tuple(d for d in normalized_dims(dim, len(shape)) if shape and shape[d] == 1)
 
 
 def _permutation(v, *dims):
@@ -298,7 +298,7 @@ _COPIES = {  # torch name: (op, its params from input's array and the arguments,
     "repeat": (composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats)),
                _repeats, "input tiled sizes times along each dimension (Tensor.repeat)"),
     "flip": (Op("FlipBackward0", _flip, S.rev_p.bind),
-             lambda v, dims: {"dimensions": _dims(dims, v.ndim)},
+             lambda v, dims: {"dimensions": normalized_dims(dims, v.ndim)},
              "input with its order reversed along dims (a copy, as PyTorch's)"),
     "roll": (composite("RollBackward0")(lambda x, *, shifts, dims: fnp.roll(x, shifts, dims)),
              lambda v, shifts, dims=None: {"shifts": _tuple(shifts), "dims": _tuple(dims)},

@@ -73,3 +73,63 @@ def test_elu_second_derivative_at_zero_is_pytorchs():
     g, = fttorch.autograd.grad(fttorch.nn.functional.elu(t, 2.0).sum(), t, create_graph=True)
     assert fttorch.autograd.grad(g.sum(), t)[0].numpy().tolist() == [0.0]
     assert ft.grad(ft.grad(lambda x: A.elu(x, 2.0)))(0.0) == 2.0
+
+
+# cumprod's second derivative where the operand has two zeros: PyTorch's cumprod_backward takes
+# its loop over omitted products under create_graph (the row's torch_zeros_jvp), so no term
+# meets the entry it omits; the row's own scan gives NaN at [0, 0, inf] (inf * 0). Recorded
+# from torch 2.13: (x, dim, d/dx of the sum of d/dx cumprod(x).sum())
+CUMPROD_SECOND = [
+    ([0.0, 0.0, math.inf], 0, [math.inf, math.inf, 0.0]),
+    ([0.0, 0.0, 3.0, 2.0], 0, [10.0, 10.0, 0.0, 0.0]),
+    ([2.0, 0.0, 0.0, 4.0], 0, [1.0, 11.0, 10.0, 0.0]),
+    ([[0.0, 0.0, math.inf], [math.inf, 0.0, 0.0]], 1,
+     [[math.inf, math.inf, 0.0], [1.0, math.inf, math.inf]]),
+]
+
+
+def _cumprod_second(lib, x, dim):
+    t = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+    g, = lib.autograd.grad(lib.cumprod(t, dim).sum(), t, create_graph=True)
+    return lib.autograd.grad(g.sum(), t)[0].detach().numpy()
+
+
+@pytest.mark.parametrize("x,dim,want", CUMPROD_SECOND, ids=range(len(CUMPROD_SECOND)))
+def test_cumprod_second_derivative_with_two_zeros_is_pytorchs(x, dim, want):
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(_cumprod_second(fttorch, x, dim), want)
+
+
+@pytest.mark.parametrize("x,dim,want", CUMPROD_SECOND, ids=range(len(CUMPROD_SECOND)))
+def test_pytorch_gives_the_recorded_cumprod_second_derivative(x, dim, want):
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(_cumprod_second(torch, x, dim), want)
+
+
+def _cumprod_derivatives(x, w, v):
+    """Closed forms along the last axis, by explicit products: the gradient g of
+    sum(w * cumprod(x)) (g_k = sum over j >= k of w_j prod(x_i, i <= j, i != k)) and the
+    gradient of sum(v * g) (the products leave out both k and m)."""
+    n = x.shape[-1]
+
+    def omitting(j, *skip):
+        factors = [x[..., i] for i in range(j + 1) if i not in skip]
+        return np.prod(factors or [np.ones(x.shape[:-1])], axis=0)
+
+    g = np.stack([sum(w[..., j] * omitting(j, k) for j in range(k, n)) for k in range(n)], -1)
+    h = np.stack([sum(v[..., k] * w[..., j] * omitting(j, k, m) for k in range(n) if k != m
+                      for j in range(max(k, m), n)) for m in range(n)], -1)
+    return g, h
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 6)])
+def test_cumprod_derivatives_with_zeros_match_closed_forms(shape):
+    rng = np.random.default_rng(len(shape))
+    x, w, v = (rng.normal(size=shape) for _ in range(3))
+    x.reshape(-1, shape[-1])[:, [1, 3]] = 0.0  # two zeros in every row
+    t = fttorch.tensor(x, requires_grad=True)
+    g, = fttorch.autograd.grad(fttorch.cumprod(t, -1), t, fttorch.tensor(w), create_graph=True)
+    h, = fttorch.autograd.grad(g, t, fttorch.tensor(v))
+    want_g, want_h = _cumprod_derivatives(x, w, v)
+    np.testing.assert_allclose(g.detach().numpy(), want_g, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-12, atol=1e-12)

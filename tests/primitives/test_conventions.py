@@ -94,6 +94,11 @@ CONVENTIONS = [
     Convention("reduce_prod", "x=[nan,2,3]", lambda x: R.reduce_prod(x, (0,)),
                ([nan, 2.0, 3.0],), ([6.0, nan, nan],), ([nan, nan, nan],),
                lambda jax, jnp: jnp.prod, lambda torch: torch.prod),
+    # cumprod with an infinite entry and no zero: JAX's product rule d/dx1 = x0 = 2; PyTorch's
+    # cumprod_backward reversed_cumsum(y * t) / x, inf / inf = NaN
+    Convention("cumprod", "x=[2,inf]", lambda x: R.cumprod(x, 0), ([2.0, inf],), ([inf, 2.0],),
+               ([inf, nan],), lambda jax, jnp: jnp.cumprod,
+               lambda torch: lambda x: torch.cumprod(x, 0)),
     # clamp at x == lo: JAX's lax.clamp passes t to x on lo < x < hi only; PyTorch on
     # lo <= x <= hi
     Convention("clamp", "x=lo", E.clamp, (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0),
