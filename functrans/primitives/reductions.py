@@ -4,6 +4,8 @@ of broadcasting, is a row of functrans/primitives/layout.py (re-exported here)."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from functrans.backend import xp
@@ -325,6 +327,9 @@ cumsum_p = define(
     props=("linear",), torch_name="CumsumBackward0")
 cumsum_p.rules.update(jvp=linear_jvp(cumsum_p), batch=_scan_batch(cumsum_p))
 
+OMITTED_MAX = 1 << 24   # entries of _cumprod_omitted's n x n blocks (128 MiB in float64)
+
+
 def _cumprod_omitted(x, t, axis):
     """cumprod_backward's loop for an operand with a zero under grad mode, as a JVP: t_out_j is
     the sum over k <= j of t_k prod(x[:k]) prod(x[k+1:j+1]), for every k at once (n x n
@@ -362,7 +367,10 @@ def _cumprod_torch_rule(zeros_only):
             flipped = jvp([rev(x, (axis,))], [rev(t, (axis,))], axis=axis, reverse=False)[1]
             return ans, rev(flipped, (axis,))
         if zeros_only:
-            if grad_mode_enabled():
+            # the omitted products take n x n entries per row: past OMITTED_MAX entries in all,
+            # the row's own rule (PyTorch's loop needs O(n) memory, but O(n^2) steps)
+            if grad_mode_enabled() and \
+                    math.prod(shape_of(x)) * shape_of(x)[axis] <= OMITTED_MAX:
                 return ans, _cumprod_omitted(x, t, axis)
             return _cumprod_jvp(primals, tangents, axis=axis, reverse=False)
         t_zero, zero = np.zeros((), t.dtype), np.zeros((), x.dtype)

@@ -133,3 +133,21 @@ def test_cumprod_derivatives_with_zeros_match_closed_forms(shape):
     want_g, want_h = _cumprod_derivatives(x, w, v)
     np.testing.assert_allclose(g.detach().numpy(), want_g, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-12, atol=1e-12)
+
+
+def test_a_long_cumprod_with_a_zero_keeps_its_memory_linear(monkeypatch):
+    # past OMITTED_MAX entries the n x n omitted products are not built: the row's own rule,
+    # the same derivatives at finite entries (checked here with a small bound)
+    monkeypatch.setattr(R, "OMITTED_MAX", 8)
+
+    def omitted(*args):
+        raise AssertionError("built the n x n omitted products past OMITTED_MAX")
+    monkeypatch.setattr(R, "_cumprod_omitted", omitted)
+    x, w, v = (np.random.default_rng(9).normal(size=5) for _ in range(3))
+    x[[1, 3]] = 0.0
+    t = fttorch.tensor(x, requires_grad=True)
+    g, = fttorch.autograd.grad(fttorch.cumprod(t, -1), t, fttorch.tensor(w), create_graph=True)
+    h, = fttorch.autograd.grad(g, t, fttorch.tensor(v))
+    want_g, want_h = _cumprod_derivatives(x, w, v)
+    np.testing.assert_allclose(g.detach().numpy(), want_g, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-12, atol=1e-12)
