@@ -122,29 +122,17 @@ def _cumprod_derivatives(x, w, v):
     return g, h
 
 
-@pytest.mark.parametrize("shape", [(5,), (3, 6)])
-def test_cumprod_derivatives_with_zeros_match_closed_forms(shape):
+@pytest.mark.parametrize("shape, bounded", [((5,), False), ((3, 6), False), ((5,), True)],
+                         ids=["row", "rows", "past the n x n bound"])
+def test_cumprod_derivatives_with_zeros_match_closed_forms(shape, bounded, monkeypatch):
+    if bounded:     # past OMITTED_MAX entries the row's own rule, not the n x n products
+        def omitted(*args):
+            raise AssertionError("built the n x n omitted products past OMITTED_MAX")
+        monkeypatch.setattr(R, "OMITTED_MAX", 8)
+        monkeypatch.setattr(R, "_cumprod_omitted", omitted)
     rng = np.random.default_rng(len(shape))
     x, w, v = (rng.normal(size=shape) for _ in range(3))
     x.reshape(-1, shape[-1])[:, [1, 3]] = 0.0  # two zeros in every row
-    t = fttorch.tensor(x, requires_grad=True)
-    g, = fttorch.autograd.grad(fttorch.cumprod(t, -1), t, fttorch.tensor(w), create_graph=True)
-    h, = fttorch.autograd.grad(g, t, fttorch.tensor(v))
-    want_g, want_h = _cumprod_derivatives(x, w, v)
-    np.testing.assert_allclose(g.detach().numpy(), want_g, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-12, atol=1e-12)
-
-
-def test_a_long_cumprod_with_a_zero_keeps_its_memory_linear(monkeypatch):
-    # past OMITTED_MAX entries the n x n omitted products are not built: the row's own rule,
-    # the same derivatives at finite entries (checked here with a small bound)
-    monkeypatch.setattr(R, "OMITTED_MAX", 8)
-
-    def omitted(*args):
-        raise AssertionError("built the n x n omitted products past OMITTED_MAX")
-    monkeypatch.setattr(R, "_cumprod_omitted", omitted)
-    x, w, v = (np.random.default_rng(9).normal(size=5) for _ in range(3))
-    x[[1, 3]] = 0.0
     t = fttorch.tensor(x, requires_grad=True)
     g, = fttorch.autograd.grad(fttorch.cumprod(t, -1), t, fttorch.tensor(w), create_graph=True)
     h, = fttorch.autograd.grad(g, t, fttorch.tensor(v))
