@@ -10,6 +10,7 @@ shim's backward programs all build on it.
     batch       the batched program (vmap, IR to IR)
     optimize    the pass pipeline (inline, simplify, fold, CSE, DCE) to a fixed point
     codegen     compilation to one Python function of straight-line backend calls
+    heap        glibc's malloc told to keep freed memory for a program's next call
     kernels     numba loop kernels for elementwise clusters (jit's fast backend)
     scalar      scalar programs as one LLVM function (jit's fast backend)
 """
@@ -34,5 +35,6 @@ __all__ = ["batch_jaxpr", "batch_size", "compile_program", "cse", "dce", "dce_ja
            "optimize_with_stats", "hoist", "run", "stage", "stage_tree", "weak_avals",
            "Transposed", "transpose_jaxpr", "transpose_program",
            # the submodules, so that the API reference documents them
-           "batch", "codegen", "cse", "dce", "edit", "facts", "fold", "inline", "jvp_split",
-           "kernels", "optimize", "rewrite", "scalar", "simplify", "stage", "transpose"]
+           "batch", "codegen", "cse", "dce", "edit", "facts", "fold", "heap", "inline",
+           "jvp_split", "kernels", "optimize", "rewrite", "scalar", "simplify", "stage",
+           "transpose"]
