@@ -212,9 +212,9 @@ class Jitted:
 
     def _signature(self, args, kwargs):
         if not kwargs and not self._static_argnums:
-            key = _flat_key(args)
-            if key is not None:  # arrays and floats in lists, tuples, dicts: no PyTreeDef
-                return key, _flat_leaves(args), None, (), {}
+            flat = _flat_key(args)
+            if flat is not None:  # arrays and floats in lists, tuples, dicts: no PyTreeDef
+                return *flat, None, (), {}
         static_kwargs = {}
         if self._static_argnames and kwargs:
             static_kwargs = {k: v for k, v in kwargs.items() if k in self._static_argnames}
@@ -342,27 +342,31 @@ _FLOAT_KEY = ((), np.dtype(np.float64), True)  # weak: a Python float, not a flo
 
 
 def _flat_key(args) -> tuple | None:
-    """The cache key of a call whose arguments are numpy arrays, Python floats, and lists,
-    tuples and dicts of them, or None. Cheaper than tree_flatten with a PyTreeDef (a third
-    of the cost of a small jitted call with a network's parameters among its arguments)."""
-    key = ["flat"]
-    return tuple(key) if _add_keys(args, key) else None
+    """(cache key, leaves) of a call whose arguments are numpy arrays, Python floats, and
+    lists, tuples and dicts of them, or None. Cheaper than tree_flatten with a PyTreeDef (a
+    third of the cost of a small jitted call with a network's parameters among its
+    arguments)."""
+    key, leaves = ["flat"], []
+    return (tuple(key), leaves) if _add_keys(args, key, leaves) else None
 
 
-def _add_keys(items, key: list) -> bool:
+def _add_keys(items, key: list, leaves: list) -> bool:
     """Append each item's key to `key`: (shape, dtype) for an array, _FLOAT_KEY for a float,
-    (type, length or sorted keys, *keys of the children) for a list, tuple or dict. False at
-    the first item of another kind."""
+    (type, length or sorted keys, *keys of the children) for a list, tuple or dict; and its
+    leaves to `leaves`, in tree_flatten's order (an Array as a plain view: numpy's ufuncs cost
+    more on a subclass). False at the first item of another kind."""
     for a in items:
         t = type(a)
         if t is np.ndarray or t is Array:
             key.append((a.shape, a.dtype))
+            leaves.append(a if t is np.ndarray else np.asarray(a))
         elif t is float:
             key.append(_FLOAT_KEY)
+            leaves.append(a)
         elif t is list or t is tuple or t is dict:
             names = tuple(sorted(a)) if t is dict else None
             nested = [t, len(a) if names is None else names]
-            if not _add_keys(a if names is None else [a[k] for k in names], nested):
+            if not _add_keys(a if names is None else [a[k] for k in names], nested, leaves):
                 return False
             key.append(tuple(nested))
         else:
@@ -379,21 +383,6 @@ def _leaf_signatures(key) -> list:
         else:
             out.append(item)
     return out
-
-
-def _flat_leaves(args) -> list:
-    """The leaves of arguments `_flat_key` accepted, in tree_flatten's order; an Array as a
-    plain view (numpy's ufuncs cost more on a subclass)."""
-    leaves = []
-    for a in args:
-        t = type(a)
-        if t is list or t is tuple:
-            leaves += _flat_leaves(a)
-        elif t is dict:
-            leaves += _flat_leaves([a[k] for k in sorted(a)])
-        else:
-            leaves.append(a if t is not Array else np.asarray(a))
-    return leaves
 
 
 @functools.lru_cache(maxsize=64)
