@@ -4,6 +4,7 @@ comparisons, where and clamp."""
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import (_default_float, _operand, _prim, as_tensor, clone, fast_binary,
                                   fast_unary_float, named, nary, unary, unary_float)
-from functrans.torch._record import Op, composite, run
+from functrans.torch._record import Op, check_broadcast, composite, run
 from functrans.torch._tensor import Tensor, wrap
 
 # the float functions, one primitive row each (its torch_name names the node): integer and
@@ -139,18 +140,21 @@ rdiv = named(lambda x, other: mul(reciprocal(x), other), "rdiv",
              "other / x, which PyTorch records as reciprocal(x) * other (MulBackward0).")
 
 
-def _promoting(name, op, what, true_division=False):
+def _promoting(name, op, what, true_division=False, tensor_op=None):
+    """`op`, or `tensor_op` where other is a tensor (PyTorch's Backward1 node)."""
     def fn(input, other):
-        return nary(op, (input, other), _true_div_dtype(input, other) if true_division else None)
+        this = tensor_op if tensor_op is not None and isinstance(other, Tensor) else op
+        return nary(this, (input, other), _true_div_dtype(input, other) if true_division else None)
     return named(fn, name, f"torch.{name}: {what}, elementwise, with PyTorch's type promotion.")
 
 
 floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
                           "input / other rounded down")
 remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the remainder of "
-                       "input / other with the sign of other (Python's %)")
+                       "input / other with the sign of other (Python's %)",
+                       tensor_op=_prim("rem", "RemainderBackward1"))
 fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
-                  "with the sign of input (C's fmod)")
+                  "with the sign of input (C's fmod)", tensor_op=_prim("fmod", "FmodBackward1"))
 
 
 def _first_on_ties(name, prim_name):
@@ -172,10 +176,19 @@ atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the ang
                              "(other, input)", true_division=True)
 
 
+def _broadcasting(np_fn, *vals):
+    """np_fn(*vals), with PyTorch's error where the operands' shapes do not broadcast."""
+    try:
+        return np_fn(*vals)
+    except ValueError:
+        check_broadcast(*[np.shape(v) for v in vals])
+        raise
+
+
 def _compare(name, np_fn, symbol):
     def fn(input, other):
         dt = _dtype.result_type(input, other)
-        return wrap(np.asarray(np_fn(_operand(input, dt), _operand(other, dt))))
+        return wrap(np.asarray(_broadcasting(np_fn, _operand(input, dt), _operand(other, dt))))
     return named(fn, name, f"torch.{name}: input {symbol} other, elementwise after PyTorch's "
                  "type promotion, as a bool tensor.")
 
@@ -199,13 +212,14 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """torch.isclose: |input - other| <= atol + rtol * |other|, elementwise, as a bool tensor."""
-    return wrap(np.isclose(as_tensor(input)._value, as_tensor(other)._value, rtol=rtol,
-                           atol=atol, equal_nan=equal_nan))
+    return wrap(_broadcasting(functools.partial(np.isclose, rtol=rtol, atol=atol,
+                                                equal_nan=equal_nan),
+                              as_tensor(input)._value, as_tensor(other)._value))
 
 
 def _bool_function(name, np_fn, what):
-    return named(lambda *args: wrap(np_fn(*[as_tensor(a)._value for a in args])), name,
-                 f"torch.{name}: {what}, elementwise, as a bool tensor (no gradient).")
+    return named(lambda *args: wrap(_broadcasting(np_fn, *[as_tensor(a)._value for a in args])),
+                 name, f"torch.{name}: {what}, elementwise, as a bool tensor (no gradient).")
 
 
 for _name, _what in (("logical_not", "not x"), ("logical_and", "a and b"),
@@ -231,6 +245,7 @@ def where(condition, input=None, other=None):
     c = cond._value if cond._value.dtype == np.bool_ else cond._value != 0
     dt = _dtype.result_type(input, other)
     args = (input, other)
+    check_broadcast(c.shape, *[np.shape(a._value if isinstance(a, Tensor) else a) for a in args])
     if MODE.enabled and builtins.any(isinstance(a, Tensor) and a._value.dtype != dt and
                                      a._requires_grad for a in args):
         raw = [c] + [a._value if isinstance(a, Tensor) else _operand(a, dt) for a in args]
@@ -263,8 +278,16 @@ clamp_min = named(lambda input, min: _clamp(input, min, None, True), "clamp_min"
                   "torch.clamp_min: input limited from below by min.")
 clamp_max = named(lambda input, max: _clamp(input, None, max, True), "clamp_max",
                   "torch.clamp_max: input limited from above by max.")
-lerp = named(lambda input, end, weight: add(input, mul(weight, sub(end, input))), "lerp",
-             "torch.lerp: input + weight * (end - input), differentiable in all three.")
+_LERP = [composite(f"LerpBackward{k}")(lambda x, end, w: E.add(x, E.mul(w, E.sub(end, x))))
+         for k in (0, 1)]
+
+
+def lerp(input, end, weight):
+    """torch.lerp: input + weight * (end - input); LerpBackward0 (weight a number) or 1."""
+    tensor = isinstance(weight, Tensor)
+    return nary(_LERP[tensor], (input, end, weight), scalar_overload=not tensor)
+
+
 _NAN_TO_NUM = composite("NanToNumBackward0")(fnp.nan_to_num)  # gradient 1 where finite, else 0
 
 

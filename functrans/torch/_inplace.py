@@ -18,7 +18,7 @@ from functrans.torch._graph import OpNode
 from functrans.torch._indexing import (check_broadcasts, copy_slices, drop_leading_units,
                                        numpy_index, setitem_out_of_place)
 from functrans.torch._ops import _operand, as_tensor, to_dtype
-from functrans.torch._record import Op, prim_op, run
+from functrans.torch._record import Op, check_broadcast, prim_op, run
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
 from functrans.torch._complex import copy_parts
 from functrans.torch._views import (changes_dtype, mode_view_error, move_retained_grad,
@@ -59,19 +59,8 @@ def check_inplace(self, recording):
 
 
 def check_fits(dst: tuple, *srcs: tuple):
-    """PyTorch's error unless values of shapes `srcs` broadcast to a tensor of shape `dst`:
-    the shapes folded from the left, as its TensorIterator does, then the output checked."""
-    shape = dst
-    for src in srcs:
-        if src == shape:
-            continue
-        n = max(len(shape), len(src))
-        a, b = (1,) * (n - len(shape)) + shape, (1,) * (n - len(src)) + src
-        for i in reversed(range(n)):
-            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
-                                   f"tensor b ({b[i]}) at non-singleton dimension {i}")
-        shape = tuple(np.broadcast_shapes(a, b))
+    """PyTorch's error unless values of shapes `srcs` broadcast to a tensor of shape `dst`."""
+    shape = check_broadcast(dst, *srcs)
     if shape != dst:
         raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
                            f"{list(shape)}")
@@ -167,7 +156,8 @@ def _overwrite(x, v):
 
 
 _OVERWRITE = {name: Op(name, _overwrite, _overwrite) for name in
-              ("FillBackward2", "FillBackward3", "ZeroBackward0", "CopyBackwards")}
+              ("FillBackward2", "FillBackward3", "ZeroBackward0", "CopyBackwards",
+               *[f"{c}Backward{k}" for c in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge") for k in (0, 1)])}
 
 
 def _overwrite_(self, name, value, inputs):
@@ -178,6 +168,16 @@ def _overwrite_(self, name, value, inputs):
         check_fits(x._value.shape, np.shape(v))
         return run(_OVERWRITE[name], (x,) + inputs, (x._value, v))
     return inplace(self, overwrite, value)
+
+
+def compare_(compare, node):
+    """x.eq_(other) from torch.eq (`compare`), and the like: x <- 1 or 0 in x's dtype, as the
+    node `node`Backward0 (other a number) or 1 (a tensor), whose gradient is zero."""
+    def method(self, other):
+        name = f"{node}Backward{int(isinstance(other, Tensor))}"
+        return _overwrite_(self, name, compare(self, other), (None,))
+    method.__name__ = compare.__name__ + "_"
+    return method
 
 
 def fill_(self, value):

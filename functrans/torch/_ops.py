@@ -9,7 +9,7 @@ from functrans.primitives import shape_ops as S
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _dtype
 from functrans.torch._grad_mode import MODE
-from functrans.torch._record import Op, prim_op, run, run1, run2
+from functrans.torch._record import Op, check_broadcast, prim_op, run, run1, run2
 from functrans.torch._tensor import Tensor, wrap
 
 
@@ -81,10 +81,14 @@ def nary(op: Op, args, dt=None, scalar_overload=False):
     if not mixed:  # a converted operand needing no gradient: the node saves the converted value
         inputs = tuple(wrap(v) if isinstance(a, Tensor) and v is not a._value else a
                        for a, v in zip(inputs, vals))
-    if mixed and MODE.enabled:
-        raw = [a._value if isinstance(a, Tensor) else v for a, v in zip(args, vals)]
-        return run(_promoted(op), inputs, raw, {"dt": dt})
-    return run(op, inputs, vals)
+    try:
+        if mixed and MODE.enabled:
+            raw = [a._value if isinstance(a, Tensor) else v for a, v in zip(args, vals)]
+            return run(_promoted(op), inputs, raw, {"dt": dt})
+        return run(op, inputs, vals)
+    except ValueError:
+        check_broadcast(*[np.shape(v) for v in vals])
+        raise
 
 
 def fast_binary(op: Op, fallback=None, float_only=False):

@@ -74,6 +74,23 @@ def _as_array(x):
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
+def check_broadcast(*shapes: tuple) -> tuple:
+    """The shape operands of `shapes` broadcast to, or PyTorch's RuntimeError naming the first
+    axis where they do not (folded from the left, as its TensorIterator does)."""
+    shape = shapes[0]
+    for src in shapes[1:]:
+        if src == shape:
+            continue
+        n = max(len(shape), len(src))
+        a, b = (1,) * (n - len(shape)) + shape, (1,) * (n - len(src)) + src
+        for i in reversed(range(n)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                   f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        shape = tuple(np.broadcast_shapes(a, b))
+    return shape
+
+
 def run(op: Op, inputs, vals, params=None):
     """`op` on `vals` (the arrays of `inputs`, Tensors or constants), recorded: a Tensor, or a
     list. A None input is an operand PyTorch does not count (an index, a Scalar overload's)."""
@@ -116,6 +133,9 @@ def run2(op: Op, a, b, va, vb):
     token = _set(_QUIET)
     try:
         out = op.impl(va, vb)
+    except ValueError:
+        check_broadcast(np.shape(va), np.shape(vb))
+        raise
     finally:
         loud(token)
     ra = isinstance(a, Tensor) and a._requires_grad

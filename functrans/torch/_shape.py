@@ -290,6 +290,14 @@ def _repeats(v, *sizes):
     return {"repeats": sizes}
 
 
+def _triangle(name):
+    def params(v, diagonal=0):
+        if v.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return {"k": int(diagonal)}
+    return params
+
+
 def _flip(x, *, dimensions):  # a copy, as PyTorch's (numpy's flip is a view)
     return np.array(S.rev_p.impl(x, dimensions=dimensions))
 
@@ -303,11 +311,9 @@ _COPIES = {  # torch name: (op, its params from input's array and the arguments,
     "roll": (composite("RollBackward0")(lambda x, *, shifts, dims: fnp.roll(x, shifts, dims)),
              lambda v, shifts, dims=None: {"shifts": _tuple(shifts), "dims": _tuple(dims)},
              "the elements shifted cyclically by shifts along dims (flattened if None)"),
-    "tril": (composite("TrilBackward0")(lambda x, *, k: fnp.tril(x, k)),
-             lambda v, diagonal=0: {"k": int(diagonal)},
+    "tril": (composite("TrilBackward0")(lambda x, *, k: fnp.tril(x, k)), _triangle("tril"),
              "the lower triangle of the matrix (zeros above the diagonal-th diagonal)"),
-    "triu": (composite("TriuBackward0")(lambda x, *, k: fnp.triu(x, k)),
-             lambda v, diagonal=0: {"k": int(diagonal)},
+    "triu": (composite("TriuBackward0")(lambda x, *, k: fnp.triu(x, k)), _triangle("triu"),
              "the upper triangle of the matrix (zeros below the diagonal-th diagonal)"),
     "trace": (composite("TraceBackward0")(fnp.trace), lambda v: None,
               "the sum of the main diagonal of a matrix"),

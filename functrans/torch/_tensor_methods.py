@@ -4,7 +4,9 @@ of its name with self first, or its in-place form, comes from a table of names."
 from __future__ import annotations
 
 from functrans.torch import _activations as AC
+from functrans.torch import _complex as CX
 from functrans.torch import _creation as C
+from functrans.torch import _differences as D
 from functrans.torch import _dtype
 from functrans.torch import _elementwise as EW
 from functrans.torch import _indexing as IX
@@ -86,7 +88,7 @@ def _apply_(self, fn):
 
 # the torch functions whose method is the function with self first, found by name in the
 # modules that define them
-_FUNCTION_MODULES = (EW, AC, RD, LA, S, IX, SC)
+_FUNCTION_MODULES = (EW, AC, RD, LA, S, IX, SC, D)
 _FUNCTIONS = (
     "add sub mul div floor_divide remainder fmod pow square neg abs sin cos tan exp log tanh sqrt "
     "sigmoid relu reciprocal asin acos atan sinh cosh asinh acosh atanh exp2 expm1 log2 log10 "
@@ -100,12 +102,22 @@ _FUNCTIONS = (
     "split_with_sizes unsafe_split unsafe_split_with_sizes unsafe_chunk unbind narrow flip roll "
     "tril triu diagonal trace contiguous repeat_interleave select gather index_select "
     "masked_fill masked_select take median nanmedian isin as_strided sort argsort topk nonzero "
-    "scatter scatter_add scatter_reduce index_add index_put index_fill")
+    "scatter scatter_add scatter_reduce index_add index_put index_fill diff ger greater_equal "
+    "less_equal logical_xor not_equal take_along_dim")
 # x.NAME_(...): x <- NAME(x, ...), PyTorch's in-place rules (_inplace); the elementwise ones'
 # tensor operands must broadcast to x's shape
-_INPLACE_ELEMENTWISE = ("add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid "
-                        "clamp clip clamp_min clamp_max nan_to_num addcmul addcdiv masked_fill")
-_INPLACE = "addmm scatter scatter_add scatter_reduce index_add index_put index_fill"
+_INPLACE_ELEMENTWISE = (
+    "add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clip clamp_min "
+    "clamp_max nan_to_num addcmul addcdiv masked_fill floor_divide remainder fmod square tan "
+    "reciprocal asin acos atan sinh cosh asinh acosh atanh exp2 expm1 log2 log10 log1p rsqrt erf "
+    "floor ceil round trunc sign atan2 lerp subtract multiply divide true_divide negative "
+    "absolute arctan2 logical_not logical_and logical_or logical_xor")
+_INPLACE = "addmm scatter scatter_add scatter_reduce index_add index_put index_fill cumsum " \
+    "cumprod tril triu"
+# x.eq_(y) and the other in-place comparisons: 1 or 0 in x's dtype, a node of zero gradient
+_INPLACE_COMPARE = {"eq": "Eq", "ne": "Ne", "not_equal": "Ne", "lt": "Lt", "less": "Lt",
+                    "le": "Le", "less_equal": "Le", "gt": "Gt", "greater": "Gt", "ge": "Ge",
+                    "greater_equal": "Ge"}
 # methods of their own: the in-place-only ops of _inplace, the samplers of _random
 _OWN = {name: getattr(module, name) for module, names in (
     (I, "fill_ zero_ copy_ squeeze_ unsqueeze_ t_ transpose_"),
@@ -122,6 +134,7 @@ _METHODS = {
     **{name: _function(name) for name in _FUNCTIONS.split()},
     **{name + "_": _inplace_of(_function(name), True) for name in _INPLACE_ELEMENTWISE.split()},
     **{name + "_": _inplace_of(_function(name)) for name in _INPLACE.split()},
+    **{name + "_": I.compare_(_function(name), node) for name, node in _INPLACE_COMPARE.items()},
     **_OWN,
     "backward": _backward,
     # operators
@@ -142,6 +155,9 @@ _METHODS = {
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},
     # PyTorch's aliases and what differs from the function
     "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
+    **{alias + "_": _inplace_of(fn, True) for alias, fn in (
+        ("arcsin", EW.asin), ("arccos", EW.acos), ("arctan", EW.atan), ("sgn", CX.sgn))},
+    "short": lambda self, memory_format=None: _to(self, _dtype.as_dtype("short")),
     "where": lambda self, condition, other: EW.where(condition, self, other),
     **{name: (lambda f: lambda self, dim=None, keepdim=False, dtype=None: f(
         self, dim, keepdim, dtype=dtype))(getattr(RD, name)) for name in ("sum", "mean")},

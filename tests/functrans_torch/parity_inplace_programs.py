@@ -314,3 +314,54 @@ def inplace_operand_shape_errors(torch, rec):
                 rec(f"{name}{grad}", str(e))
     mask = torch.ones(4, 3, dtype=torch.bool)
     torch.ones(2, 3).masked_fill_(mask, 1.0)
+
+
+@program
+def inplace_forms_of_the_elementwise_functions(torch, rec):
+    """x.fmod_(2), x.eq_(y), x.lerp_(e, w) and the other elementwise functions' in-place
+    methods: values, dtype, node and the gradient through the overwritten tensor (a
+    comparison's is zero; logical_and_ and the like keep the old history, as PyTorch does)."""
+    other = torch.tensor([0.3, 0.5])
+    cases = [("remainder_", (2.,)), ("fmod_", (other,)), ("square_", ()), ("tan_", ()),
+             ("reciprocal_", ()), ("arcsin_", ()), ("acos_", ()), ("atan_", ()), ("sinh_", ()),
+             ("cosh_", ()), ("exp2_", ()), ("expm1_", ()),
+             ("log2_", ()), ("log10_", ()), ("log1p_", ()), ("rsqrt_", ()), ("erf_", ()),
+             ("floor_", ()), ("ceil_", ()), ("round_", ()), ("trunc_", ()), ("sign_", ()),
+             ("atan2_", (other,)), ("arctan2_", (other,)), ("lerp_", (other, 0.3)),
+             ("lerp_", (other, other)), ("subtract_", (other,)), ("multiply_", (3.,)),
+             ("divide_", (other,)), ("true_divide_", (2.,)), ("negative_", ()),
+             ("absolute_", ()), ("eq_", (other,)), ("ne_", (0.2,)), ("lt_", (other,)),
+             ("le_", (0.2,)), ("gt_", (other,)), ("ge_", (0.2,)), ("greater_", (other,)),
+             ("less_equal_", (0.5,)), ("not_equal_", (other,)), ("logical_not_", ()),
+             ("logical_and_", (other,)), ("logical_or_", (other,)), ("logical_xor_", (other,)),
+             ("cumsum_", (0,)), ("cumprod_", (0,))]
+    for k, (name, args) in enumerate(cases):
+        x = torch.tensor([0.4, 0.2], requires_grad=True)
+        y = x * 0.5
+        getattr(y, name)(*args)
+        rec(f"{k} {name}", [y, y.dtype, y.grad_fn])
+        y.sum().backward()
+        rec(f"{k} {name} grad", x.grad)
+    for name in ("asinh_", "acosh_", "atanh_"):  # PyTorch has no derivative for these three
+        x = torch.tensor([0.4, 1.2]) if name == "acosh_" else torch.tensor([0.4, 0.2])
+        getattr(x, name)()
+        rec(name, x)
+    t = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    for name in ("tril_", "triu_"):
+        m = t * 1
+        getattr(m, name)()
+        rec(name, [m, m.grad_fn])
+    i = torch.arange(4)
+    for name, args in [("eq_", (1,)), ("floor_divide_", (2,)), ("remainder_", (3,)),
+                       ("cumsum_", (0,)), ("lt_", (torch.tensor([2, 2, 2, 2]),))]:
+        z = i.clone()
+        getattr(z, name)(*args)
+        rec(f"int {name}", [z, z.dtype])
+    for name, args in [("sqrt_", ()), ("eq_", (torch.ones(3, 4),)), ("tril_", ()),
+                       ("fmod_", (torch.ones(5),))]:
+        try:
+            getattr(torch.ones(4), name)(*args)
+            rec(f"error {name}", "no error")
+        except RuntimeError as e:
+            rec(f"error {name}", str(e))
+    torch.arange(3).sqrt_()

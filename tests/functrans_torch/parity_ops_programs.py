@@ -640,3 +640,31 @@ def abs_of_log_second_derivative_at_zero(torch, rec):
     g = torch.autograd.grad(torch.abs(t0).sum(), [x, t0], create_graph=True)
     rec("first", [v.detach() for v in g])
     rec("second", [v.detach().clone() for v in torch.autograd.grad(g[0].sum(), [x, t0])])
+
+
+@program
+def operand_shape_errors(torch, rec):
+    """Out-of-place elementwise ops on operands that do not broadcast: PyTorch's RuntimeError
+    naming the two sizes and the axis (not numpy's ValueError), under grad mode and without."""
+    a, b, c = (2, 3), (4, 3), (2, 1, 3)
+    cases = [("add", lambda x, y: x + y, a, b), ("mul", torch.mul, a, (5,)),
+             ("sub scalar", lambda x, y: x - 2 * y, (3,), (2,)), ("div", torch.div, (4, 3), a),
+             ("pow", torch.pow, a, b), ("maximum", torch.maximum, a, b),
+             ("atan2", torch.atan2, a, b), ("eq", torch.eq, a, b),
+             ("gt", lambda x, y: x > y, a, b),
+             ("logical_and", torch.logical_and, a, b), ("isclose", torch.isclose, a, b),
+             ("where", lambda x, y: torch.where(x > 0, x, y), a, b),
+             ("where cond", lambda x, y: torch.where(y > 0, x, x), a, b),
+             ("addcmul", lambda x, y: torch.addcmul(x, x, y), a, b),
+             ("lerp", lambda x, y: torch.lerp(x, y, 0.5), a, b),
+             ("clamp", lambda x, y: torch.clamp(x, y), a, b),
+             ("broadcasts", lambda x, y: x + y, c, b)]
+    for name, fn, s, t in cases:
+        for grad in (False, True):
+            x = torch.ones(s, requires_grad=grad) * 1 if grad else torch.ones(s)
+            try:
+                out = fn(x, torch.ones(t))
+                rec(f"{name} {grad}", list(out.shape))
+            except RuntimeError as e:
+                rec(f"{name} {grad}", str(e))
+    torch.ones(2, 3) * torch.ones(3, 2)
