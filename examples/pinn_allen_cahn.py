@@ -17,7 +17,12 @@ do, and what this script does:
   its x-derivatives are periodic exactly and there is no boundary loss (Wang, Sankaran and
   Perdikaris; Dong and Ni, J. Comput. Phys. 2021);
 - float64 throughout, Adam then L-BFGS, and the initial-condition term weighted 100 (each
-  window's solution is only as good as the values it starts from).
+  window's solution is only as good as the values it starts from);
+- residual-based adaptive points: each window trains in rounds, and after each round points
+  drawn where the residual is large join the window's set (`pinn_common.residual_adaptive`,
+  the RAD distribution of Wu, Zhu, Tan, Kartha and Lu, CMAME 403, 2023): the interfaces,
+  about sqrt(eps / gamma) wide, are where the error sits, and uniform points rarely land
+  there.
 
 u, u_t and u_xx at a point come from one forward pass of
 `ft.value_grad_and_hessian_diag(..., indices=[1])`, vmapped over the points. The reference is
@@ -28,10 +33,12 @@ Schedule (full run, sized for about half an hour on one core): 5 windows of 0.2,
 of 3 hidden layers of 64 tanh units carried from window to window (each window starts from
 the previous window's parameters, t scaled over all of [0, 1], so the start already
 continues the solution); per window 2,000 collocation points (Latin hypercube) and the 512
-initial values. The first window: Adam 500 steps (learning rate 2e-3 decaying to 2e-4,
-random batches of 500 points) then L-BFGS; the others L-BFGS only. L-BFGS on all points up
-to 4,000 iterations or the window's share of the time budget (default 1,600 s of training
-in all; `--time-budget`).
+initial values, then 4 rounds of L-BFGS on all points, 1,000 adaptive points (drawn from
+40,000 candidates) joining after each of the first three. The first window starts with Adam,
+500 steps (learning rate 2e-3 decaying to 2e-4, random batches of 500 points); the others
+with L-BFGS. Each round runs up to 10,000 iterations or its share of the time budget
+(default 1,600 s of training in all, `--time-budget`: a fifth per window, a quarter of that
+per round; the first round of the first window gets twice its share, half of it Adam's).
 
     python examples/pinn_allen_cahn.py            # full run
     python examples/pinn_allen_cahn.py --quick    # seconds; loose error
@@ -57,7 +64,7 @@ import functrans as ft  # noqa: E402
 import functrans.numpy as fnp  # noqa: E402
 import pde_reference  # noqa: E402
 from pinn_common import (init_mlp, lhs, mlp, parse_args, predict, relative_l2,  # noqa: E402
-                         report, save_figure, train)
+                         report, residual_adaptive, save_figure, train)
 
 EPS, GAMMA = 1e-4, 5.0
 IC_WEIGHT = 100.0
@@ -71,13 +78,14 @@ def u_net(params, z):
     return mlp(params, features)
 
 
+def residual(params, z):
+    """u_t - eps u_xx + gamma (u^3 - u) at one point z = (t, x)."""
+    u, du, d2u = ft.value_grad_and_hessian_diag(lambda q: u_net(params, q), indices=[1])(z)
+    return du[0] - EPS * d2u[0] + GAMMA * (u * u * u - u)
+
+
 def make_loss(z0, u0):
     """loss(params, z_f) on one window: the weighted initial misfit plus the residual."""
-    def residual(params, z):
-        u, du, d2u = ft.value_grad_and_hessian_diag(lambda q: u_net(params, q),
-                                                    indices=[1])(z)
-        return du[0] - EPS * d2u[0] + GAMMA * (u * u * u - u)
-
     def loss(params, z_f):
         e = ft.vmap(lambda z: u_net(params, z))(z0) - u0
         f = ft.vmap(lambda z: residual(params, z))(z_f)
@@ -87,13 +95,19 @@ def make_loss(z0, u0):
 
 
 def main():
-    args = parse_args(__doc__.splitlines()[0], adam_steps=500, lbfgs_iters=4000,
-                      quick_adam=100, quick_lbfgs=100, extra=[
+    args = parse_args(__doc__.splitlines()[0], adam_steps=500, lbfgs_iters=10000,
+                      quick_adam=100, quick_lbfgs=50, extra=[
                           (("--windows",), dict(type=int, default=None,
                                                 help="time windows (5; quick 2)")),
                           (("--n-f",), dict(type=int, default=None,
                                             help="collocation points per window "
                                                  "(2000; quick 300)")),
+                          (("--rounds",), dict(type=int, default=None,
+                                               help="L-BFGS rounds per window, adaptive "
+                                                    "points added between them (4; quick 2)")),
+                          (("--n-add",), dict(type=int, default=None,
+                                              help="adaptive points added after a round "
+                                                   "(1000; quick 150)")),
                           (("--width",), dict(type=int, default=None,
                                               help="hidden units per layer (64; quick 20)")),
                           (("--batch",), dict(type=int, default=None,
@@ -101,33 +115,43 @@ def main():
     rng = np.random.default_rng(args.seed)
     windows = args.windows or (2 if args.quick else 5)
     n_f = args.n_f or (300 if args.quick else 2000)
+    rounds = args.rounds or (2 if args.quick else 4)
+    n_add = args.n_add or (150 if args.quick else 1000)
     width = args.width or (20 if args.quick else 64)
     if args.batch is None and not args.quick:
         args.batch = 500
     if args.time_budget is None and not args.quick:
         args.time_budget = 1600.0
-    budget = None if args.time_budget is None else args.time_budget / windows
+    budget = None if args.time_budget is None else args.time_budget / windows / rounds
     t_end = 0.5 if args.quick else 1.0         # quick: the first half, before the layers sharpen
     edges = np.linspace(0.0, t_end, windows + 1)
     x0 = np.linspace(-1.0, 1.0, 513)[:-1]
     u0 = x0 * x0 * np.cos(np.pi * x0)
     nets, history = [], []
     params = init_mlp(rng, [5, width, width, width, 1])
+    residuals = ft.jit(ft.vmap(residual, in_axes=(None, 0)))
     t_start = time.perf_counter()
     for w, (t0, t1) in enumerate(zip(edges[:-1], edges[1:])):
         z0 = np.stack([np.full_like(x0, t0), x0], 1)
-        z_f = lhs(rng, n_f, [t0, -1.0], [t1, 1.0])
+        lb, ub = [t0, -1.0], [t1, 1.0]
+        z_f = lhs(rng, n_f, lb, ub)
         print(f"window {w + 1}/{windows}: t in [{t0:.2f}, {t1:.2f}]", flush=True)
-        # later windows start from the previous window's network (it already continues the
-        # solution past t0), with L-BFGS only: Adam's first steps would throw that start away
-        params, hist = train(make_loss(z0, u0), params,
-                             adam_steps=args.adam_steps if w == 0 else 0,
-                             lbfgs_iters=args.lbfgs_iters, lr=2e-3, lr_decay=0.1,
-                             points=z_f, batch_size=args.batch, seed=args.seed + w,
-                             progress=not args.no_progress, log_every=args.log_every,
-                             time_budget=budget)
-        # later windows' phases renamed: the figure marks where the first window's L-BFGS began
-        history += hist if w == 0 else [(f"{ph} (window {w + 1})", k, v) for ph, k, v in hist]
+        loss = make_loss(z0, u0)
+        for r in range(rounds):
+            # later windows start from the previous window's network (it already continues the
+            # solution past t0), with L-BFGS only: Adam's first steps would throw that start away
+            first = w == 0 and r == 0
+            params, hist = train(loss, params, adam_steps=args.adam_steps if first else 0,
+                                 lbfgs_iters=args.lbfgs_iters, lr=2e-3, lr_decay=0.1,
+                                 points=z_f, batch_size=args.batch, seed=args.seed + w,
+                                 progress=not args.no_progress, log_every=args.log_every,
+                                 time_budget=budget and budget * (2 if first else 1))
+            # later phases renamed: the figure marks where the first window's L-BFGS began
+            history += hist if first else [(f"{ph} (window {w + 1})", k, v)
+                                           for ph, k, v in hist]
+            if r < rounds - 1:
+                z_f = np.concatenate([z_f, residual_adaptive(
+                    rng, lambda z: residuals(params, z), n_add, lb, ub, 20 * n_f)])
         nets.append(params)
         # the next window starts from this network's values at t1
         u0 = predict(u_net, params,
@@ -145,7 +169,7 @@ def main():
                                    np.stack([T.ravel(), X.ravel()], 1)).reshape(T.shape)
     err = relative_l2(pred, exact)
     print(f"wall time: {wall:.1f} s ({len(history)} steps; {windows} windows of {n_f} "
-          f"collocation points, 3x{width} tanh)")
+          f"collocation points and {n_add} x {rounds - 1} adaptive ones, 3x{width} tanh)")
     if not args.no_figure:
         extent = [0, t_end, -1, 1]
         save_figure(args.figure or "pinn_allen_cahn.png", history, [

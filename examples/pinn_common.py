@@ -210,6 +210,18 @@ def lhs(rng, n, lb, ub):
 
 # --- figures -------------------------------------------------------------------------------
 
+def residual_adaptive(rng, residual, n, lb, ub, candidates):
+    """n points where the residual is large: drawn from `candidates` uniform points of the box
+    [lb, ub] with probability proportional to |r| / mean |r| + 1, `residual(points)` giving r
+    (the residual-based adaptive distribution, RAD, of Wu, Zhu, Tan, Kartha and Lu, "A
+    comprehensive study of non-adaptive and residual-based adaptive sampling for
+    physics-informed neural networks", CMAME 403, 2023)."""
+    cand = lhs(rng, candidates, lb, ub)
+    r = np.abs(np.asarray(residual(cand)))
+    p = r / r.mean() + 1.0
+    return cand[rng.choice(candidates, n, replace=False, p=p / p.sum())]
+
+
 def save_figure(path, history, panels, title):
     """Loss curve plus image panels [(name, array2d, extent, xlabel, ylabel)] or line panels
     [(name, [(x, y, label[, fmt]), ...], None, xlabel, ylabel)]; skipped without
