@@ -14,8 +14,8 @@ from functrans.core.primitive import grad_mode_enabled
 from functrans.core.symbolic import Zero
 from functrans.errors import DTypeError, ShapeError
 from functrans.primitives.ad_control import stop_gradient
-from functrans.primitives.elementwise import (add, convert_element_type, div, eq, eq_p, exp, gt,
-                                             is_finite, mul, select, sub)
+from functrans.primitives.elementwise import (add, and_, convert_element_type, div, eq, eq_p,
+                                             exp, gt, is_finite, mul, ne, or_, select, sub)
 from functrans.primitives.layout import (  # noqa: F401  (reduce_sum, reduce_sum_p re-exported)
     broadcast_in_dim, expand_reduced, linear_jvp, moveaxis, normalize_axes, reduce_batch,
     reduce_sum, reduce_sum_p, reduced_aval, reshape, transpose, zero_jvp)
@@ -47,14 +47,19 @@ def reduce_min(x, axes):
     return reduce_min_p.bind(x, axes=normalize_axes(axes, ndim_of(x)))
 
 
-def _chooser_jvp(prim):
+def _chooser_jvp(prim, nan_ties=False):
     """The tangent at the chosen entries, averaged over ties (as JAX does): with the location
-    mask L = (x == ans), t_out = sum(t * L) / sum(L)."""
+    mask L = (x == ans), t_out = sum(t * L) / sum(L). `nan_ties`: a NaN answer ties with every
+    NaN entry (PyTorch's max() and min() over every element, evenly_distribute_backward),
+    where L is all false and t_out NaN in JAX's rule."""
     def jvp(primals, tangents, *, axes):
         x, = primals
         t, = tangents
         ans = prim.bind(x, axes=axes)
-        where = eq_p.bind(x, expand_reduced(ans, shape_of(x), axes))
+        full = expand_reduced(ans, shape_of(x), axes)
+        where = eq_p.bind(x, full)
+        if nan_ties:
+            where = or_(where, and_(ne(x, x), ne(full, full)))
         mask = convert_element_type(where, t.dtype)
         counts = reduce_sum(mask, axes)
         return ans, div(reduce_sum(mul(t, mask), axes), counts)
@@ -66,6 +71,7 @@ reduce_max_p = define(
     abstract=_nonempty_reduced_aval("reduce_max", "maximum"), torch_name="AmaxBackward0",
     facts=dict(fresh_result=True))
 reduce_max_p.rules["jvp"] = _chooser_jvp(reduce_max_p)
+reduce_max_p.rules["torch_nan_jvp"] = _chooser_jvp(reduce_max_p, nan_ties=True)
 reduce_max_p.rules["batch"] = reduce_batch(reduce_max_p)
 
 reduce_min_p = define(
@@ -73,6 +79,7 @@ reduce_min_p = define(
     abstract=_nonempty_reduced_aval("reduce_min", "minimum"), torch_name="AminBackward0",
     facts=dict(fresh_result=True))
 reduce_min_p.rules["jvp"] = _chooser_jvp(reduce_min_p)
+reduce_min_p.rules["torch_nan_jvp"] = _chooser_jvp(reduce_min_p, nan_ties=True)
 reduce_min_p.rules["batch"] = reduce_batch(reduce_min_p)
 
 

@@ -64,8 +64,10 @@ REGISTRY: dict[str, Primitive] = {}
 # docs/conventions.md lists every row that states one, with the point where the two differ.
 # Where PyTorch's formula itself branches on the operand's values, a row may also state one
 # branch on its own for the shim, which sees the operand when it records: `torch_zeros_jvp`
-# (reduce_prod: prod_backward for an operand with a zero, which never reads the result).
-CONVENTION_RULE_KINDS = ("torch_jvp", "torch_zeros_jvp")
+# (reduce_prod: prod_backward for an operand with a zero, which never reads the result) and
+# `torch_nan_jvp` (reduce_max/min over every element of an operand with a NaN: max() and min()
+# share the answer among the NaN entries, where amax and JAX give NaN).
+CONVENTION_RULE_KINDS = ("torch_jvp", "torch_zeros_jvp", "torch_nan_jvp")
 
 # A row may state how truncated Taylor series pass through it, as rule `taylor`:
 # taylor(primals, series, **params) -> (primals_out, series_out), series in JAX's jet convention

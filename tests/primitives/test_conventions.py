@@ -1,5 +1,6 @@
 """Every derivative convention the table states: for each row with a PyTorch rule beside its
-JAX one (`torch_jvp`, functrans/primitives/registry.py CONVENTION_RULE_KINDS), both
+JAX one (`torch_jvp`, or a branch of PyTorch's formula such as `torch_nan_jvp`;
+functrans/primitives/registry.py CONVENTION_RULE_KINDS), both
 derivatives at the point where they differ, against closed forms (the values below, each
 derived in its comment and recorded from jax 0.10 and torch 2.13), and against live JAX and
 PyTorch where they are installed. docs/conventions.md lists the same table.
@@ -40,6 +41,7 @@ class Convention:
     torch: tuple               # ... under PyTorch's (the row's torch_jvp)
     jax_ref: Callable | None   # (jax, jnp) -> the same function in JAX
     torch_ref: Callable | None  # torch -> the same function in PyTorch
+    convention: str = "torch"  # the rule kind (less _jvp) PyTorch's derivative is the row's
 
     def __str__(self):
         return f"{self.row}@{self.point}"
@@ -139,6 +141,16 @@ CONVENTIONS = [
                lambda torch: torch.nn.functional.elu),
     Convention("elu", "selu,x=nan", lambda x: A.elu(x, SELU_ALPHA, SELU_SCALE), (nan,), (nan,),
                (SELU_SCALE,), lambda jax, jnp: jax.nn.selu, lambda torch: torch.selu),
+    # max() and min() over every element with NaN entries: JAX's mask x == ans is all false,
+    # sum(t L) / sum(L) = 0 / 0; PyTorch's evenly_distribute_backward shares t among the NaN
+    # entries (its amax and amin give NaN, as JAX does: the shim takes this rule for max()
+    # and min() of an operand with a NaN only)
+    Convention("reduce_max", "all,x=[nan,1,nan]", lambda x: R.reduce_max(x, (0,)),
+               ([nan, 1.0, nan],), ([nan, nan, nan],), ([0.5, 0.0, 0.5],),
+               lambda jax, jnp: jnp.max, lambda torch: torch.max, "torch_nan"),
+    Convention("reduce_min", "all,x=[nan,1,nan]", lambda x: R.reduce_min(x, (0,)),
+               ([nan, 1.0, nan],), ([nan, nan, nan],), ([0.5, 0.0, 0.5],),
+               lambda jax, jnp: jnp.min, lambda torch: torch.min, "torch_nan"),
     # hard_swish at NaN: JAX's x relu6(x + 3) / 6 gives NaN; PyTorch's hardswish_backward
     # passes t (NaN fails both of its tests, x <= -3 and x < 3)
     Convention("hard_swish", "x=nan", A.hard_swish, (nan,), (nan,), (1.0,),
@@ -209,7 +221,7 @@ def test_every_convention_is_listed():
 
 @pytest.mark.parametrize("c", CONVENTIONS, ids=str)
 def test_both_derivatives_at_the_convention_point(c):
-    jax_rule, torch_rule = _grads(c.fn, c.args, None), _grads(c.fn, c.args, "torch")
+    jax_rule, torch_rule = _grads(c.fn, c.args, None), _grads(c.fn, c.args, c.convention)
     _same(jax_rule, c.jax)
     _same(torch_rule, c.torch)
     assert not all(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)

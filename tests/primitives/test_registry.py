@@ -31,7 +31,7 @@ def test_unknown_rule_kinds_are_refused(kind):
 
 
 def test_a_convention_rule_is_registered_beside_jvp():
-    assert CONVENTION_RULE_KINDS == ("torch_jvp", "torch_zeros_jvp")
+    assert CONVENTION_RULE_KINDS == ("torch_jvp", "torch_zeros_jvp", "torch_nan_jvp")
     rows = [p for p in REGISTRY.values() if "torch_jvp" in p.rules]
     assert rows and all("jvp" in p.rules for p in rows)
     # a branch of PyTorch's rule is stated beside the whole of it
