@@ -69,9 +69,10 @@ class _Entry:
     def compiled(self):
         backend = get_backend()
         if self._backend is not backend:
-            # workspace buffers (`out=` writes) are numpy's: other libraries allocate
+            # workspace buffers (`out=` writes) and numba's loop kernels are numpy's: other
+            # libraries (CuPy) allocate, and run their own kernels
             self._compiled = compile_program(self.jaxpr, workspace=backend is np,
-                                             fast=self.fast)
+                                             fast=self.fast and backend is np)
             self._backend = backend
         return self._compiled.fn
 
