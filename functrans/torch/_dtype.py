@@ -221,7 +221,7 @@ class finfo:
         self.bits, self.dtype = int(info.bits), info.dtype.name
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)
 
     def __eq__(self, other):
         return isinstance(other, finfo) and self.dtype == other.dtype

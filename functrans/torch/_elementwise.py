@@ -350,11 +350,12 @@ _FMIN = composite("FminBackward0")(lambda x, y: E.select(E.or_(E.le(x, y), E.ne(
 
 
 def _xlogy(x, y):
-    """x log(y), 0 where x == 0 unless y is NaN; PyTorch's derivatives log(y) (0 where x == 0)
-    and x / y (0 where x == 0; PyTorch's 0 / 0 = nan at y = 0 is not reproduced)."""
+    """x log(y), 0 where x == 0 unless y is NaN. PyTorch's derivatives: log(y) in x, 0 where
+    x == 0 and y <= 0; x / y in y (see docs/conventions.md for the two points where these
+    differ: x = 0 with y = 0 or y = inf)."""
     zero = np.zeros((), x.dtype)
-    x_zero = E.and_(E.eq(x, zero), E.eq(y, y))
-    return E.mul(x, E.select(x_zero, zero, E.log(y)))
+    no_log = E.and_(E.eq(x, zero), E.or_(E.le(y, zero), E.eq(y, np.asarray(np.inf, y.dtype))))
+    return E.mul(x, E.select(no_log, zero, E.log(y)))
 
 
 _XLOGY = [composite(f"XlogyBackward{k}")(_xlogy) for k in (0, 1, 2)]
@@ -405,8 +406,15 @@ deg2rad = named(lambda input: unary_float(_DEG2RAD, input), "deg2rad",
 rad2deg = named(lambda input: unary_float(_RAD2DEG, input), "rad2deg",
                 "torch.rad2deg: input * 180 / pi; integer tensors go to the default float dtype.")
 # sinc's derivative is 0 at x = 0 as PyTorch's; its second there is -pi^2/3 (PyTorch's: nan)
-_SINC = composite("SincBackward0")(fnp.sinc)
-sinc = named(lambda input: unary_float(_SINC, input), "sinc",
+@composite("SincBackward0")
+def _sinc(x):
+    if x.dtype == np.float16:  # PyTorch computes half in float32 (sin(pi x) is 0 at integers)
+        return S.convert_element_type(fnp.sinc(S.convert_element_type(x, np.float32)), x.dtype)
+    return fnp.sinc(x)
+
+
+
+sinc = named(lambda input: unary_float(_sinc, input), "sinc",
              "torch.sinc: sin(pi x) / (pi x), 1 at x = 0.")
 _FRAC = composite("FracBackward0")(lambda x: E.sub(x, E.trunc(x)))  # derivative 1
 
@@ -438,7 +446,8 @@ def _no_derivative(x, values):
                            "detach() its inputs or use a smooth step such as torch.sigmoid")
 
 
-_HEAVISIDE = Op("NotImplemented", lambda x, v: np.heaviside(x, v).astype(x.dtype),
+# values at 0, else 1 above 0 and 0 below (and at NaN, as PyTorch's kernel compares)
+_HEAVISIDE = Op("NotImplemented", lambda x, v: np.where(x == 0, v, x > 0).astype(x.dtype),
                 _no_derivative)  # PyTorch's node of an op without a derivative
 
 

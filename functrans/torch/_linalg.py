@@ -225,6 +225,9 @@ def dist(input, other, p=2):
     """torch.dist: the p-norm of input - other (broadcast); zero gradient where they are equal,
     as PyTorch's norm at zero."""
     ts, vs = _operands(input, other, promoted=True)
+    if vs[0].dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_dtype.kind(vs[0].dtype)} instead.")
     check_broadcast(vs[0].shape, vs[1].shape)
     return run(_DIST, ts, vs, {"p": float(p)})
 
