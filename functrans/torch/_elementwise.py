@@ -324,6 +324,21 @@ addcdiv = _addc("addcdiv", "AddcdivBackward0", E.div, "tensor1 / tensor2")
 
 # --- more of PyTorch's elementwise math, each one node (PyTorch's name) over functrans.numpy -----
 
+def _whole_numbers_kept(fn):
+    """fn (floor, ceil, trunc, round), which gives an integer tensor back as PyTorch does (a
+    copy in its dtype) and refuses a bool one."""
+    def rounding(input, *args, **kwargs):
+        if isinstance(input, Tensor) and input._value.dtype.kind in "biu":
+            if input._value.dtype == np.bool_:
+                raise NotImplementedError(f'"{fn.__name__}_vml_cpu" not implemented for '
+                                          "'Bool'")
+            return wrap(input._value.copy())
+        return fn(input, *args, **kwargs)
+    return named(rounding, fn.__name__, f"torch.{fn.__name__}: to a whole number, elementwise; "
+                 "an integer tensor comes back as a copy, a bool one is refused.")
+
+
+floor, ceil, trunc, round = map(_whole_numbers_kept, (floor, ceil, trunc, round))
 arccos, arcsin, arctan, arccosh, arcsinh, arctanh = acos, asin, atan, acosh, asinh, atanh
 fix = trunc
 erfc = fast_unary_float(_prim("erfc"), "erfc")

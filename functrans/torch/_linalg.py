@@ -270,4 +270,5 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """torch.pairwise_distance: the p-norm of x1 - x2 + eps along the last dimension."""
     ts, vs = _operands(x1, x2, promoted=True)
     check_broadcast(vs[0].shape, vs[1].shape)
-    return run(_pairwise_distance, ts, vs, {"p": float(p), "eps": float(eps), "keepdim": bool(keepdim)})
+    return run(_pairwise_distance, ts, vs, {"p": float(p), "eps": float(eps),
+                                            "keepdim": bool(keepdim)})

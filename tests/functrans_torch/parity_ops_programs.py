@@ -778,7 +778,9 @@ def more_math_dtypes_and_errors(torch, rec):
                 rec(f"{name} {ka} {kb}", _outcome(lambda: fn(a, c)))
     for name, fn in [("erfc", torch.erfc), ("logit", torch.logit), ("deg2rad", torch.deg2rad),
                      ("rad2deg", torch.rad2deg), ("frac", torch.frac), ("sinc", torch.sinc),
-                     ("nansum", torch.nansum), ("nanmean", torch.nanmean),
+                     ("nansum", torch.nansum), ("nanmean", torch.nanmean), ("fix", torch.fix),
+                     ("trunc", torch.trunc), ("floor", torch.floor), ("ceil", torch.ceil),
+                     ("round", torch.round), ("round method", lambda t: t.round()),
                      ("positive", torch.positive), ("arccos", torch.arccos),
                      ("is_signed", torch.is_signed)]:
         for k, a in (("i", i), ("b", b), ("f16", f16)):
