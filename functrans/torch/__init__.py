@@ -155,7 +155,7 @@ def can_cast(from_, to) -> bool:
     return _dtype._category(from_.dtype) <= _dtype._category(to.dtype)
 
 
-from functrans.torch import random  # noqa: E402,F401
+from functrans.torch import linalg, random  # noqa: E402,F401
 from functrans.torch._devices import (  # noqa: E402,F401
     accelerator, backends, cuda, get_default_device, set_default_device)
 

@@ -795,6 +795,11 @@ def more_math_dtypes_and_errors(torch, rec):
     rec("cross broadcast", torch.cross(torch.ones(1, 3), torch.arange(12.).reshape(4, 3), dim=1))
     rec("cross bad broadcast", _outcome(lambda: torch.cross(torch.ones(2, 3), torch.ones(4, 3),
                                                           dim=1)))
+    a, c = torch.tensor([[1., 2., 3.]], requires_grad=True), torch.arange(6.).reshape(2, 3)
+    rec("linalg.cross", torch.linalg.cross(a, c))
+    rec("linalg.cross d", torch.autograd.grad(torch.linalg.cross(a, c).sum(), a))
+    rec("linalg.cross len", _outcome(lambda: torch.linalg.cross(torch.ones(3, 2),
+                                                                torch.ones(3, 2))))
     rec("heaviside mixed", _outcome(lambda: torch.heaviside(f, i)))
     rec("logaddexp shapes", _outcome(lambda: torch.logaddexp(torch.ones(2), torch.ones(3))))
     rec("broadcast_shapes", [torch.broadcast_shapes((2, 1), (3,), 1),
