@@ -420,13 +420,14 @@ deg2rad = named(lambda input: unary_float(_DEG2RAD, input), "deg2rad",
                 "torch.deg2rad: input * pi / 180; integer tensors go to the default float dtype.")
 rad2deg = named(lambda input: unary_float(_RAD2DEG, input), "rad2deg",
                 "torch.rad2deg: input * 180 / pi; integer tensors go to the default float dtype.")
-# sinc's derivative is 0 at x = 0 as PyTorch's; its second there is -pi^2/3 (PyTorch's: nan)
+
+
 @composite("SincBackward0")
 def _sinc(x):
+    # the derivative at x = 0 is 0, as PyTorch's; the second there is -pi^2/3 (PyTorch's: nan)
     if x.dtype == np.float16:  # PyTorch computes half in float32 (sin(pi x) is 0 at integers)
         return S.convert_element_type(fnp.sinc(S.convert_element_type(x, np.float32)), x.dtype)
     return fnp.sinc(x)
-
 
 
 sinc = named(lambda input: unary_float(_sinc, input), "sinc",
