@@ -42,6 +42,7 @@ from functrans.torch._differences import diff, trapezoid, trapz  # noqa: F401
 from functrans.torch._dtype import (  # noqa: F401
     bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
     int8, int16, int32, int64, set_default_dtype, uint8)
+from functrans.torch._dtype import finfo, iinfo  # noqa: F401
 from functrans.torch._elementwise import (  # noqa: F401
     abs, absolute, acos, acosh, add, addcdiv, addcmul, allclose, arctan2, asin, asinh, atan, atan2,
     atanh, ceil, clamp, clamp_max, clamp_min, clip, cos, cosh, div, divide, eq, equal, erf, exp,
@@ -50,6 +51,10 @@ from functrans.torch._elementwise import (  # noqa: F401
     logical_or, logical_xor, lt, maximum, minimum, mul, multiply, nan_to_num, ne, neg, negative,
     not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub, sigmoid, sign, signbit, sin,
     sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where)
+from functrans.torch._elementwise import (  # noqa: F401
+    arccos, arccosh, arcsin, arcsinh, arctan, arctanh, copysign, deg2rad, erfc, fix, fmax, fmin,
+    frac, heaviside, hypot, is_nonzero, is_same_size, is_signed, logaddexp, logaddexp2, logit,
+    positive, rad2deg, sinc, xlogy)
 from functrans.torch._grad_mode import (  # noqa
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled)
@@ -58,12 +63,15 @@ from functrans.torch._indexing import (  # noqa: F401
     nonzero, repeat_interleave, select, sort, take, take_along_dim, topk)
 from functrans.torch._linalg import (  # noqa: F401
     addmm, bmm, cdist, dot, einsum, ger, inner, matmul, mm, mv, outer)
+from functrans.torch._linalg import (  # noqa: F401
+    cosine_similarity, cross, dist, kron, pairwise_distance)
 from functrans.torch._ops import clone  # noqa: F401
 from functrans.torch._ops import named as _named
 from functrans.torch._printing import get_printoptions, set_printoptions  # noqa: F401
 from functrans.torch._reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, logsumexp, max, mean,
     min, norm, prod, std, std_mean, sum, var, var_mean)
+from functrans.torch._reductions import cummax, cummin, nanmean, nansum  # noqa: F401
 from functrans.torch._scatter import (  # noqa: F401
     index_add, index_fill, index_put, scatter, scatter_add, scatter_reduce)
 from functrans.torch._shape import (  # noqa: F401
@@ -71,6 +79,9 @@ from functrans.torch._shape import (  # noqa: F401
     flip, hstack, meshgrid, moveaxis, movedim, narrow, permute, repeat, reshape, roll, split,
     split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace, transpose, tril, triu,
     unbind, unflatten, unsafe_chunk, unsafe_split, unsafe_split_with_sizes, unsqueeze, vstack)
+from functrans.torch._shape import (  # noqa: F401
+    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, cartesian_prod,
+    column_stack, diag_embed, diagflat, dstack, fliplr, flipud)
 from functrans.torch import _elementwise as _ew
 from functrans.torch._out import supports_out as _supports_out
 from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES
@@ -81,7 +92,7 @@ globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTe
 # the elementwise functions take out=, as PyTorch's do (their Tensor methods do not)
 for _n in [_k for _k, _v in list(globals().items())
            if callable(_v) and not isinstance(_v, type) and getattr(_ew, _k, None) is _v
-           and _k not in ("allclose", "equal")]:
+           and _k not in ("allclose", "equal", "is_nonzero", "is_same_size", "is_signed")]:
     globals()[_n] = _supports_out(globals()[_n], _n)
 
 # torch.max, torch.clamp, ... and their Tensor methods refuse complex input, as PyTorch's do
@@ -114,6 +125,21 @@ is_inference, is_floating_point, is_complex, numel, detach = map(_tensor_method,
     "is_inference", "is_floating_point", "is_complex", "numel", "detach"])
 
 
+def _inplace_function(name):
+    """torch.NAME_(input, ...), which is input.NAME_(...), as in PyTorch."""
+    return _named(lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs), name,
+                  f"torch.{name}(input, ...): input.{name}(...), in place.")
+
+
+# PyTorch's module-level in-place functions, each its Tensor method
+for _n in ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
+           "atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ "
+           "erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ index_put_ log10_ log1p_ log2_ "
+           "log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ "
+           "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_").split():
+    globals()[_n] = _inplace_function(_n)
+
+
 def result_type(tensor1, tensor2):
     """torch.result_type: the dtype PyTorch's promotion gives tensor1 op tensor2."""
     return _dtype.from_numpy(_dtype.result_type(tensor1, tensor2))
@@ -129,7 +155,7 @@ def can_cast(from_, to) -> bool:
     return _dtype._category(from_.dtype) <= _dtype._category(to.dtype)
 
 
-from functrans.torch import random  # noqa: E402,F401
+from functrans.torch import linalg, random  # noqa: E402,F401
 from functrans.torch._devices import (  # noqa: E402,F401
     accelerator, backends, cuda, get_default_device, set_default_device)
 

@@ -204,3 +204,57 @@ def tensor_value(data, dtype=None) -> np.ndarray:
     except ValueError as e:
         raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") \
             from None
+
+
+class finfo:
+    """torch.finfo: the limits of a float dtype (of the default dtype without one; a complex
+    dtype's are its parts')."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else type
+        if not isinstance(d, dtype) or d.dtype.kind not in "fc":
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(d.dtype)
+        self.bits, self.dtype = int(info.bits), info.dtype.name
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the limits of an integer dtype."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type):
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if not isinstance(type, dtype) or type.dtype.kind not in "iu":
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(type.dtype)
+        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), \
+            int(info.min), type.dtype.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

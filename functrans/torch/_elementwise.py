@@ -9,6 +9,7 @@ import functools
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.errors import MissingRuleError
 from functrans.primitives import elementwise as E
 from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
@@ -319,3 +320,177 @@ def _addc(name, node, combine, what):
 
 addcmul = _addc("addcmul", "AddcmulBackward0", E.mul, "tensor1 * tensor2")
 addcdiv = _addc("addcdiv", "AddcdivBackward0", E.div, "tensor1 / tensor2")
+
+
+# --- more of PyTorch's elementwise math, each one node (PyTorch's name) over functrans.numpy -----
+
+def _whole_numbers_kept(fn):
+    """fn (floor, ceil, trunc, round), which gives an integer tensor back as PyTorch does (a
+    copy in its dtype) and refuses a bool one."""
+    def rounding(input, *args, **kwargs):
+        if isinstance(input, Tensor) and input._value.dtype.kind in "biu":
+            if input._value.dtype == np.bool_:
+                raise NotImplementedError(f'"{fn.__name__}_vml_cpu" not implemented for '
+                                          "'Bool'")
+            return wrap(input._value.copy())
+        return fn(input, *args, **kwargs)
+    return named(rounding, fn.__name__, f"torch.{fn.__name__}: to a whole number, elementwise; "
+                 "an integer tensor comes back as a copy, a bool one is refused.")
+
+
+floor, ceil, trunc, round = map(_whole_numbers_kept, (floor, ceil, trunc, round))
+arccos, arcsin, arctan, arccosh, arcsinh, arctanh = acos, asin, atan, acosh, asinh, atanh
+fix = trunc
+erfc = fast_unary_float(_prim("erfc"), "erfc")
+
+
+def positive(input):
+    """torch.positive: input itself (PyTorch refuses bool tensors)."""
+    x = as_tensor(input)
+    if x._value.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return x
+
+
+def _float_kernel(name, x):
+    """PyTorch's error for an integer or bool dtype that a float-only kernel refuses."""
+    return NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype.kind(x)}\'')
+
+
+# |x| with the sign of y; PyTorch's derivative result / x, 0 at x = 0 (abs's convention), none in y
+_COPYSIGN = [composite(f"CopysignBackward{k}")(fnp.copysign) for k in (0, 1)]
+# fmax/fmin: the non-NaN operand; PyTorch's derivative goes wholly to input on a tie
+_FMAX = composite("FmaxBackward0")(lambda x, y: E.select(E.or_(E.ge(x, y), E.ne(y, y)), x, y))
+_FMIN = composite("FminBackward0")(lambda x, y: E.select(E.or_(E.le(x, y), E.ne(y, y)), x, y))
+
+
+def _xlogy(x, y):
+    """x log(y), 0 where x == 0 unless y is NaN. PyTorch's derivatives: log(y) in x, 0 where
+    x == 0 and y <= 0; x / y in y (see docs/conventions.md for the two points where these
+    differ: x = 0 with y = 0 or y = inf)."""
+    zero = np.zeros((), x.dtype)
+    no_log = E.and_(E.eq(x, zero), E.or_(E.le(y, zero), E.eq(y, np.asarray(np.inf, y.dtype))))
+    return E.mul(x, E.select(no_log, zero, E.log(y)))
+
+
+_XLOGY = [composite(f"XlogyBackward{k}")(_xlogy) for k in (0, 1, 2)]
+
+
+def _binary_math(name, op, what, ints="float"):
+    """torch.NAME(input, other) as one node `op`, with PyTorch's promotion; an integer result
+    dtype goes to the default float dtype (`ints` "float"), stays ("keep") or is refused."""
+    def fn(input, other):
+        dt = _dtype.result_type(input, other)
+        if dt.kind not in "fc" and ints != "keep":
+            if ints != "float":
+                raise _float_kernel(name, dt)
+            dt = _default_float()
+        return nary(op, (input, other), dt)
+    return named(fn, name, f"torch.{name}: {what}, elementwise, with PyTorch's promotion.")
+
+
+logaddexp = _binary_math("logaddexp", composite("LogaddexpBackward0")(fnp.logaddexp),
+                         "log(exp(input) + exp(other))", ints=None)
+logaddexp2 = _binary_math("logaddexp2", composite("Logaddexp2Backward0")(fnp.logaddexp2),
+                          "log2(2**input + 2**other)", ints=None)
+hypot = _binary_math("hypot", composite("HypotBackward0")(fnp.hypot),
+                     "sqrt(input**2 + other**2)", ints=None)
+fmax = _binary_math("fmax", _FMAX, "the larger operand, NaN only where both are", ints="keep")
+fmin = _binary_math("fmin", _FMIN, "the smaller operand, NaN only where both are", ints="keep")
+
+
+def copysign(input, other):
+    """torch.copysign: |input| with other's sign bit; CopysignBackward0 (other a tensor) or 1."""
+    dt = _true_div_dtype(input, other)
+    tensor = isinstance(other, Tensor)
+    return nary(_COPYSIGN[not tensor], (input, other), dt, scalar_overload=not tensor)
+
+
+def xlogy(input, other):
+    """torch.xlogy: input * log(other), 0 where input is 0 (unless other is NaN); XlogyBackward0
+    (two tensors), 1 (input a number) or 2 (other a number)."""
+    k = 0 if isinstance(input, Tensor) and isinstance(other, Tensor) else \
+        1 if isinstance(other, Tensor) else 2
+    return nary(_XLOGY[k], (input, other), _true_div_dtype(input, other), scalar_overload=k > 0)
+
+
+_DEG2RAD = composite("Deg2RadBackward0")(fnp.deg2rad)
+_RAD2DEG = composite("Rad2DegBackward0")(fnp.rad2deg)
+deg2rad = named(lambda input: unary_float(_DEG2RAD, input), "deg2rad",
+                "torch.deg2rad: input * pi / 180; integer tensors go to the default float dtype.")
+rad2deg = named(lambda input: unary_float(_RAD2DEG, input), "rad2deg",
+                "torch.rad2deg: input * 180 / pi; integer tensors go to the default float dtype.")
+
+
+@composite("SincBackward0")
+def _sinc(x):
+    # the derivative at x = 0 is 0, as PyTorch's; the second there is -pi^2/3 (PyTorch's: nan)
+    if x.dtype == np.float16:  # PyTorch computes half in float32 (sin(pi x) is 0 at integers)
+        return S.convert_element_type(fnp.sinc(S.convert_element_type(x, np.float32)), x.dtype)
+    return fnp.sinc(x)
+
+
+sinc = named(lambda input: unary_float(_sinc, input), "sinc",
+             "torch.sinc: sin(pi x) / (pi x), 1 at x = 0.")
+_FRAC = composite("FracBackward0")(lambda x: E.sub(x, E.trunc(x)))  # derivative 1
+
+
+def frac(input):
+    """torch.frac: input - trunc(input), for float tensors."""
+    x = as_tensor(input)
+    if x._value.dtype.kind not in "fc":
+        raise _float_kernel("frac", x._value.dtype)
+    return unary(_FRAC, x)
+
+
+@composite("LogitBackward0")
+def _logit(x, *, eps):
+    # log(x) - log1p(-x): PyTorch's derivative 1 / (x (1 - x)), inf at 0 and 1; with eps, x is
+    # clamped to [eps, 1 - eps] first (the gradient reaches x on it, boundaries included)
+    if eps is not None:
+        x = E.clamp(x, np.asarray(eps, x.dtype), np.asarray(1 - eps, x.dtype))
+    return E.sub(E.log(x), E.log1p(E.neg(x)))
+
+
+def logit(input, eps=None):
+    """torch.logit: log(p / (1 - p)), input clamped to [eps, 1 - eps] when eps is given."""
+    return unary_float(_logit, input, {"eps": None if eps is None else float(eps)})
+
+
+def _no_derivative(x, values):
+    raise MissingRuleError("heaviside: PyTorch defines no derivative (aten::heaviside); "
+                           "detach() its inputs or use a smooth step such as torch.sigmoid")
+
+
+# values at 0, else 1 above 0 and 0 below (and at NaN, as PyTorch's kernel compares)
+_HEAVISIDE = Op("NotImplemented", lambda x, v: np.where(x == 0, v, x > 0).astype(x.dtype),
+                _no_derivative)  # PyTorch's node of an op without a derivative
+
+
+def heaviside(input, values):
+    """torch.heaviside: 0 below zero, values at zero, 1 above (one dtype for both operands); it
+    has no derivative in PyTorch, so backward through it raises."""
+    x, v = as_tensor(input), as_tensor(values)
+    if x._value.dtype != v._value.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    check_broadcast(x._value.shape, v._value.shape)
+    return run(_HEAVISIDE, (x, v), (x._value, v._value))
+
+
+def is_nonzero(input) -> bool:
+    """torch.is_nonzero: whether a one-element tensor is nonzero (PyTorch's error otherwise)."""
+    v = as_tensor(input)._value
+    if v.size != 1:
+        raise RuntimeError(f"Boolean value of Tensor with "
+                           f"{'no values' if v.size == 0 else 'more than one value'} is ambiguous")
+    return bool(v.reshape(()) != 0)
+
+
+def is_same_size(input, other) -> bool:
+    """torch.is_same_size: whether input and other have the same shape."""
+    return as_tensor(input)._value.shape == as_tensor(other)._value.shape
+
+
+def is_signed(input) -> bool:
+    """torch.is_signed: whether input's dtype is signed (floats and complex included)."""
+    return as_tensor(input)._value.dtype.kind in "fci"

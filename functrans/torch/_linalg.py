@@ -11,8 +11,9 @@ from functrans.primitives.linalg import dot_general
 from functrans.torch import _dtype
 from functrans.torch._elementwise import mul
 from functrans.torch._ops import _operand, as_tensor
+from functrans.torch._record import check_broadcast, composite, run
 from functrans.torch._reductions import vector_norm
-from functrans.torch._record import composite, run
+from functrans.torch._tensor import _dim, warn_once
 
 
 def _contraction(name, contract, batch=((), ())):
@@ -177,3 +178,97 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return run(_cdist, *_operands(*ts, promoted=True), {"p": float(p)})
+
+
+# --- kron, cross and distances -----------------------------------------------------------------
+
+_KRON = composite("UnsafeViewBackward0")(fnp.kron)
+_CROSS = composite("LinalgCrossBackward0")(lambda a, b, *, dim: fnp.linalg.cross(a, b, axis=dim))
+CROSS_DIM_WARNING = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+    "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+    "agree with that of linalg.cross in a future release.")
+
+
+def kron(input, other):
+    """torch.kron: the Kronecker product (the blocks input[i, j] * other)."""
+    ts, vs = _operands(input, other, promoted=True)
+    return run(_KRON, ts, vs)
+
+
+def cross(input, other, dim=None):
+    """torch.cross: the cross product of 3-vectors along dim (without dim, PyTorch's deprecated
+    default: the first dimension of size 3)."""
+    a, b = as_tensor(input), as_tensor(other)
+    if dim is None:
+        warn_once("cross_dim", CROSS_DIM_WARNING, 1)
+        dim = next((i for i, s in enumerate(a._value.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    va, vb = a._value, b._value
+    if va.ndim != vb.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _dim(dim, va.ndim)
+    if va.shape[d] != 3 or vb.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{va.shape[d]} and {vb.shape[d]}")
+    check_broadcast(va.shape, vb.shape)
+    ts, vs = _operands(a, b, promoted=True)
+    return run(_CROSS, ts, vs, {"dim": d})
+
+
+_DIST = composite("DistBackward0")(
+    lambda a, b, *, p: vector_norm(E.sub(a, b), p, tuple(range(max(a.ndim, b.ndim)))))
+
+
+def dist(input, other, p=2):
+    """torch.dist: the p-norm of input - other (broadcast); zero gradient where they are equal,
+    as PyTorch's norm at zero."""
+    ts, vs = _operands(input, other, promoted=True)
+    if vs[0].dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_dtype.kind(vs[0].dtype)} instead.")
+    check_broadcast(vs[0].shape, vs[1].shape)
+    return run(_DIST, ts, vs, {"p": float(p)})
+
+
+def _clamped_norm(x, dim, eps):
+    """The 2-norm of x along dim, raised to eps where smaller; the gradient is the norm's (PyTorch
+    clamps it in place under no_grad)."""
+    n = vector_norm(x, 2, (dim,))
+    raised = E.add(E.sub(n, stop_gradient_p.bind(n)), np.asarray(eps, n.dtype))
+    return fnp.expand_dims(E.select(E.ge(n, np.asarray(eps, n.dtype)), n, raised), dim)
+
+
+@composite("SumBackward1")
+def _cosine_similarity(a, b, *, dim, eps):
+    a, b = fnp.broadcast_arrays(a, b)
+    return fnp.sum(E.mul(E.div(a, _clamped_norm(a, dim, eps)),
+                         E.div(b, _clamped_norm(b, dim, eps))), axis=dim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """torch.cosine_similarity: the cosine of the angle between x1 and x2 along dim, each divided
+    by its norm raised to eps, as PyTorch computes it."""
+    ts, vs = _operands(x1, x2, promoted=True)
+    dt = vs[0].dtype
+    if dt.kind != "f":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_dtype.kind(dt)}")
+    shape = check_broadcast(vs[0].shape, vs[1].shape)
+    return run(_cosine_similarity, ts, vs, {"dim": _dim(dim, len(shape)), "eps": float(eps)})
+
+
+@composite("NormBackward1")
+def _pairwise_distance(a, b, *, p, eps, keepdim):
+    d = E.add(E.sub(a, b), np.asarray(eps, a.dtype))
+    n = vector_norm(d, p, (d.ndim - 1,))
+    return fnp.expand_dims(n, -1) if keepdim else n
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """torch.pairwise_distance: the p-norm of x1 - x2 + eps along the last dimension."""
+    ts, vs = _operands(x1, x2, promoted=True)
+    check_broadcast(vs[0].shape, vs[1].shape)
+    return run(_pairwise_distance, ts, vs, {"p": float(p), "eps": float(eps),
+                                            "keepdim": bool(keepdim)})

@@ -343,3 +343,52 @@ cumsum, cumprod = _scan("cumsum", "sum"), _scan("cumprod", "product")
 def count_nonzero(input, dim=None):
     """torch.count_nonzero: the number of nonzero elements (along dim)."""
     return wrap(np.asarray(np.count_nonzero(as_tensor(input)._value, axis=dim), np.int64))
+
+
+# nansum: NaNs count as zero (so does their gradient); nanmean: nansum / the count of the rest
+_NANSUM = _reduction("NansumBackward0", "NansumBackward0", lambda x, dims: _reduce_sum(
+    E.select(E.ne(x, x), np.zeros((), x.dtype), x), dims))
+nansum = _summing("nansum", _NANSUM, _accumulated, "the sum of the elements that are not NaN "
+                  "(over dim); integers accumulate in int64")
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.nanmean: the mean of the elements that are not NaN (over dim), as PyTorch computes
+    it: nansum divided by their count (DivBackward0)."""
+    x = as_tensor(input)
+    if x._value.dtype.kind not in "fc":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtype.kind(x._value.dtype)}")
+    count = sum(wrap(~np.isnan(x._value)), dim, keepdim)
+    return nansum(x, dim, keepdim, dtype=dtype) / count
+
+
+def _running(v, d, better):
+    """The index PyTorch's cummax/cummin give along axis d: the last of the best so far, or of
+    the last NaN once one is seen."""
+    idx = np.zeros(v.shape, np.int64)
+    best = np.take(v, 0, axis=d)
+    at = np.zeros(best.shape, np.int64)
+    for i in range(v.shape[d]):
+        cur = np.take(v, i, axis=d)
+        take = better(cur, best) | (cur != cur)
+        best, at = np.where(take, cur, best), np.where(take, i, at)
+        np.moveaxis(idx, d, 0)[i] = at
+    return idx
+
+
+def _cumulative(name, better, what):
+    op, result = at_indices(f"{name.title()}Backward0"), return_type(name)
+
+    def fn(input, dim):
+        x = as_tensor(input)
+        v = x._value
+        d = _dim(dim, v.ndim)
+        idx = _running(v, d, better) if v.ndim and v.size else np.zeros(v.shape, np.int64)
+        return with_indices(result, op, x, idx, d, True)
+    return named(fn, name, f"torch.{name}: (values, indices) of the running {what} along dim; "
+                 "the gradient goes to the entries the indices name.")
+
+
+cummax = _cumulative("cummax", np.greater_equal, "maximum")
+cummin = _cumulative("cummin", np.less_equal, "minimum")

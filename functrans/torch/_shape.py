@@ -13,7 +13,7 @@ from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone, named, unary
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import _dim, warn_once, wrap
+from functrans.torch._tensor import Size, _dim, warn_once, wrap
 from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
 
 
@@ -510,3 +510,127 @@ def meshgrid(*tensors, indexing=None):
     shape = tuple(ts[i]._value.size for i in order)
     return tuple(expand(view(t, tuple(-1 if a == order.index(k) else 1
                                       for a in range(len(ts)))), shape) for k, t in enumerate(ts))
+
+
+# --- more of PyTorch's shape functions, built from the ones above ----------------------------
+
+def _atleast(name, nd, up):
+    def fn(*tensors):
+        one = len(tensors) == 1 and not isinstance(tensors[0], list | tuple)
+        ts = tensors[0] if len(tensors) == 1 and not one else tensors
+        out = tuple(t if t._value.ndim >= nd else up(t) for t in map(as_tensor, ts))
+        return out[0] if one else out
+    return named(fn, name, f"torch.{name}: each tensor with at least {nd} dimensions (itself "
+                 "when it has them); one tensor for one, a tuple for several or a sequence.")
+
+
+atleast_1d = _atleast("atleast_1d", 1, lambda t: reshape(t, (1,)))
+atleast_2d = _atleast("atleast_2d", 2, lambda t: reshape(t, (1, 1)) if t._value.ndim == 0
+                      else unsqueeze(t, 0))
+atleast_3d = _atleast("atleast_3d", 3, lambda t: reshape(t, (1, 1, 1)) if t._value.ndim == 0
+                      else unsqueeze(unsqueeze(t, 0), -1) if t._value.ndim == 1
+                      else unsqueeze(t, -1))
+
+
+def column_stack(tensors):
+    """torch.column_stack: tensors of at most one dimension as columns, joined along dim 1."""
+    return hstack([reshape(t, (-1, 1)) if as_tensor(t)._value.ndim <= 1 else t
+                   for t in tensors])
+
+
+def dstack(tensors):
+    """torch.dstack: the tensors, made at least 3-d, joined along dim 2."""
+    return cat(atleast_3d(tuple(tensors)), 2)
+
+
+def _flip_min(name, dim, nd):
+    def fn(input):
+        x = as_tensor(input)
+        if x._value.ndim < nd:
+            raise RuntimeError(f"Input must be >= {nd}-d.")
+        return flip(x, (dim,))
+    return named(fn, name, f"torch.{name}: input flipped along dim {dim} (a copy).")
+
+
+fliplr, flipud = _flip_min("fliplr", 1, 2), _flip_min("flipud", 0, 1)
+
+
+@composite("BlockDiagBackward0")
+def _block_diag(*xs, dt):
+    cols = sum(x.shape[1] for x in xs)
+    rows, left = [], 0
+    for x in xs:
+        r, c = x.shape
+        rows.append(fnp.concatenate([np.zeros((r, left), dt), S.convert_element_type(x, dt),
+                                     np.zeros((r, cols - left - c), dt)], axis=1))
+        left += c
+    return fnp.concatenate(rows, axis=0)
+
+
+def block_diag(*tensors):
+    """torch.block_diag: the tensors (0-d as 1x1, 1-d as one row) down a block diagonal."""
+    ts = [as_tensor(t) for t in tensors]
+    for i, t in enumerate(ts):
+        if t._value.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t._value.ndim} dimensions")
+    ts = [t if t._value.ndim == 2 else reshape(t, (1, -1)) for t in ts]
+    dt = _dtype.result_type(*ts) if ts else _dtype.get_default_dtype().dtype
+    if not ts:
+        return wrap(np.zeros((1, 0), dt))
+    return run(_block_diag, ts, [t._value for t in ts], {"dt": dt})
+
+
+def cartesian_prod(*tensors):
+    """torch.cartesian_prod: every tuple of one element from each 1-d tensor, as rows."""
+    ts = [as_tensor(t) for t in tensors]
+    for t in ts:
+        if t._value.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape [{_shown(t._value.shape)}]")
+    if len(ts) == 1:
+        return ts[0]
+    if len({t._value.dtype for t in ts}) > 1:
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    return stack([flatten(g) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+@composite("DiagEmbedBackward0")
+def _diag_embed(x, *, offset, dim1, dim2):
+    n, k = x.shape[-1], abs(offset)
+    out = fnp.multiply(fnp.expand_dims(x, -1), np.eye(n, dtype=x.dtype))
+    lead = [(0, 0)] * (x.ndim - 1)
+    out = fnp.pad(out, lead + ([(0, k), (k, 0)] if offset >= 0 else [(k, 0), (0, k)]))
+    return fnp.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """torch.diag_embed: the last dimension of input on the offset diagonal of the (dim1, dim2)
+    planes of a result with one dimension more."""
+    x = as_tensor(input)
+    nd = x._value.ndim + 1
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return unary(_diag_embed, x, {"offset": int(offset), "dim1": d1, "dim2": d2})
+
+
+def diagflat(input, offset=0):
+    """torch.diagflat: input flattened onto the offset diagonal of a square matrix."""
+    return diag_embed(reshape(input, (-1,)), offset)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """torch.broadcast_shapes: the shape tensors of these shapes broadcast to (PyTorch's error
+    where they do not)."""
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    n = max(map(len, shapes), default=0)
+    out = [1] * n
+    for k, s in enumerate(shapes):
+        for i, d in enumerate(s, n - len(s)):
+            if d != out[i] and d != 1 and out[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {d} at {i - n}! Mismatching "
+                    f"argument at index {k} had {tuple(s)}; but expected shape should be "
+                    f"broadcastable to {[*out]}")
+            out[i] = d if out[i] == 1 else out[i]
+    return Size(out)

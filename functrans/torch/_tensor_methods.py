@@ -103,6 +103,9 @@ _FUNCTIONS = (
     "tril triu diagonal trace contiguous repeat_interleave select gather index_select "
     "masked_fill masked_select take median nanmedian isin as_strided sort argsort topk nonzero "
     "scatter scatter_add scatter_reduce index_add index_put index_fill diff ger greater_equal "
+    "logaddexp logaddexp2 hypot xlogy erfc logit deg2rad rad2deg fmax fmin copysign frac nansum "
+    "nanmean heaviside sinc cummax cummin kron cross dist fliplr flipud diag_embed diagflat fix "
+    "positive arccosh arcsinh arctanh is_nonzero is_same_size is_signed "
     "less_equal logical_xor not_equal take_along_dim")
 # x.NAME_(...): x <- NAME(x, ...), PyTorch's in-place rules (_inplace); the elementwise ones'
 # tensor operands must broadcast to x's shape
@@ -111,6 +114,8 @@ _INPLACE_ELEMENTWISE = (
     "clamp_max nan_to_num addcmul addcdiv masked_fill floor_divide remainder fmod square tan "
     "reciprocal asin acos atan sinh cosh asinh acosh atanh exp2 expm1 log2 log10 log1p rsqrt erf "
     "floor ceil round trunc sign atan2 lerp subtract multiply divide true_divide negative "
+    "hypot xlogy erfc logit deg2rad rad2deg copysign frac heaviside sinc fix arccosh arcsinh "
+    "arctanh "
     "absolute arctan2 logical_not logical_and logical_or logical_xor")
 _INPLACE = "addmm scatter scatter_add scatter_reduce index_add index_put index_fill cumsum " \
     "cumprod tril triu"

@@ -117,7 +117,8 @@ ONCE_WARNINGS = ("Using backward() with create_graph=True",
                  "Converting a tensor with requires_grad=True to a scalar",
                  "The use of `x.T` on tensors of dimension other than 2",
                  "Tensor.T is deprecated on 0-D tensors",
-                 "torch.meshgrid: in an upcoming release")
+                 "torch.meshgrid: in an upcoming release",
+                 "Using torch.cross without specifying the dim arg is deprecated")
 
 
 def _without_once(obs):

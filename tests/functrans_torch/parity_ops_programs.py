@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from parity_observe import program
+from parity_observe import _message, program
 
 
 @program
@@ -668,3 +668,233 @@ def operand_shape_errors(torch, rec):
             except RuntimeError as e:
                 rec(f"{name} {grad}", str(e))
     torch.ones(2, 3) * torch.ones(3, 2)
+
+
+# --- the math PyTorch programs reach for (logaddexp, hypot, xlogy, ..., finfo) ---------------
+
+def _outcome(fn):
+    """fn's result, or [type, message] of the error it raises."""
+    try:
+        return fn()
+    except Exception as e:  # the message is what the program observes
+        return [type(e).__name__, _message(e)]
+
+
+def _first_and_second(torch, rec, name, f, *args):
+    """Value, node, first derivatives and (create_graph=True) second derivatives of f(*args)."""
+    out = f(*args)
+    rec(name, out)
+    g = torch.autograd.grad(out.sum(), args, create_graph=True)
+    rec(name + " d", [v.detach() for v in g])
+    rec(name + " d requires_grad", [v.requires_grad for v in g])
+    g = [v for v in g if v.requires_grad]
+    if g:
+        rec(name + " dd", [v if v is None else v.detach() for v in torch.autograd.grad(
+            sum(v.sum() for v in g), args, allow_unused=True)])
+
+
+@program
+def more_math_values_names_and_derivatives(torch, rec):
+    def leaf(values):
+        return torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    x, y = leaf([0.3, -0.7, 1.2, 2.5]), leaf([0.5, 0.2, -1.1, 2.5])
+    p = leaf([0.2, 0.5, 0.9, 0.05])
+    for name, f, args in [
+            ("logaddexp", torch.logaddexp, (x, y)), ("logaddexp2", torch.logaddexp2, (x, y)),
+            ("hypot", torch.hypot, (x, y)), ("xlogy", torch.xlogy, (x, p)),
+            ("erfc", torch.erfc, (x,)), ("logit", torch.logit, (p,)),
+            ("logit eps", lambda t: torch.logit(t, 0.1), (p,)),
+            ("deg2rad", torch.deg2rad, (x,)), ("rad2deg", torch.rad2deg, (x,)),
+            ("sinc", torch.sinc, (x,)),
+            ("fmax", torch.fmax, (x, y)), ("fmin", torch.fmin, (x, y)),
+            ("frac", torch.frac, (x,)), ("arcsinh", torch.arcsinh, (x,)),
+            ("arctanh", lambda t: torch.arctanh(t / 3), (x,)),
+            ("arccosh", lambda t: torch.arccosh(t + 2), (x,)),
+            ("fix", torch.fix, (x,)), ("nansum", torch.nansum, (x,)),
+            ("nanmean", torch.nanmean, (x,)), ("kron", torch.kron, (x, y)),
+            ("dist", torch.dist, (x, y)), ("dist 3", lambda a, b: torch.dist(a, b, 3), (x, y)),
+            ("cosine_similarity", lambda a, b: torch.cosine_similarity(
+                a.reshape(2, 2), b.reshape(2, 2)), (x, y)),
+            ("pairwise_distance", lambda a, b: torch.nn.functional.pairwise_distance(
+                a.reshape(2, 2), b.reshape(2, 2)), (x, y)),
+            ("cross", lambda a, b: torch.cross(a[:3], b[:3], dim=0), (x, y)),
+            ("method", lambda a, b: a.hypot(b) + a.logaddexp(b) + a.xlogy(b * b), (x, y))]:
+        _first_and_second(torch, rec, name, f, *args)
+
+
+@program
+def more_math_special_points(torch, rec):
+    """Ties, NaN, zeros and domain ends: PyTorch's values and derivatives there."""
+    def grads(name, f, *values):
+        ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
+        out = f(*ts)
+        rec(name, out)
+        rec(name + " d", list(torch.autograd.grad(out.sum(), ts)))
+    nan = math.nan
+    grads("fmax", torch.fmax, [1., nan, 1., nan, 2.], [1., 1., nan, nan, 3.])
+    grads("fmin", torch.fmin, [1., nan, 1., nan, 2.], [1., 1., nan, nan, 3.])
+    grads("copysign", torch.copysign, [0., -0., 2., -3.], [-1., 1., -0., 0.])
+    grads("copysign scalar", lambda t: torch.copysign(t, -1.0), [0., -2., 3.])
+    grads("sinc", torch.sinc, [0., 1., -0.5, 1e-9])
+    grads("logit eps", lambda t: torch.logit(t, 0.25), [0.1, 0.25, 0.5, 0.75, 0.9])
+    grads("logit ends", torch.logit, [0., 1., 0.5])
+    grads("xlogy zeros", torch.xlogy, [0., 0., 2., 0.], [-1., 2., 0., nan])
+    grads("xlogy scalar self", lambda t: torch.xlogy(2.0, t), [0.5, 3.])
+    grads("xlogy scalar other", lambda t: torch.xlogy(t, 3.0), [0., 3.])
+    grads("logaddexp tie", torch.logaddexp, [1., -3.], [1., -3.])
+    grads("hypot", torch.hypot, [3., -5., 1e200], [4., 12., 1e200])
+    grads("nansum", lambda t: torch.nansum(t, 1), [[1., nan], [nan, nan]])
+    grads("nanmean", lambda t: torch.nanmean(t, 1, keepdim=True), [[1., nan, 3.], [2., 4., 4.]])
+    grads("dist at zero", torch.dist, [1., 2.], [1., 2.])
+    grads("dist 1", lambda a, b: torch.dist(a, b, 1), [1., 2., 0.], [1., 3., 2.])
+    grads("dist inf tie", lambda a, b: torch.dist(a, b, math.inf), [1., 2.], [0., 1.])
+    grads("cosine at zero", lambda a, b: torch.cosine_similarity(a, b, 0), [0., 0.], [1., 2.])
+    grads("pairwise equal", torch.pairwise_distance, [[1., 2.]], [[1., 2.]])
+    x = torch.tensor([[1., 3., 3., 2., 5., 5.], [nan, 1., 0., nan, 2., -1.]],
+                     dtype=torch.float64, requires_grad=True)
+    for name in ("cummax", "cummin"):
+        values, indices = getattr(torch, name)(x, 1)
+        rec(name, [values, indices]), rec(name + " type", type(values).__name__)
+        rec(name + " d", torch.autograd.grad((values * torch.arange(6.)).sum(), x))
+    rec("cummax 0-d", list(torch.cummax(torch.tensor(3.), 0)))
+    rec("cummin int", list(torch.cummin(torch.tensor([3, 1, 2, 1]), 0)))
+    h = torch.heaviside(x.detach(), torch.tensor(0.5, dtype=torch.float64))
+    rec("heaviside", h)
+    h = torch.heaviside(x, torch.tensor(0.5, dtype=torch.float64))
+    rec("heaviside grad", [h.requires_grad, type(h.grad_fn).__name__])
+
+
+@program
+def more_math_dtypes_and_errors(torch, rec):
+    i, b = torch.tensor([1, 2]), torch.tensor([True, False])
+    f16, f = torch.tensor([1., 2.], dtype=torch.float16), torch.tensor([2., 0.5])
+    for name, fn in [("logaddexp", torch.logaddexp), ("logaddexp2", torch.logaddexp2),
+                     ("hypot", torch.hypot), ("fmax", torch.fmax), ("fmin", torch.fmin),
+                     ("copysign", torch.copysign), ("xlogy", torch.xlogy),
+                     ("heaviside", torch.heaviside), ("kron", torch.kron),
+                     ("dist", torch.dist)]:
+        for ka, a in (("i", i), ("f16", f16), ("f", f)):
+            for kb, c in (("i", i), ("f", f)):
+                rec(f"{name} {ka} {kb}", _outcome(lambda: fn(a, c)))
+    for name, fn in [("erfc", torch.erfc), ("logit", torch.logit), ("deg2rad", torch.deg2rad),
+                     ("rad2deg", torch.rad2deg), ("frac", torch.frac), ("sinc", torch.sinc),
+                     ("nansum", torch.nansum), ("nanmean", torch.nanmean), ("fix", torch.fix),
+                     ("trunc", torch.trunc), ("floor", torch.floor), ("ceil", torch.ceil),
+                     ("round", torch.round), ("round method", lambda t: t.round()),
+                     ("positive", torch.positive), ("arccos", torch.arccos),
+                     ("is_signed", torch.is_signed)]:
+        for k, a in (("i", i), ("b", b), ("f16", f16)):
+            rec(f"{name} {k}", _outcome(lambda: fn(a)))
+    rec("cos_sim int", _outcome(lambda: torch.cosine_similarity(i[None], i[None])))
+    rec("cos_sim mixed", torch.cosine_similarity(i[None], f[None]))
+    rec("cos_sim shapes", _outcome(lambda: torch.cosine_similarity(torch.ones(2, 3),
+                                                                 torch.ones(2, 4))))
+    rec("cross no 3", _outcome(lambda: torch.cross(torch.ones(2, 2), torch.ones(2, 2))))
+    rec("cross len", _outcome(lambda: torch.cross(torch.ones(2, 3), torch.ones(2, 3), dim=0)))
+    rec("cross ndim", _outcome(lambda: torch.cross(torch.ones(3), torch.ones(2, 3), dim=-1)))
+    rec("cross broadcast", torch.cross(torch.ones(1, 3), torch.arange(12.).reshape(4, 3), dim=1))
+    rec("cross bad broadcast", _outcome(lambda: torch.cross(torch.ones(2, 3), torch.ones(4, 3),
+                                                          dim=1)))
+    a, c = torch.tensor([[1., 2., 3.]], requires_grad=True), torch.arange(6.).reshape(2, 3)
+    rec("linalg.cross", torch.linalg.cross(a, c))
+    rec("linalg.cross d", torch.autograd.grad(torch.linalg.cross(a, c).sum(), a))
+    rec("linalg.cross len", _outcome(lambda: torch.linalg.cross(torch.ones(3, 2),
+                                                                torch.ones(3, 2))))
+    rec("heaviside mixed", _outcome(lambda: torch.heaviside(f, i)))
+    rec("logaddexp shapes", _outcome(lambda: torch.logaddexp(torch.ones(2), torch.ones(3))))
+    rec("broadcast_shapes", [torch.broadcast_shapes((2, 1), (3,), 1),
+                             type(torch.broadcast_shapes((2, 1))).__name__,
+                             torch.broadcast_shapes()])
+    rec("broadcast_shapes bad", _outcome(lambda: torch.broadcast_shapes((2, 3), (4, 3))))
+    rec("is_nonzero", [torch.is_nonzero(torch.tensor([0.])), torch.tensor(3).is_nonzero(),
+                       _outcome(lambda: torch.is_nonzero(torch.tensor([1, 2]))),
+                       _outcome(lambda: torch.is_nonzero(torch.tensor([])))])
+    rec("is_same_size", [torch.is_same_size(f, i), f.is_same_size(torch.ones(2, 1))])
+    rec("is_signed", [torch.tensor([1], dtype=torch.uint8).is_signed(), f.is_signed(),
+                      i.is_signed(), b.is_signed()])
+    for d in (torch.float16, torch.float32, torch.float64, torch.complex64):
+        fi = torch.finfo(d)
+        rec(f"finfo {d}", [fi.eps, fi.max, fi.min, fi.tiny, fi.smallest_normal, fi.resolution,
+                           fi.bits, fi.dtype, repr(fi)])
+    rec("finfo default", torch.finfo() == torch.finfo(torch.float32))
+    for d in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64):
+        ii = torch.iinfo(d)
+        rec(f"iinfo {d}", [ii.bits, ii.max, ii.min, ii.dtype, repr(ii)])
+    rec("finfo int", _outcome(lambda: torch.finfo(torch.int32)))
+    rec("iinfo float", _outcome(lambda: torch.iinfo(torch.float32)))
+    rec("iinfo bool", _outcome(lambda: torch.iinfo(torch.bool)))
+
+
+@program
+def more_shape_functions(torch, rec):
+    x = torch.arange(1., 7.).reshape(2, 3).requires_grad_()
+    v = torch.tensor([1., -2.], requires_grad=True)
+    s = torch.tensor(4., requires_grad=True)
+    w = torch.arange(6.)
+    for name, f in [("atleast_1d", lambda: torch.atleast_1d(s * 1)),
+                    ("atleast_2d", lambda: torch.atleast_2d(v * 1)),
+                    ("atleast_2d 0-d", lambda: torch.atleast_2d(s * 1)),
+                    ("atleast_3d", lambda: torch.atleast_3d(v * 1)),
+                    ("atleast_3d 2-d", lambda: torch.atleast_3d(x * 1)),
+                    ("atleast_3d 0-d", lambda: torch.atleast_3d(s * 1)),
+                    ("column_stack", lambda: torch.column_stack([x[0], x.t(), x[1] * 2])),
+                    ("dstack", lambda: torch.dstack([x, x * 2])),
+                    ("fliplr", lambda: torch.fliplr(x)), ("flipud", lambda: x.flipud()),
+                    ("block_diag", lambda: torch.block_diag(x, v, s)),
+                    ("cartesian_prod", lambda: torch.cartesian_prod(v, v * 3, v)),
+                    ("diagflat", lambda: torch.diagflat(x, -1)),
+                    ("diag_embed", lambda: torch.diag_embed(x, 1)),
+                    ("diag_embed dims", lambda: x.diag_embed(-1, 0, 2)),
+                    ("kron 2-d", lambda: torch.kron(x, v[None])),
+                    ("cummax method", lambda: x.cummax(0).values)]:
+        out = f()
+        rec(name, out)
+        grads = torch.autograd.grad((out * torch.arange(out.numel(), dtype=out.dtype).reshape(
+            out.shape)).sum(), (x, v, s), allow_unused=True)
+        rec(name + " d", list(grads))
+    rec("atleast several", torch.atleast_1d(s, v))
+    rec("atleast list", torch.atleast_2d([s]))
+    rec("atleast same", [torch.atleast_1d(v) is v, torch.atleast_2d(x) is x])
+    rec("block_diag dtypes", torch.block_diag(torch.tensor(2), torch.ones(2, dtype=torch.int32),
+                                              torch.ones(1, 2, dtype=torch.float64)))
+    rec("cartesian one", torch.cartesian_prod(w) is w)
+    for name, fn in [("fliplr 1-d", lambda: torch.fliplr(w)),
+                     ("flipud 0-d", lambda: torch.flipud(torch.tensor(1.))),
+                     ("block_diag 3-d", lambda: torch.block_diag(torch.ones(2, 2, 2))),
+                     ("cartesian 2-d", lambda: torch.cartesian_prod(x)),
+                     ("cartesian dtypes", lambda: torch.cartesian_prod(w, torch.arange(2))),
+                     ("diag_embed same", lambda: torch.diag_embed(x, 0, 1, 1))]:
+        rec(name, _outcome(fn))
+
+
+@program
+def module_level_inplace_functions(torch, rec):
+    """torch.abs_(t), torch.clamp_(t, ...), ...: t.abs_(), ... (t is returned, its version bumped,
+    its node PyTorch's)."""
+    x = torch.tensor([-1.5, -0.25, 0.5, 2.], requires_grad=True)
+    p = torch.tensor([0.1, 0.3, 0.5, 0.8], requires_grad=True)
+    for name, args, src in [
+            ("abs_", (), x), ("neg_", (), x), ("negative_", (), x), ("exp_", (), x),
+            ("sin_", (), x), ("arctan_", (), x), ("erf_", (), x),
+            ("erfc_", (), x), ("expm1_", (), x), ("relu_", (), x), ("sigmoid_", (), x),
+            ("tanh_", (), x), ("trunc_", (), x), ("fix_", (), x), ("frac_", (), x),
+            ("floor_", (), x), ("round_", (), x), ("square_", (), x), ("sinc_", (), x),
+            ("deg2rad_", (), x), ("rad2deg_", (), x), ("clamp_", (-1., 1.), x),
+            ("clip_", (None, 0.), x), ("clamp_min_", (0.,), x), ("clamp_max_", (0.,), x),
+            ("nan_to_num_", (), x), ("fill_", (3.,), x), ("zero_", (), x),
+            ("xlogy_", (2.,), x), ("log_", (), p), ("logit_", (), p), ("sqrt_", (), p),
+            ("rsqrt_", (), p), ("reciprocal_", (), p), ("arccos_", (), p),
+            ("arcsin_", (), p), ("log1p_", (), p), ("log2_", (), p),
+            ("log10_", (), p), ("exp2_", (), p), ("cos_", (), p), ("cosh_", (), p),
+            ("sinh_", (), p), ("tan_", (), p), ("ceil_", (), p), ("acos_", (), p),
+            ("asin_", (), p), ("atan_", (), p)]:
+        t = src[0] * 1 if isinstance(src, tuple) else src * 1
+        version = t._version
+        out = getattr(torch, name)(t, *args)
+        rec(name, [out is t, t._version - version, out])
+        rec(name + " d", torch.autograd.grad(out.sum(), src[0] if isinstance(src, tuple)
+                                             else src, allow_unused=True))
+    leaf = torch.ones(2, requires_grad=True)
+    rec("leaf", _outcome(lambda: torch.exp_(leaf)))
+    d = torch.ones(2)
+    rec("detach_", [torch.detach_(d) is d])

@@ -25,6 +25,7 @@ from functrans.torch._activations import (  # noqa: F401
 )
 from functrans.torch._dtype import result_type
 from functrans.torch._elementwise import sigmoid, tanh  # noqa: F401
+from functrans.torch._linalg import cosine_similarity, pairwise_distance  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
@@ -33,7 +34,7 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
            "cross_entropy", "linear", "bilinear", "huber_loss",
-           "smooth_l1_loss"]
+           "smooth_l1_loss", "cosine_similarity", "pairwise_distance"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
