@@ -654,6 +654,43 @@ def seeded_init(torch, rec):
             rec(f"{name}_{seed}", fn(torch.empty(6, 4)))
 
 
+@program
+def inplace_activation_functions(torch, rec):
+    """F.relu_, F.elu_, ... write into their input and return it; values and the gradient
+    through them (their node names, EluBackward1 and the like, are left out: the shim records
+    the out-of-place node)."""
+    F = torch.nn.functional
+    for name, args in (("relu_", ()), ("elu_", (0.5,)), ("celu_", (2.0,)), ("selu_", ()),
+                       ("leaky_relu_", (0.1,)), ("hardtanh_", (-0.5, 1.5))):
+        x = torch.tensor([-1.5, -0.2, 0.3, 2.0], dtype=torch.float64, requires_grad=True)
+        y = x * 2
+        z = getattr(F, name)(y, *args)
+        z.sum().backward()
+        rec(name, [z is y, y.detach(), x.grad])
+
+
+@seeded
+def seeded_dropout(torch, rec):
+    """F.dropout and nn.Dropout: the mask from PyTorch's generator, the gradient through it,
+    p = 0 and evaluation passing the input itself, p = 1, in place, and the refusals."""
+    F = torch.nn.functional
+    torch.manual_seed(3)
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4).requires_grad_()
+    y = F.dropout(x, 0.3)
+    y.sum().backward()
+    rec("dropout", [y, y.grad_fn, x.grad])
+    m = torch.nn.Dropout(0.5)
+    z = torch.ones(2, 5, dtype=torch.float64)
+    rec("module", [repr(m), m(z), m(z)])
+    m.eval()
+    rec("eval", [m(z) is z, F.dropout(z, 0.0) is z, F.dropout(z, 0.5, training=False) is z])
+    rec("p=1", F.dropout(z, 1.0))
+    w = torch.ones(6)
+    rec("inplace", [F.dropout(w, 0.5, inplace=True) is w, w])
+    attempt(rec, "p=1.5", lambda: F.dropout(z, 1.5))
+    attempt(rec, "module p=-0.1", lambda: torch.nn.Dropout(-0.1))
+
+
 def main():
     import torch
     torch.set_num_threads(1)

@@ -10,6 +10,7 @@ from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import REGISTRY
 from functrans.torch import _activations as A
+from functrans.torch import _creation as C
 from functrans.torch import _elementwise as EW
 from functrans.torch import _linalg as LA
 from functrans.torch import _ops as O
@@ -34,7 +35,8 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
            "cross_entropy", "linear", "bilinear", "huber_loss",
-           "smooth_l1_loss", "cosine_similarity", "pairwise_distance"]
+           "smooth_l1_loss", "cosine_similarity", "pairwise_distance", "dropout", "relu_", "elu_",
+           "celu_", "selu_", "leaky_relu_", "hardtanh_"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -80,6 +82,31 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """torch.nn.functional.hardtanh: x clipped to [min_val, max_val]."""
     return _maybe_in_place(A.hardtanh, input, inplace, min_val, max_val)
+
+
+def _in_place(fn):
+    name = fn.__name__ + "_"
+    return O.named(lambda input, *args: fn(input, *args, inplace=True), name,
+                   f"torch.nn.functional.{name}: {fn.__name__} with inplace=True.")
+
+
+relu_, elu_, celu_, selu_, leaky_relu_, hardtanh_ = map(_in_place, (
+    relu, elu, celu, selu, leaky_relu, hardtanh))
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """torch.nn.functional.dropout: in training, each entry zeroed with probability p and the
+    others scaled by 1 / (1 - p), the mask drawn from PyTorch's generator as its CPU dropout
+    draws it (bernoulli_(1 - p) on a tensor like input); the input itself otherwise."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = C.zeros((), dtype=input.dtype)
+    else:
+        noise = C.empty_like(input).bernoulli_(1 - p).div_(1 - p)
+    return input.mul_(noise) if inplace else EW.mul(input, noise)
 
 
 def _softmax_dim(name, ndim, stacklevel):
