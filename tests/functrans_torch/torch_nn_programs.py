@@ -669,6 +669,54 @@ def inplace_activation_functions(torch, rec):
         rec(name, [z is y, y.detach(), x.grad])
 
 
+@program
+def layer_norm_softmin_threshold_normalize_one_hot(torch, rec):
+    """F.layer_norm and nn.LayerNorm (with and without the affine parameters), F.softmin and
+    nn.Softmin, F.threshold and nn.Threshold, F.normalize, F.one_hot: values, node names,
+    first and second derivatives, module reprs and state, and the refusals."""
+    F = torch.nn.functional
+    x = torch.tensor([[-1.5, -0.2, 0.3], [2.0, 0.7, -0.4]], dtype=torch.float64,
+                     requires_grad=True)
+    w = torch.tensor([1.5, -0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64, requires_grad=True)
+    weights = torch.arange(6, dtype=torch.float64).reshape(2, 3)
+    for name, fn in (("layer_norm", lambda: F.layer_norm(x, (3,))),
+                     ("layer_norm_affine", lambda: F.layer_norm(x, [3], w, b)),
+                     ("layer_norm_all", lambda: F.layer_norm(x, (2, 3), eps=1e-3)),
+                     ("layer_norm_weight", lambda: F.layer_norm(x, (3,), weight=w)),
+                     ("softmin", lambda: F.softmin(x, 1)),
+                     ("threshold", lambda: F.threshold(x, 0.1, 5.0)),
+                     ("normalize", lambda: F.normalize(x)),
+                     ("normalize_p1_dim0", lambda: F.normalize(x, p=1.0, dim=0))):
+        y = fn()
+        g = torch.autograd.grad((y * weights).sum(), [x, w, b], allow_unused=True,
+                                create_graph=True)
+        # the gradients' own nodes are left out: PyTorch's double-backward nodes
+        # (NativeLayerNormBackwardBackward0) are the shim's derivative program's last op
+        rec(name, [y, y.grad_fn, [None if t is None else t.detach() for t in g]])
+        if name != "threshold":  # PyTorch's threshold gradient requires grad; its value is 0
+            rec(f"{name} second", torch.autograd.grad(g[0].pow(2).sum(), x)[0])
+    ln = torch.nn.LayerNorm(3)
+    rec("LayerNorm", [repr(ln), list(ln.state_dict().items()), ln(x.detach().float())])
+    attempt(rec, "LayerNorm float64 input", lambda: ln(x.detach()))
+    ln2 = torch.nn.LayerNorm([2, 3], eps=1e-3, elementwise_affine=False)
+    rec("LayerNorm no affine", [repr(ln2), list(ln2.state_dict().items()),
+                                ln2(x.detach())])
+    ln3 = torch.nn.LayerNorm(3, bias=False, dtype=torch.float64)
+    rec("LayerNorm no bias", [repr(ln3), list(ln3.state_dict().items()), ln3(x.detach())])
+    rec("Softmin", [repr(torch.nn.Softmin(1)), torch.nn.Softmin(dim=0)(x.detach())])
+    th = torch.nn.Threshold(0.1, 20.0)
+    rec("Threshold", [repr(th), repr(torch.nn.Threshold(0.1, 2, True)), th(x.detach())])
+    y = x.detach() * 1
+    rec("threshold_", [F.threshold_(y, 0.0, -1.0) is y, y])
+    rec("one_hot", [F.one_hot(torch.tensor([0, 2, 1])),
+                    F.one_hot(torch.tensor([[1], [0]]), 4)])
+    attempt(rec, "one_hot too small", lambda: F.one_hot(torch.tensor([0, 3]), 2))
+    attempt(rec, "one_hot negative", lambda: F.one_hot(torch.tensor([-1])))
+    attempt(rec, "one_hot float", lambda: F.one_hot(torch.tensor([1.0])))
+    attempt(rec, "layer_norm shape", lambda: F.layer_norm(x, (2,)))
+
+
 @seeded
 def seeded_dropout(torch, rec):
     """F.dropout and nn.Dropout: the mask from PyTorch's generator, the gradient through it,

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
 from functrans.primitives.registry import REGISTRY
@@ -36,7 +37,8 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss",
            "cross_entropy", "linear", "bilinear", "huber_loss",
            "smooth_l1_loss", "cosine_similarity", "pairwise_distance", "dropout", "relu_", "elu_",
-           "celu_", "selu_", "leaky_relu_", "hardtanh_"]
+           "celu_", "selu_", "leaky_relu_", "hardtanh_", "softmin", "threshold",
+           "threshold_", "normalize", "one_hot", "layer_norm"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -128,6 +130,81 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", O.as_tensor(input)._value.ndim, _stacklevel)
     return A.log_softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """torch.nn.functional.softmin: softmax(-input) along dim."""
+    if dim is None:
+        dim = _softmax_dim("softmin", O.as_tensor(input)._value.ndim, _stacklevel)
+    return A.softmax(EW.neg(input), dim, dtype=dtype)
+
+
+_THRESHOLD = composite("ThresholdBackward0")(
+    lambda x, *, threshold, value: E.select(E.gt(x, threshold), x, np.asarray(value, x.dtype)))
+
+
+def threshold(input, threshold, value, inplace=False):
+    """torch.nn.functional.threshold: input where input > threshold, else value."""
+    def fn(x):
+        return O.unary(_THRESHOLD, x, {"threshold": float(threshold), "value": float(value)})
+    return I.inplace(input, fn) if inplace else fn(input)
+
+
+threshold_ = O.named(lambda input, threshold_, value: threshold(input, threshold_, value, True),
+                     "threshold_", "torch.nn.functional.threshold_: threshold in place.")
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """torch.nn.functional.normalize: input / max(||input||_p along dim, eps)."""
+    if out is not None:
+        raise NotImplementedError("normalize(out=...) is not supported by functrans.torch")
+    denom = RD.norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return EW.div(input, denom)
+
+
+def one_hot(tensor, num_classes=-1):
+    """torch.nn.functional.one_hot: an int64 tensor with one more axis, 1 at each class."""
+    v = O.as_tensor(tensor)._value
+    if v.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if v.size and v.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(v.max()) + 1 if v.size else 0
+    elif v.size and v.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return O.wrap((v[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def _layer_norm(x, *args, axes, eps, affine):
+    centred = fnp.subtract(x, fnp.mean(x, axis=axes, keepdims=True))
+    var = fnp.mean(fnp.multiply(centred, centred), axis=axes, keepdims=True)
+    y = fnp.multiply(centred, E.rsqrt(fnp.add(var, np.asarray(eps, x.dtype))))
+    for kind, arg in zip(affine, args):
+        y = fnp.multiply(y, arg) if kind == "weight" else fnp.add(y, arg)
+    return y
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """torch.nn.functional.layer_norm: over the last len(normalized_shape) axes, (x - mean) /
+    sqrt(biased variance + eps), times weight and plus bias where given."""
+    x = O.as_tensor(input)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(int(d) for d in normalized_shape)
+    if tuple(x.shape[len(x.shape) - len(shape):]) != shape or len(shape) > x.dim():
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(x.shape)}")
+    axes = tuple(range(x.dim() - len(shape), x.dim()))
+    extra = [(k, t) for k, t in (("weight", weight), ("bias", bias)) if t is not None]
+    args = (x, *[O.as_tensor(t) for _, t in extra])
+    if any(t._value.dtype != x._value.dtype for t in args):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return run(_LAYER_NORM, args, tuple(t._value for t in args),
+               {"axes": axes, "eps": float(eps), "affine": tuple(k for k, _ in extra)})
+
+
+_LAYER_NORM = composite("NativeLayerNormBackward0")(_layer_norm)
 
 
 def _check_reduction(reduction):

@@ -1,15 +1,17 @@
 """The modules of torch.nn, one file per family as in PyTorch."""
 
-from functrans.torch.nn.modules import activation, container, dropout, flatten, linear, loss, module
+from functrans.torch.nn.modules import (activation, container, dropout, flatten, linear, loss,
+                                        module, normalization)
 from functrans.torch.nn.modules.activation import *  # noqa: F401,F403
 from functrans.torch.nn.modules.container import *  # noqa: F401,F403
 from functrans.torch.nn.modules.dropout import *  # noqa: F401,F403
 from functrans.torch.nn.modules.flatten import *  # noqa: F401,F403
 from functrans.torch.nn.modules.linear import *  # noqa: F401,F403
 from functrans.torch.nn.modules.loss import *  # noqa: F401,F403
+from functrans.torch.nn.modules.normalization import *  # noqa: F401,F403
 from functrans.torch.nn.modules.module import Module
 
 __all__ = list(dict.fromkeys([
     "Module", *activation.__all__, *container.__all__, *dropout.__all__, *flatten.__all__,
-    *linear.__all__, *loss.__all__, "activation", "container", "dropout", "flatten", "linear",
-    "loss", "module"]))
+    *linear.__all__, *loss.__all__, *normalization.__all__, "activation", "container",
+    "dropout", "flatten", "linear", "loss", "module", "normalization"]))

@@ -8,7 +8,8 @@ from functrans.torch.nn.modules.module import Module
 
 __all__ = ["Identity", "ReLU", "ReLU6", "Tanh", "Sigmoid", "SiLU", "Mish", "GELU", "ELU",
            "CELU", "SELU", "LeakyReLU", "Softplus", "Softsign", "Tanhshrink", "LogSigmoid",
-           "Hardtanh", "Hardswish", "Hardsigmoid", "Softmax", "LogSoftmax"]
+           "Hardtanh", "Hardswish", "Hardsigmoid", "Softmax", "LogSoftmax", "Softmin",
+           "Threshold"]
 
 
 class Identity(Module):
@@ -223,3 +224,25 @@ class LogSoftmax(Softmax):
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmin(Softmax):
+    """exp(-x) / sum(exp(-x)) along dim."""
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+
+class Threshold(Module):
+    """x where x > threshold, else value."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (
+            ", inplace=True" if self.inplace else "")
