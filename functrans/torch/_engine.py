@@ -13,6 +13,7 @@ from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import ERR_BACKWARD_TWICE, OpNode, unpack_input, unpack_output
 from functrans.torch._ops import copy_for_grad
 from functrans.torch._record import loud, quiet
+from functrans.torch._saved_hooks import Packed, unpack_node
 from functrans.torch._tensor import Size, Tensor, _shared_vc, edge, warn_once, wrap
 
 CREATE_GRAPH_WARNING = (
@@ -412,15 +413,18 @@ def _opnode_backward(node, buf, create_graph):
     if prog.error is not None:
         raise RuntimeError(f"the derivative for '{node.name()}' is not implemented: "
                            f"{prog.error}")
-    if node._saved is None:
+    if type(node._saved_out) is Packed:  # kept by saved-tensor hooks
+        args = unpack_node(node._saved_out, True)
+    elif node._saved is None:
         raise RuntimeError(ERR_BACKWARD_TWICE)
-    args = []
-    for t, v in node._saved:
-        if t is not None:
-            unpack_input(t, v)  # raises PyTorch's error if t changed in place since
-        args.append(wrap(v) if t is None else t)
-    for so, k in zip(node._saved_out or (), prog.used_outputs):
-        args.append(wrap(unpack_output(so, node, k), True, node, k, so[1]))
+    else:
+        args = []
+        for t, v in node._saved:
+            if t is not None:
+                unpack_input(t, v)  # raises PyTorch's error if t changed in place since
+            args.append(wrap(v) if t is None else t)
+        for so, k in zip(node._saved_out or (), prog.used_outputs):
+            args.append(wrap(unpack_output(so, node, k), True, node, k, so[1]))
     for k, g in enumerate(buf):
         a = prog.out_avals[k]
         args.append(wrap(np.zeros(a.shape, a.dtype)) if g is None else _as_tensor(g))

@@ -19,6 +19,7 @@ from functrans.torch._indexing import (check_broadcasts, copy_slices, drop_leadi
                                        numpy_index, setitem_out_of_place)
 from functrans.torch._ops import _operand, as_tensor, to_dtype
 from functrans.torch._record import Op, check_broadcast, prim_op, run
+from functrans.torch._saved_hooks import Packed
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
 from functrans.torch._complex import copy_parts
 from functrans.torch._views import (changes_dtype, mode_view_error, move_retained_grad,
@@ -112,7 +113,8 @@ def inplace(self, fn, *args, broadcasts=False, **kwargs):
             write(self, res)  # raises PyTorch's cast error
         res = to_dtype(res, self._value.dtype)
     node = res._grad_fn
-    if isinstance(node, OpNode) and node._saved and any(t is src for t, _ in node._saved):
+    if isinstance(node, OpNode) and (type(node._saved_out) is Packed or node._saved and any(
+            t is src for t, _ in node._saved)):
         src._value = src._value.copy()  # the old value, needed by backward
     if base is not None:
         return rebase_view(self, base, res, written=False)
@@ -142,7 +144,7 @@ def _rebase(self, res, vc):
     node = res._grad_fn
     old_fn, old_nr = self._grad_fn, self._output_nr
     self._grad_fn, self._output_nr, self._requires_grad = node, res._output_nr, True
-    if isinstance(node, OpNode) and node._saved_out:
+    if isinstance(node, OpNode) and type(node._saved_out) is list:
         node._saved_out = [(self._value, vc, vc[0]) if k == res._output_nr else so
                            for so, k in zip(node._saved_out, node._prog.used_outputs)]
     move_retained_grad(self, old_fn, old_nr)

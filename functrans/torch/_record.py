@@ -10,6 +10,7 @@ import numpy as np
 from functrans.torch._grad_mode import MODE
 from functrans.torch._graph import new_seq, node_class
 from functrans.torch._programs import get_program
+from functrans.torch._saved_hooks import OPEN, hooks_now, pack_node
 from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wrap
 
 _new = object.__new__
@@ -192,6 +193,9 @@ def record(op, inputs, vals, out, needs, params):
         node._saved_out = [(out, vc, 0)]
     else:
         t._vc = node._saved_out = None
+    if OPEN[0] and hooks_now():
+        node._saved_out = pack_node(node, inputs, vals, used, (t,), prog.used_outputs)
+        node._saved = None
     return t
 
 
@@ -207,6 +211,10 @@ def record_multiple(op, inputs, vals, out, needs, params):
     results = [wrap(o, o.dtype.kind in "fc", node if o.dtype.kind in "fc" else None, k)
                for k, o in enumerate(outs)]
     node._saved_out = [(outs[k], _shared_vc(results[k]), 0) for k in prog.used_outputs] or None
+    if OPEN[0] and hooks_now():
+        node._saved_out = pack_node(node, inputs, vals, prog.used_inputs, results,
+                                    prog.used_outputs)
+        node._saved = None
     return results
 
 

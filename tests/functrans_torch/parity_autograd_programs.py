@@ -674,3 +674,125 @@ def second_order_with_non_leaf_inputs(torch, rec):
     q = torch.tensor([0., float("nan"), 2., 1.], requires_grad=True)
     rec("maximum_grads", torch.autograd.grad(torch.maximum(p, q).sum(), [p, q]))
     rec("minimum_grads", torch.autograd.grad(torch.minimum(p, q).sum(), [p, q]))
+
+
+@program
+def saved_tensor_hooks(torch, rec):
+    hooks = torch.autograd.graph.saved_tensors_hooks
+    counts = []
+
+    def pack(x):
+        counts.append("pack")
+        return x
+
+    def unpack(x):
+        counts.append("unpack")
+        return x
+
+    # what pack returns is what backward reads: the gradient follows the saved values
+    with hooks(lambda x: 2 * x, lambda x: x):
+        a = torch.tensor([1., 2., 3.], requires_grad=True)
+        (a * a).sum().backward()
+    rec("mul_packed_doubled", a.grad)
+    x, y = torch.ones(4, requires_grad=True), torch.ones(4)
+    with hooks(pack, unpack):
+        out = x * y                     # only y is needed for x's gradient: one pack
+        rec("packs_at_record", list(counts))
+        out.sum().backward()
+        rec("after_backward", list(counts))
+        (x * 3).sum().backward()        # a number is not a tensor: never packed
+        rec("number_operand", list(counts))
+    with hooks(lambda x: 3 * x, lambda x: x):
+        a = torch.tensor([0.5, 1.0], requires_grad=True)
+        y = torch.exp(a)                # exp saves its result
+    y.sum().backward()
+    rec("exp_result_tripled", a.grad)
+    with hooks(lambda x: 2 * x, lambda x: x):
+        b = torch.tensor([1., 2.], requires_grad=True)
+        y = (b * 1.5).sin()             # a non-leaf saved: the gradient still reaches b
+    y.sum().backward()
+    rec("non_leaf", b.grad)
+    with hooks(lambda x: 2 * x, lambda x: x):
+        a = torch.tensor([1., 2.], requires_grad=True)
+        s = (a ** 3).sum()
+    (g,) = torch.autograd.grad(s, (a,), create_graph=True)
+    g.sum().backward()                  # the unpacked tensor is a stand-in for a itself
+    rec("double_backward", a.grad)
+    with hooks(lambda x: 3 * x, lambda x: x / 3):
+        with hooks(lambda x: 5 * x, lambda x: x):   # the innermost wins
+            a = torch.tensor([1., 2.], requires_grad=True)
+            y = a * a
+    y.sum().backward()
+    rec("innermost", a.grad)
+
+
+@program
+def saved_tensor_hooks_in_functions_and_in_place(torch, rec):
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y * x
+
+    with torch.autograd.graph.saved_tensors_hooks(lambda x: 2 * x, lambda x: x):
+        a = torch.tensor([1., 2.], requires_grad=True)
+        out = Exp.apply(a)
+    out.sum().backward()
+    rec("function", a.grad)
+    with torch.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x):
+        a = torch.tensor([1., 2.], requires_grad=True)
+        y = a * 1.0
+        y.sin_()                        # the value before sin_ is what its backward reads
+    y.sum().backward()
+    rec("in_place", a.grad)
+    with torch.autograd.graph.save_on_cpu():
+        a = torch.tensor([1., 2.], requires_grad=True)
+        y = (a * a).sin()
+    y.sum().backward()
+    rec("save_on_cpu", a.grad)
+
+
+@program
+def saved_tensor_hooks_errors(torch, rec):
+    hooks = torch.autograd.graph.saved_tensors_hooks
+
+    def wrong_unpack():
+        with hooks(lambda x: x, lambda x: 1):
+            a = torch.tensor([1.], requires_grad=True)
+            y = a * a
+        y.backward()
+
+    def in_place_pack():
+        def inc(x):
+            x += 1
+            return x
+
+        with hooks(inc, lambda x: x):
+            torch.exp(torch.tensor([1.], requires_grad=True))
+
+    def disabled():
+        with torch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+            with hooks(lambda x: x, lambda x: x):
+                pass
+
+    def disabling_while_set():
+        with hooks(lambda x: x, lambda x: x):
+            with torch.autograd.graph.disable_saved_tensors_hooks("not while hooks are set"):
+                pass
+
+    for name, fn in [("wrong_unpack", wrong_unpack), ("in_place_pack", in_place_pack),
+                     ("disabled", disabled), ("disabling_while_set", disabling_while_set)]:
+        try:
+            fn()
+            rec(name, "no error")
+        except Exception as e:
+            rec(name, [type(e).__name__, str(e)])
+    a = torch.tensor([2.], requires_grad=True)
+    (a * a).backward()                  # every context exited: nothing packs any more
+    rec("after", a.grad)

@@ -13,6 +13,7 @@ from functrans.primitives.broadcasting import unbroadcast
 from functrans.torch._grad_mode import MODE, no_grad
 from functrans.torch._graph import ERR_BACKWARD_TWICE, Node, new_seq, unpack_input, unpack_output
 from functrans.torch._inplace import rebase_view
+from functrans.torch._saved_hooks import hooks_now, pack, unpack
 from functrans.torch._tensor import Tensor, _shared_vc, check_saveable, edge, wrap
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction", "NestedIOFunction",
@@ -49,7 +50,9 @@ class FunctionCtx:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         out = []
         for entry in saved:  # (tensor, version) of an input, or an output's (see _save)
-            if entry is not None and len(entry) == 2:
+            if entry is not None and len(entry) == 3:  # kept by saved-tensor hooks
+                entry = unpack(entry, True)
+            elif entry is not None and len(entry) == 2:
                 unpack_input(*entry)
                 entry = entry[0]
             elif entry is not None:
@@ -278,9 +281,10 @@ def _save(ctx, originals, result, executable):
     """ctx's saved tensors: (tensor, version), or for its own outputs (no cycle) (array, version
     counter, version, output_nr, differentiable)."""
     out_index = {id(o): k for k, o in originals}
-    saved = []
+    saved, tensors = [], []
     for t in ctx._to_save:
         k = None if t is None else out_index.get(id(t))
+        tensors.append(t if k is None else result[k])
         if t is None:
             saved.append(None)
         elif k is not None and result[k]._grad_fn is ctx:
@@ -291,6 +295,9 @@ def _save(ctx, originals, result, executable):
                 check_saveable(t)
             saved.append((t, 0 if t._vc is None else t._vc[0]))
     ctx._to_save = ()
+    hooks = hooks_now()
+    if hooks is not None:
+        saved = [e if e is None else pack(t, hooks) for t, e in zip(tensors, saved)]
     return saved
 
 

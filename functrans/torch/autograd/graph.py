@@ -1,13 +1,17 @@
-"""torch.autograd.graph: `Node` (every grad_fn's base), `GradientEdge` and version bumps."""
+"""torch.autograd.graph: `Node` (every grad_fn's base), `GradientEdge`, version bumps and the
+saved-tensor hooks."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
 from functrans.torch._graph import Node
+from functrans.torch._saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,
+                                          saved_tensors_hooks)
 from functrans.torch._tensor import Tensor, _shared_vc, edge
 
-__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 
 class GradientEdge(NamedTuple):
