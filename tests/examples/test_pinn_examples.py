@@ -90,3 +90,46 @@ def test_training_stops_the_first_time_until_answers_true(tmp_path):
     assert checks[-1] < 1e-6 and all(c >= 1e-6 for c in checks[:-1])
     # Adam's 20 steps, then L-BFGS, checked after every step: it stops early
     assert int(steps) == len(checks) < 520
+
+
+CONTINUED = """
+import numpy as np
+import functrans.numpy as fnp
+import pinn_allen_cahn as ac
+from pinn_common import init_mlp
+
+rng = np.random.default_rng(0)
+p, q = init_mlp(rng, [5, 8, 8, 1]), init_mlp(rng, [5, 8, 8, 1])
+t0, x = 0.3, rng.uniform(-1, 1, 5)
+start = lambda x: fnp.cos(3.0 * x) * fnp.sin(x)
+
+# the start's values at t0 whatever the parameters
+u = ac.continued(q, t0, start)
+print(max(abs(float(u(np.array([t0, xi]))) - np.cos(3 * xi) * np.sin(xi)) for xi in x))
+
+# the network itself when the start is that network's values at t0
+v = ac.continued(p, t0, lambda x: ac.u_net(p, fnp.stack([t0, x])))
+z = np.stack([rng.uniform(0.3, 0.5, 5), x], 1)
+print(max(abs(float(v(zi)) - float(ac.u_net(p, zi))) for zi in z))
+
+# the residual from the carried start (s, s_xx) against central differences of u in float64
+r = np.asarray([ac.continued_residual(q, zi, t0=t0) for zi in ac.with_start(start, z)])
+h, k = 1e-5, 1e-4
+U = lambda t, x: float(u(np.array([t, x])))
+fd = np.array([(U(t + h, x) - U(t - h, x)) / (2 * h)
+               - ac.EPS * (U(t, x + k) - 2 * U(t, x) + U(t, x - k)) / (k * k)
+               + ac.GAMMA * (U(t, x) ** 3 - U(t, x)) for t, x in z])
+print(np.abs(r - fd).max())
+"""
+
+
+def test_allen_cahn_window_continues_the_last_one_exactly(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT, EXAMPLES] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                            if p]))
+    proc = subprocess.run([sys.executable, "-c", CONTINUED], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    at_start, continuation, residual = (float(s) for s in proc.stdout.split())
+    assert at_start < 1e-15 and continuation < 1e-15
+    assert residual < 1e-7
