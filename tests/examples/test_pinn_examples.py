@@ -58,6 +58,17 @@ def test_quick_run(script, tmp_path):
     print(f"{script} --quick: error {err:.3e}, {wall:.1f} s")
 
 
+def _run_snippet(code, tmp_path):
+    """What `code` prints, run in a fresh interpreter that imports the examples' modules."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT, EXAMPLES] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                            if p]))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return proc.stdout
+
+
 UNTIL = """
 import numpy as np
 import functrans.numpy as fnp
@@ -79,13 +90,7 @@ print(len(history), *checks)
 def test_training_stops_the_first_time_until_answers_true(tmp_path):
     # the time-to-accuracy runs of benchmarks/bench_pinn_training.py rely on it
     pytest.importorskip("scipy")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [ROOT, EXAMPLES] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                            if p]))
-    proc = subprocess.run([sys.executable, "-c", UNTIL], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
-    steps, *checks = proc.stdout.split("\n")[-2].split()
+    steps, *checks = _run_snippet(UNTIL, tmp_path).split("\n")[-2].split()
     checks = [float(c) for c in checks]
     assert checks[-1] < 1e-6 and all(c >= 1e-6 for c in checks[:-1])
     # Adam's 20 steps, then L-BFGS, checked after every step: it stops early
@@ -124,12 +129,7 @@ print(np.abs(r - fd).max())
 
 
 def test_allen_cahn_window_continues_the_last_one_exactly(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [ROOT, EXAMPLES] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                            if p]))
-    proc = subprocess.run([sys.executable, "-c", CONTINUED], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
-    at_start, continuation, residual = (float(s) for s in proc.stdout.split())
+    at_start, continuation, residual = (float(s) for s in _run_snippet(CONTINUED,
+                                                                        tmp_path).split())
     assert at_start < 1e-15 and continuation < 1e-15
     assert residual < 1e-7
