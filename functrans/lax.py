@@ -12,13 +12,23 @@ import operator
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
+                                   conv_general_dilated, conv_general_shape_tuple,
+                                   conv_with_general_padding, padtype_to_pads, reduce_window)
 from functrans.errors import ShapeError
 from functrans.primitives import elementwise as _elementwise
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gradient",
-           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "clamp"]
+           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "clamp",
+           "conv_general_dilated", "conv", "conv_with_general_padding", "conv_dimension_numbers",
+           "ConvDimensionNumbers", "conv_general_shape_tuple", "padtype_to_pads",
+           "reduce_window", "add", "mul", "max", "min"]
+
+# the binary operations reduce_window programs pass as `computation` (jax.lax.add, lax.max, ...)
+add, mul, max, min = (_elementwise.add, _elementwise.mul,  # noqa: A001
+                      _elementwise.max, _elementwise.min)
 
 
 def clamp(min, x, max):  # noqa: A002  (jax.lax.clamp's argument names)
