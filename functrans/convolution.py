@@ -202,9 +202,10 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
     strides = _ints("window_strides", window_strides, nsp)
     ldil, rdil = _ints("lhs_dilation", lhs_dilation, nsp), _ints("rhs_dilation", rhs_dilation, nsp)
     groups = operator.index(feature_group_count)
-    x = transpose(lhs, dn.lhs_spec)          # N, C, spatial...
-    w = transpose(rhs, dn.rhs_spec)          # O, I, spatial...
-    n, c = x.shape[:2]
+    # channels last, so that each window's (C, K) block is contiguous for the product
+    x = transpose(lhs, (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1]))  # N, spatial..., C
+    w = transpose(rhs, dn.rhs_spec)                                         # O, I, spatial...
+    n, c = x.shape[0], x.shape[-1]
     o, i = w.shape[:2]
     if groups < 1 or c != i * groups or o % groups:
         raise ShapeError(f"conv_general_dilated: lhs has {c} features and rhs {i} input and "
@@ -214,19 +215,30 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
     dtype = fnp.result_type(x, w) if preferred_element_type is None else preferred_element_type
     x, w = fnp.asarray(x, dtype), fnp.asarray(w, dtype)
     kernel = w.shape[2:]
-    pads = padtype_to_pads(x.shape[2:], [_dilate(k, d) for k, d in zip(kernel, rdil)], strides,
-                           padding)
-    config = ((0, 0, 0), (0, 0, 0)) + tuple((lo, hi, d - 1) for (lo, hi), d in zip(pads, ldil))
+    pads = padtype_to_pads(x.shape[1:-1], [_dilate(k, d) for k, d in zip(kernel, rdil)],
+                           strides, padding)
+    config = ((0, 0, 0),) + tuple((lo, hi, d - 1) for (lo, hi), d in zip(pads, ldil)) + \
+        ((0, 0, 0),)
     x = pad(x, np.zeros((), x.dtype), config)
-    patches = list(window_slices(x, kernel, strides, rdil))
-    out_sp = tuple(patches[0].shape[2:])
-    # im2col: (N, G, C/G, K, out...) against (G, O/G, C/G, K), batched over the groups
-    cols = reshape(fnp.stack(patches, axis=2), (n, groups, c // groups, len(patches)) + out_sp)
-    filters = reshape(w, (groups, o // groups, i, len(patches)))
-    y = dot_general(cols, filters, (((2, 3), (2, 3)), ((1,), (0,))))  # G, N, out..., O/G
-    y = transpose(y, (1, 0, nsp + 2) + tuple(range(2, nsp + 2)))
-    y = reshape(y, (n, o) + out_sp)
-    return transpose(y, tuple(np.argsort(dn.out_spec)))
+    patches = list(window_slices(x, kernel + (1,), strides + (1,), rdil + (1,)))
+    out_sp = tuple(patches[0].shape[1:-1])
+    k = len(patches)
+    # im2col: (N, out..., C, K) against (O, C, K), the groups a batch axis of the product
+    cols = fnp.stack(patches, axis=-1)
+    if groups == 1:
+        y = dot_general(cols, reshape(w, (o, i, k)), (((nsp + 1, nsp + 2), (1, 2)), ((), ())))
+    else:
+        cols = reshape(cols, (n, *out_sp, groups, i, k))
+        filters = reshape(w, (groups, o // groups, i, k))
+        y = dot_general(cols, filters, (((nsp + 2, nsp + 3), (2, 3)), ((nsp + 1,), (0,))))
+        y = transpose(y, (*range(1, nsp + 2), 0, nsp + 2))   # N, out..., G, O/G
+        y = reshape(y, (n, *out_sp, o))
+    # y is (N, out..., O): put N, O and the spatial axes where out_spec says
+    source = (0, nsp + 1, *range(1, nsp + 1))
+    perm = [0] * (nsp + 2)
+    for axis, src in zip(dn.out_spec, source):
+        perm[axis] = src
+    return transpose(y, tuple(perm))
 
 
 def conv(lhs, rhs, window_strides: Sequence[int], padding: str, precision=None,
