@@ -271,22 +271,24 @@ def conv_with_general_padding(lhs, rhs, window_strides: Sequence[int], padding,
                                 preferred_element_type=preferred_element_type)
 
 
-def _is_max(computation) -> bool:
-    return computation is E.max or computation is fnp.maximum
+def _choose(better):
+    def step(acc, patch):
+        # the first extremum of a window wins (later ties keep it), and a NaN wins: the
+        # derivative goes to that one element, as JAX's reduce_window_max/min and PyTorch's
+        # max pools send it (a fold of max would split it between ties)
+        return E.select(E.or_(better(patch, acc), E.ne(patch, patch)), patch, acc)
+    return step
 
 
-def _max_step(acc, patch):
-    # the first maximum of a window wins (later ties keep it), and a NaN wins: the derivative
-    # goes to that one element, as JAX's reduce_window_max and PyTorch's max pools send it
-    take = E.or_(E.gt(patch, acc), E.ne(patch, patch))
-    return E.select(take, patch, acc)
+_CHOOSERS = {E.max: _choose(E.gt), fnp.maximum: _choose(E.gt),
+             E.min: _choose(E.lt), fnp.minimum: _choose(E.lt)}
 
 
 def reduce_window(operand, init_value, computation: Callable, window_dimensions,
                   window_strides, padding, base_dilation=None, window_dilation=None):
     """jax.lax.reduce_window for one operand: `computation` (a binary elementwise function
     such as lax.add or lax.max) folded over each window, starting from `init_value`, which also
-    fills the padding. With a max, each window's derivative goes to its first maximum.
+    fills the padding. With a max or min, each window's derivative goes to its first extremum.
 
     >>> import numpy as np
     >>> from functrans import lax
@@ -315,7 +317,7 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions,
     if fill is not init:
         inside = pad(np.ones(x.shape, np.bool_), np.zeros((), np.bool_), config)
         padded = E.select(inside, padded, fnp.broadcast_to(init, padded.shape))
-    step = _max_step if _is_max(computation) else computation
+    step = _CHOOSERS.get(computation, computation)
     acc = None
     for patch in window_slices(padded, window, strides, wdil):
         acc = step(fnp.broadcast_to(init, patch.shape) if acc is None else acc, patch)
