@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.core.ownership import owned
 from functrans.convolution import conv_general_dilated, reduce_window, window_slices
 from functrans.primitives import elementwise as E
 from functrans.primitives import reductions as R
@@ -19,7 +20,7 @@ from functrans.torch import _ops as O
 from functrans.torch import _shape as S
 from functrans.torch._dtype import cpp_name, kind
 from functrans.torch._record import composite, run
-from functrans.torch._tensor import wrap
+from functrans.torch._tensor import warn_once, wrap
 
 __all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad"]
@@ -74,6 +75,10 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = tuple(((k - 1) // 2, k - 1 - (k - 1) // 2) if padding == "same" else (0, 0)
                      for k in kernel)
+        if any(lo != hi for lo, hi in pads):
+            warn_once("conv_same_asymmetric", "Using padding='same' with even kernel lengths "
+                      "and odd dilation may require a zero-padded copy of the input be created",
+                      3)
     else:
         padding = _tuple(padding, n)
         if any(p < 0 for p in padding):
@@ -386,7 +391,8 @@ def adaptive_avg_pool1d(input, output_size):
 
 @composite("ConstantPadNdBackward0")
 def _constant_pad(x, *, config, value):
-    return pad_prim(x, np.asarray(value, x.dtype), config)
+    # with nothing to pad, pad gives x itself: a copy then, as PyTorch's result is new
+    return owned(pad_prim(x, np.asarray(value, x.dtype), config), x)
 
 
 _MODE_PADS = {"reflect": ("reflect", "ReflectionPad{}DBackward0"),
