@@ -1,4 +1,5 @@
-"""`functrans.lax`: structured control flow and derivative control, named as in `jax.lax`.
+"""`functrans.lax`: structured control flow, derivative control, convolutions and window
+reductions, named as in `jax.lax`.
 
 >>> import numpy as np
 >>> import functrans as ft
@@ -13,8 +14,9 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
-                                   conv_general_dilated, conv_general_shape_tuple,
-                                   conv_with_general_padding, padtype_to_pads, reduce_window)
+                                   conv_general_dilated, conv_general_permutations,
+                                   conv_general_shape_tuple, conv_with_general_padding,
+                                   padtype_to_pads, reduce_window, reduce_window_shape_tuple)
 from functrans.errors import ShapeError
 from functrans.primitives import elementwise as _elementwise
 from functrans.primitives.ad_control import stop_gradient
@@ -23,8 +25,9 @@ from functrans.transforms.control_flow import cond, fori_loop, scan, switch, whi
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gradient",
            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "clamp",
            "conv_general_dilated", "conv", "conv_with_general_padding", "conv_dimension_numbers",
-           "ConvDimensionNumbers", "conv_general_shape_tuple", "padtype_to_pads",
-           "reduce_window", "add", "mul", "max", "min"]
+           "ConvDimensionNumbers", "conv_general_permutations", "conv_general_shape_tuple",
+           "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple", "add", "mul", "max",
+           "min"]
 
 # the binary operations reduce_window programs pass as `computation` (jax.lax.add, lax.max, ...)
 add, mul, max, min = (_elementwise.add, _elementwise.mul,  # noqa: A001
