@@ -35,12 +35,22 @@ __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permu
 
 ConvDimensionNumbers = namedtuple("ConvDimensionNumbers", ["lhs_spec", "rhs_spec", "out_spec"])
 ConvDimensionNumbers.__doc__ = """Where batch/feature and spatial axes sit: each spec is
-(batch or out-feature axis, feature or in-feature axis, spatial axes...), as in JAX."""
+(batch or out-feature axis, feature or in-feature axis, spatial axes...), as in JAX.
+
+>>> from functrans import lax
+>>> lax.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2)).rhs_spec
+(3, 2, 0, 1)
+"""
 
 
 def conv_general_permutations(dimension_numbers) -> tuple:
     """(lhs, rhs, out) axis orders of string specs such as ('NHWC', 'HWIO', 'NHWC'); spatial
-    axes of lhs and out are matched to rhs's by letter, as JAX matches them."""
+    axes of lhs and out are matched to rhs's by letter, as JAX matches them.
+
+    >>> from functrans import lax
+    >>> lax.conv_general_permutations(("NHWC", "HWIO", "NHWC"))
+    ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    """
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     charpairs = (("N", "C"), ("O", "I"), ("N", "C"))
     for spec, (a, b) in zip(dimension_numbers, charpairs):
@@ -64,7 +74,12 @@ def conv_general_permutations(dimension_numbers) -> tuple:
 
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
     """`dimension_numbers` (None, three strings, or a ConvDimensionNumbers) as axis orders;
-    None means (N, C, spatial...) for lhs and out and (O, I, spatial...) for rhs."""
+    None means (N, C, spatial...) for lhs and out and (O, I, spatial...) for rhs.
+
+    >>> from functrans import lax
+    >>> lax.conv_dimension_numbers((1, 5, 5, 3), (2, 2, 3, 4), ("NHWC", "HWIO", "NHWC"))
+    ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
+    """
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         return dimension_numbers
     if len(lhs_shape) != len(rhs_shape) or len(lhs_shape) < 2:
@@ -88,7 +103,12 @@ def _dilate(size: int, d: int) -> int:
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
     """(low, high) per dimension for 'VALID', 'SAME' (extra on the high side), 'SAME_LOWER'
-    or explicit pairs, as jax.lax.padtype_to_pads."""
+    or explicit pairs, as jax.lax.padtype_to_pads.
+
+    >>> from functrans import lax
+    >>> lax.padtype_to_pads((5, 6), (2, 3), (1, 2), "SAME")
+    [(0, 1), (0, 1)]
+    """
     if not isinstance(padding, str):
         pads = [tuple(operator.index(p) for p in pair) for pair in padding]
         if len(pads) != len(in_shape) or any(len(p) != 2 for p in pads):
@@ -129,7 +149,12 @@ def _ints(name, values, n, default=1):
 def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
                              dimension_numbers=None, lhs_dilation=None,
                              rhs_dilation=None) -> tuple:
-    """The shape conv_general_dilated gives (out_spec's layout), from shapes alone."""
+    """The shape conv_general_dilated gives (out_spec's layout), from shapes alone.
+
+    >>> from functrans import lax
+    >>> lax.conv_general_shape_tuple((8, 1, 28, 28), (6, 1, 5, 5), (1, 1), "VALID")
+    (8, 6, 24, 24)
+    """
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     nsp = len(lhs_shape) - 2
     lhs_sp = [lhs_shape[i] for i in dn.lhs_spec[2:]]
@@ -148,7 +173,12 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
                               base_dilation=None, window_dilation=None) -> tuple:
-    """The shape reduce_window gives, from shapes alone."""
+    """The shape reduce_window gives, from shapes alone.
+
+    >>> from functrans import lax
+    >>> lax.reduce_window_shape_tuple((8, 24, 24, 6), (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    (8, 12, 12, 6)
+    """
     n = len(operand_shape)
     strides = _ints("window_strides", window_strides, n)
     bdil = _ints("base_dilation", base_dilation, n)
@@ -161,7 +191,13 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
 
 def window_slices(x, window, strides, dilation=None):
     """One strided slice of `x` per window offset (row-major order), over the last
-    len(window) axes: slice k holds, at output position i, x[i * stride + k * dilation]."""
+    len(window) axes: slice k holds, at output position i, x[i * stride + k * dilation].
+
+    >>> import numpy as np
+    >>> from functrans.convolution import window_slices
+    >>> [s.tolist() for s in window_slices(np.arange(5.0), (2,), (2,))]
+    [[0.0, 2.0], [1.0, 3.0]]
+    """
     nw = len(window)
     lead = x.ndim - nw
     dilation = dilation or (1,) * nw
@@ -291,10 +327,9 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions,
     fills the padding. With a max or min, each window's derivative goes to its first extremum.
 
     >>> import numpy as np
-    >>> from functrans import lax
-    >>> lax.reduce_window(np.arange(6.0).reshape(2, 3), -np.inf, lax.max, (2, 2), (1, 1),
-    ...                   "VALID").tolist()
-    [[4.0, 5.0]]
+    >>> from functrans.convolution import reduce_window
+    >>> reduce_window(np.arange(6.0).reshape(2, 3), 0.0, np.add, (2, 2), (1, 1), "VALID").tolist()
+    [[8.0, 12.0]]
     """
     x = fnp.asarray(operand)
     init = fnp.asarray(init_value, x.dtype)
