@@ -251,6 +251,10 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
     dtype = fnp.result_type(x, w) if preferred_element_type is None else preferred_element_type
     x, w = fnp.asarray(x, dtype), fnp.asarray(w, dtype)
     kernel = w.shape[2:]
+    if isinstance(padding, str) and any(d != 1 for d in ldil):
+        raise ArgumentError(f"conv_general_dilated: padding {padding!r} with lhs_dilation "
+                            f"{ldil} (a transposed convolution): as in JAX, give the padding "
+                            "as explicit (low, high) pairs.")
     pads = padtype_to_pads(x.shape[1:-1], [_dilate(k, d) for k, d in zip(kernel, rdil)],
                            strides, padding)
     config = ((0, 0, 0),) + tuple((lo, hi, d - 1) for (lo, hi), d in zip(pads, ldil)) + \

@@ -127,6 +127,9 @@ def test_bad_arguments_raise_errors_that_name_the_fix():
     with pytest.raises(errors.ArgumentError, match="'N' and 'C' once"):
         lax.conv_general_dilated(x, w, (1, 1), "VALID",
                                  dimension_numbers=("NNHW", "OIHW", "NCHW"))
+    with pytest.raises(errors.ArgumentError, match="explicit"):
+        lax.conv_general_dilated(x, w, (1, 1), "SAME", lhs_dilation=(2, 2),
+                                 feature_group_count=2)
     with pytest.raises(errors.ShapeError, match="window_dimensions"):
         lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1), "VALID")
     assert fnp.shape(lax.conv_general_dilated(x, w, (1, 1), "VALID",
