@@ -47,5 +47,5 @@ __all__ = [
     "tree_util", "tree", "flatten_util", "debug", "lax", "nn", "optimizers", "random", "numpy", "scipy",
     "torch", "errors", "test_util", "backend", "backends", "core", "primitives", "transforms",
     "flags",
-    "cpu_device", "example_libraries", "experimental",
+    "cpu_device", "example_libraries", "experimental", "convolution",
 ]

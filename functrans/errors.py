@@ -61,6 +61,11 @@ class MissingRuleError(FunctransError, NotImplementedError):
     """A primitive lacks the rule a transform needs (the message names the file to edit)."""
 
 
+class UnsupportedFeatureError(FunctransError, NotImplementedError):
+    """An option of a JAX or numpy function that functrans does not implement (the message
+    names it and what to use instead)."""
+
+
 class LinAlgError(FunctransError, _np.linalg.LinAlgError):
     """A matrix has no result of the kind asked (no real square root, no convergence); a
     numpy.linalg.LinAlgError, so code catching numpy's catches it."""

@@ -1,4 +1,5 @@
-"""`functrans.lax`: structured control flow and derivative control, named as in `jax.lax`.
+"""`functrans.lax`: structured control flow, derivative control, convolutions and window
+reductions, named as in `jax.lax`.
 
 >>> import numpy as np
 >>> import functrans as ft
@@ -12,13 +13,88 @@ import operator
 import numpy as np
 
 import functrans.numpy as fnp
+from functrans.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
+                                   conv_general_dilated, conv_general_permutations,
+                                   conv_general_shape_tuple, conv_with_general_padding,
+                                   padtype_to_pads, reduce_window_shape_tuple)
+from functrans import convolution as _convolution
 from functrans.errors import ShapeError
 from functrans.primitives import elementwise as _elementwise
 from functrans.primitives.ad_control import stop_gradient
 from functrans.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gradient",
-           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "clamp"]
+           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "clamp",
+           "conv_general_dilated", "conv", "conv_with_general_padding", "conv_dimension_numbers",
+           "ConvDimensionNumbers", "conv_general_permutations", "conv_general_shape_tuple",
+           "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple", "add", "mul", "max",
+           "min"]
+
+
+
+# --- the binary operations reduce_window programs pass as `computation` ----------------------
+
+def add(x, y):
+    """x + y elementwise, as `jax.lax.add` (a `reduce_window` computation).
+
+    >>> from functrans import lax
+    >>> float(lax.add(1.0, 2.0))
+    3.0
+    """
+    return _elementwise.add(x, y)
+
+
+def mul(x, y):
+    """x * y elementwise, as `jax.lax.mul`.
+
+    >>> from functrans import lax
+    >>> float(lax.mul(2.0, 3.0))
+    6.0
+    """
+    return _elementwise.mul(x, y)
+
+
+def max(x, y):  # noqa: A001  (jax.lax.max)
+    """The larger of x and y elementwise, as `jax.lax.max`; as a `reduce_window` computation,
+    each window's derivative goes to its first maximum.
+
+    >>> from functrans import lax
+    >>> float(lax.max(1.0, 2.0))
+    2.0
+    """
+    return _elementwise.max(x, y)
+
+
+def min(x, y):  # noqa: A001  (jax.lax.min)
+    """The smaller of x and y elementwise, as `jax.lax.min`.
+
+    >>> from functrans import lax
+    >>> float(lax.min(1.0, 2.0))
+    1.0
+    """
+    return _elementwise.min(x, y)
+
+
+_AS_PRIMITIVE = {add: _elementwise.add, mul: _elementwise.mul, max: _elementwise.max,
+                 min: _elementwise.min}
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
+                  padding, base_dilation=None, window_dilation=None):
+    """`jax.lax.reduce_window` for one operand: `computation` (lax.add, lax.max, lax.min or
+    another binary elementwise function) folded over each window from `init_value`, which also
+    fills the padding; with max or min each window's derivative goes to its first extremum.
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> lax.reduce_window(np.arange(6.0).reshape(2, 3), -np.inf, lax.max, (2, 2), (1, 1),
+    ...                   "VALID").tolist()
+    [[4.0, 5.0]]
+    """
+    return _convolution.reduce_window(operand, init_value,
+                                      _AS_PRIMITIVE.get(computation, computation),
+                                      window_dimensions, window_strides, padding,
+                                      base_dilation, window_dilation)
 
 
 def clamp(min, x, max):  # noqa: A002  (jax.lax.clamp's argument names)

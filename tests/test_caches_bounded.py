@@ -24,6 +24,8 @@ BOUNDED_BY_CONSTRUCTION = {
     "functrans/backend.py:_ADAPTER_OF_TYPE": "one entry per Python type passed as an argument",
     "functrans/backends/cupy.py:_IMPLS": "one wrapped impl per primitive of the table",
     "functrans/backends/dask.py:_IMPLS": "one wrapped impl per primitive of the table",
+    "functrans/torch/nn/_convolution.py:_MODE_OPS": "one Op per (padding mode, 1-3 axes): "
+                                                    "nine at most",
 }
 
 

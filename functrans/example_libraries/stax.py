@@ -4,9 +4,9 @@
 functrans.random key exactly as JAX's stax draws them from a jax.random key (the same splits,
 the same initialisers), so the same key gives JAX's weights; `apply_fun(params, inputs,
 **kwargs)` runs the layer. Combinators (`serial`, `parallel`, `FanOut`, ...) build networks
-from layers. Convolutions and pooling are computed from strided slices, pads and tensordots
-(there is no convolution primitive), so their values agree with JAX's to rounding, not bit
-for bit.
+from layers. Convolutions and pooling are functrans.lax's conv_general_dilated and
+reduce_window (strided slices, pads and one dot_general; no convolution primitive), so their
+values agree with JAX's to rounding, not bit for bit.
 
 >>> import numpy as np
 >>> import functrans as ft
@@ -19,11 +19,12 @@ for bit.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import functrans.numpy as fnp
 from functrans import random
+from functrans.convolution import (conv_general_dilated, conv_general_shape_tuple,
+                                   reduce_window, reduce_window_shape_tuple)
 from functrans.core.ownership import owned
 from functrans.errors import ArgumentError
 from functrans.nn import (elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax,
@@ -56,78 +57,6 @@ def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):
     return init_fun, apply_fun
 
 
-# --- convolution and pooling on strided windows ---------------------------------------------
-
-def _pads(in_shape, window, strides, padding):
-    """Per-dimension (low, high) padding for "VALID", "SAME" or explicit pairs (JAX's
-    lax.padtype_to_pads)."""
-    if isinstance(padding, str):
-        if padding.upper() == "VALID":
-            return [(0, 0)] * len(in_shape)
-        if padding.upper() == "SAME":
-            pads = []
-            for n, w, s in zip(in_shape, window, strides):
-                out = -(-n // s)
-                total = max((out - 1) * s + w - n, 0)
-                pads.append((total // 2, total - total // 2))
-            return pads
-        raise ArgumentError(f"padding must be 'VALID', 'SAME' or a list of (low, high) pairs, "
-                            f"got {padding!r}.")
-    return [tuple(p) for p in padding]
-
-
-def _out_size(n, w, s, pad):
-    return (n + pad[0] + pad[1] - w) // s + 1
-
-
-def _windows(x, window, strides, pads, pad_value):
-    """(offset, strided slice of the padded x) for each offset in the window."""
-    if any(p != (0, 0) for p in pads):
-        x = fnp.pad(x, pads, constant_values=pad_value)
-    outs = [(n - w) // s + 1 for n, w, s in zip(x.shape, window, strides)]
-    for offset in itertools.product(*(range(w) for w in window)):
-        yield offset, x[tuple(slice(o, o + (m - 1) * s + 1, s)
-                              for o, m, s in zip(offset, outs, strides))]
-
-
-def _spatial_order(spec, batch, feature):
-    return [spec.index(batch)] + [i for i, c in enumerate(spec) if c not in (batch, feature)] \
-        + [spec.index(feature)]
-
-
-def _conv(lhs, W, strides, padding, dimension_numbers):
-    """lax.conv_general_dilated without dilation: the sum over filter offsets of a tensordot of
-    each strided input window with that offset's (in, out) filter slice."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    x = fnp.transpose(lhs, _spatial_order(lhs_spec, "N", "C"))      # N, spatial..., C
-    rhs_perm = [i for i, c in enumerate(rhs_spec) if c not in "IO"] + \
-        [rhs_spec.index("I"), rhs_spec.index("O")]
-    k = fnp.transpose(W, rhs_perm)                                   # spatial..., I, O
-    nsp = len(strides)
-    window = (1,) + tuple(k.shape[:nsp]) + (1,)
-    steps = (1,) + tuple(strides) + (1,)
-    pads = [(0, 0)] + _pads(x.shape[1:-1], window[1:-1], strides, padding) + [(0, 0)]
-    out = None
-    for offset, patch in _windows(x, window, steps, pads, 0.0):
-        term = fnp.tensordot(patch, k[offset[1:-1]], axes=[[nsp + 1], [0]])
-        out = term if out is None else fnp.add(out, term)
-    # back from N, spatial..., C to out_spec
-    return fnp.transpose(out, [_spatial_order(out_spec, "N", "C").index(i)
-                               for i in range(len(out_spec))])
-
-
-def _conv_shape(input_shape, kernel_shape, strides, padding, dimension_numbers):
-    """The output shape of _conv, in out_spec's layout (lax.conv_general_shape_tuple)."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    spatial_in = [input_shape[i] for i in _spatial_order(lhs_spec, "N", "C")[1:-1]]
-    spatial_k = [kernel_shape[i] for i, c in enumerate(rhs_spec) if c not in "IO"]
-    pads = _pads(spatial_in, spatial_k, strides, padding)
-    spatial_out = iter([_out_size(n, w, s, p) for n, w, s, p in
-                        zip(spatial_in, spatial_k, strides, pads)])
-    sizes = {"N": input_shape[lhs_spec.index("N")], "C": kernel_shape[rhs_spec.index("O")]}
-    return tuple(sizes[c] if c in sizes else next(spatial_out) for c in out_spec)
-
-
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
                 W_init=None, b_init=normal(1e-6)):
     """A convolution with the layouts `dimension_numbers` = (lhs_spec, rhs_spec, out_spec),
@@ -142,8 +71,8 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
         kernel_shape = [out_chan if c == "O" else
                         input_shape[lhs_spec.index("C")] if c == "I" else
                         next(filter_shape_iter) for c in rhs_spec]
-        output_shape = _conv_shape(input_shape, kernel_shape, strides, padding,
-                                   dimension_numbers)
+        output_shape = conv_general_shape_tuple(input_shape, kernel_shape, strides, padding,
+                                                dimension_numbers)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = random.split(rng)
         W, b = W_init(k1, kernel_shape), b_init(k2, bias_shape)
@@ -151,7 +80,8 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
-        return fnp.add(_conv(inputs, W, strides, padding, dimension_numbers), b)
+        return fnp.add(conv_general_dilated(inputs, W, strides, padding,
+                                            dimension_numbers=dimension_numbers), b)
 
     return init_fun, apply_fun
 
@@ -228,26 +158,15 @@ def _pooling_layer(reducer, init_val, rescaler=None):
             strides = strides[:i] + (1,) + strides[i:]
 
         def init_fun(rng, input_shape):
-            pads = _pads(input_shape, window_shape, strides, padding)
-            return tuple(_out_size(n, w, s, p) for n, w, s, p in
-                         zip(input_shape, window_shape, strides, pads)), ()
+            return reduce_window_shape_tuple(input_shape, window_shape, strides, padding), ()
 
         def apply_fun(params, inputs, **kwargs):
-            out = _reduce_window(inputs, init_val, reducer, window_shape, strides, padding)
+            out = reduce_window(inputs, init_val, reducer, window_shape, strides, padding)
             return rescale(out, inputs, spec) if rescale else out
 
         return init_fun, apply_fun
 
     return PoolingLayer
-
-
-def _reduce_window(x, init_val, reducer, window, strides, padding):
-    """lax.reduce_window: reducer over each window, padding with init_val."""
-    pads = _pads(fnp.shape(x), window, strides, padding)
-    out = None
-    for _, patch in _windows(x, window, strides, pads, init_val):
-        out = patch if out is None else reducer(out, patch)
-    return out
 
 
 def _normalize_by_window_size(dims, strides, padding):
@@ -257,7 +176,7 @@ def _normalize_by_window_size(dims, strides, padding):
         spatial_shape = tuple(inputs.shape[i] for i in range(fnp.ndim(inputs))
                               if i not in non_spatial_axes)
         one = fnp.ones(spatial_shape, dtype=fnp.result_type(inputs))
-        window_sizes = _reduce_window(one, 0.0, fnp.add, dims, strides, padding)
+        window_sizes = reduce_window(one, 0.0, fnp.add, dims, strides, padding)
         for i in sorted(non_spatial_axes):
             window_sizes = fnp.expand_dims(window_sizes, i)
         return fnp.divide(outputs, window_sizes)

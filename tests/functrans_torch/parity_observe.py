@@ -118,7 +118,8 @@ ONCE_WARNINGS = ("Using backward() with create_graph=True",
                  "The use of `x.T` on tensors of dimension other than 2",
                  "Tensor.T is deprecated on 0-D tensors",
                  "torch.meshgrid: in an upcoming release",
-                 "Using torch.cross without specifying the dim arg is deprecated")
+                 "Using torch.cross without specifying the dim arg is deprecated",
+                 "Using padding='same' with even kernel lengths and odd dilation")
 
 
 def _without_once(obs):

@@ -8,7 +8,7 @@ from functrans.torch.nn.modules import *  # noqa: F401,F403
 from functrans.torch.nn.parameter import Parameter
 
 # the star import brought the family modules too; torch.nn reaches them as nn.modules.<family>
-del activation, container, flatten, linear, loss, module  # noqa: F821
+del activation, container, conv, flatten, linear, loss, module, pooling  # noqa: F821
 
 __all__ = ["Parameter", "functional", "init", "utils", "modules", "parameter",
            *(n for n in modules.__all__ if n[0].isupper())]

@@ -30,6 +30,17 @@ from functrans.torch._elementwise import sigmoid, tanh  # noqa: F401
 from functrans.torch._linalg import cosine_similarity, pairwise_distance  # noqa: F401
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
+from functrans.torch.nn._convolution import (  # noqa: F401
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
+    pad,
+)
 
 __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
            "logsigmoid", "mish", "relu6", "selu", "silu", "softplus", "softsign", "tanhshrink",
@@ -38,7 +49,9 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "cross_entropy", "linear", "bilinear", "huber_loss",
            "smooth_l1_loss", "cosine_similarity", "pairwise_distance", "dropout", "relu_", "elu_",
            "celu_", "selu_", "leaky_relu_", "hardtanh_", "softmin", "threshold",
-           "threshold_", "normalize", "one_hot", "layer_norm"]
+           "threshold_", "normalize", "one_hot", "layer_norm", "conv1d", "conv2d",
+           "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "pad"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
