@@ -71,9 +71,9 @@ def _vector(name: str, t, c: int, dtype):
     if v.size != c:
         raise RuntimeError(f"{name} should contain {c} elements not {v.size}")
     if v.dtype != dtype:
-        if name.startswith("running") and dtype.kind == "f":
+        if dtype == np.float32:
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
-                               f"{'Double' if dtype == np.float64 else 'Float'}")
+                               "Float")
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     return v.reshape(c)
 
