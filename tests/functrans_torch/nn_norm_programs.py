@@ -175,7 +175,7 @@ def batchnorm_float32(torch, rec):
 
 @program
 def group_and_instance_norm(torch, rec):
-    """F.group_norm and nn.GroupNorm, F.instance_norm and nn.InstanceNorm1d/2d: values, node
+    """F.group_norm and nn.GroupNorm, F.instance_norm and nn.InstanceNorm1d/2d/3d: values, node
     names, first and second derivatives, running statistics of instance norm, reprs, state
     and the refusals."""
     F, nn = torch.nn.functional, torch.nn
@@ -218,6 +218,10 @@ def group_and_instance_norm(torch, rec):
     rec("InstanceNorm2d train", [repr(i2), list(i2.state_dict().items()), y, y.grad_fn])
     i2.eval()
     rec("InstanceNorm2d eval", i2(x4))
+    i3 = nn.InstanceNorm3d(2, dtype=torch.float64)
+    rec("InstanceNorm3d", [repr(i3), i3(fixed(torch, 2, 2, 2, 1, 3, dtype=torch.float64)),
+                           i3(fixed(torch, 2, 2, 1, 3, dtype=torch.float64))])
+    attempt(rec, "InstanceNorm3d rank", lambda: i3(torch.ones(2, 3)))
     attempt(rec, "GroupNorm channels", lambda: nn.GroupNorm(3, 4))
     attempt(rec, "group_norm channels", lambda: F.group_norm(x, 3))
     attempt(rec, "group_norm 1D", lambda: F.group_norm(torch.ones(3), 1))

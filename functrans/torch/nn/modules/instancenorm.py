@@ -1,4 +1,4 @@
-"""InstanceNorm1d/2d: each channel of each sample normalised over its own spatial axes; by
+"""InstanceNorm1d/2d/3d: each channel of each sample normalised over its own spatial axes; by
 default without affine parameters or running statistics, as PyTorch's."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import warnings
 from functrans.torch.nn import functional as F
 from functrans.torch.nn.modules.batchnorm import NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(NormBase):
@@ -51,3 +51,9 @@ class InstanceNorm1d(_InstanceNorm):
 class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of (N, C, H, W) input (or one (C, H, W) sample) over H and W."""
     _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) input (or one (C, D, H, W) sample) over D, H
+    and W."""
+    _no_batch_dim = 4
