@@ -33,6 +33,7 @@ from functrans.torch.nn._normalization import (  # noqa: F401
     batch_norm,
     group_norm,
     instance_norm,
+    standardize,
 )
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
@@ -207,9 +208,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 def _layer_norm(x, *args, axes, eps, affine):
-    centred = fnp.subtract(x, fnp.mean(x, axis=axes, keepdims=True))
-    var = fnp.mean(fnp.multiply(centred, centred), axis=axes, keepdims=True)
-    y = fnp.multiply(centred, E.rsqrt(fnp.add(var, np.asarray(eps, x.dtype))))
+    y = standardize(x, axes, eps)
     for kind, arg in zip(affine, args):
         y = fnp.multiply(y, arg) if kind == "weight" else fnp.add(y, arg)
     return y
