@@ -327,6 +327,8 @@ def prelu_functional_and_module(torch, rec):
         y = F.prelu(x, w)
         g = torch.autograd.grad((y * _weights(torch, y.shape)).sum(), [x, w])
         rec(name, [y, y.grad_fn, list(g)])
+    rec("0-d input", [F.prelu(torch.tensor(-2.0), torch.tensor([0.25])),
+                      F.prelu(torch.tensor([-2.0, 3.0]), torch.tensor([0.5]))])
     m = nn.PReLU(3, init=0.1)
     rec("PReLU", [repr(m), repr(nn.PReLU()), list(m.state_dict().items()),
                   m(torch.tensor([[-1.0, 2.0, -3.0]]))])

@@ -164,8 +164,8 @@ threshold_ = O.named(lambda input, threshold_, value: threshold(input, threshold
 
 @composite("PreluKernelBackward0")
 def _prelu(x, w):
-    if w.size > 1:  # one slope per channel (axis 1)
-        w = fnp.reshape(w, (1, w.size) + (1,) * (x.ndim - 2))
+    # one slope for every entry, or one per channel (axis 1)
+    w = fnp.reshape(w, () if w.size == 1 else (1, w.size) + (1,) * (x.ndim - 2))
     return E.select(E.gt(x, np.zeros((), x.dtype)), x, fnp.multiply(w, x))
 
 
