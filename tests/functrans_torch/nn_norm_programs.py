@@ -336,6 +336,48 @@ def prelu_functional_and_module(torch, rec):
     attempt(rec, "2-D weight", lambda: F.prelu(x, torch.ones(1, 3, dtype=torch.float64)))
 
 
+@program
+def small_model_training(torch, rec):
+    """Embedding (mean over each sequence) -> BatchNorm1d -> PReLU -> Linear, trained by Adam
+    for a few steps: the losses, the parameters and buffers after them, the model in eval."""
+    nn = torch.nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(7, 4, padding_idx=0)
+            self.norm = nn.BatchNorm1d(4)
+            self.act = nn.PReLU()
+            self.out = nn.Linear(4, 3)
+
+        def forward(self, idx):
+            h = self.embed(idx).mean(1)
+            return self.out(self.act(self.norm(h)))
+
+    model = Model().double()
+    load_fixed(torch, model)
+    with torch.no_grad():
+        model.norm.running_mean.zero_()
+        model.norm.running_var.fill_(1)
+        model.norm.num_batches_tracked.zero_()
+    rec("state_dict keys", list(model.state_dict().keys()))
+    opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    batches = [torch.tensor([[1, 2, 0], [3, 4, 5], [6, 1, 1], [2, 0, 0]]),
+               torch.tensor([[5, 5, 2], [1, 0, 0], [4, 6, 3], [3, 3, 1]])]
+    target = torch.tensor([0, 2, 1, 1])
+    losses = []
+    for step in range(4):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(batches[step % 2]), target)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    rec("losses", losses)
+    rec("state", list(model.state_dict().items()))
+    model.eval()
+    rec("eval", model(batches[0]))
+
+
 def main():
     import torch
     torch.set_num_threads(1)
