@@ -1,5 +1,5 @@
-"""torch.nn normalisation and lookup programs (batch_norm, group_norm, instance_norm, embedding,
-prelu and their modules) run under both PyTorch and functrans.torch, observed as in
+"""torch.nn normalisation and lookup programs (batch_norm, group_norm, instance_norm, rms_norm,
+embedding, prelu and their modules) run under both PyTorch and functrans.torch, observed as in
 parity_programs: values, gradients of the input and the parameters, running statistics after a
 few training steps, evaluation outputs, grad_fn names, state_dict keys, reprs and errors.
 
@@ -235,6 +235,35 @@ def group_and_instance_norm(torch, rec):
             lambda: nn.InstanceNorm1d(3, affine=True)(torch.ones(2, 4, 5)))
     rec("InstanceNorm1d other channels", nn.InstanceNorm1d(3)(
         fixed(torch, 2, 4, 5, dtype=torch.float64)))
+
+
+@program
+def rms_norm_functional_and_module(torch, rec):
+    """F.rms_norm and nn.RMSNorm: values, node names, first and second derivatives, the default
+    eps in float32 and float64, reprs and state, a weight of another dtype (PyTorch's warning)
+    and the shape refusal."""
+    F, nn = torch.nn.functional, torch.nn
+    x = fixed(torch, 2, 3, 2, dtype=torch.float64, scale=2.0).requires_grad_()
+    w = torch.tensor([[1.5, -0.5], [2.0, 0.7], [0.3, 1.1]], dtype=torch.float64,
+                     requires_grad=True)
+    for name, fn in (("last axis", lambda: F.rms_norm(x, [2], w[0], 1e-3)),
+                     ("two axes", lambda: F.rms_norm(x, (3, 2), w)),
+                     ("no weight", lambda: F.rms_norm(x, [2]))):
+        y = fn()
+        g = torch.autograd.grad((y * _weights(torch, y.shape)).sum(), [x, w],
+                                allow_unused=True, create_graph=True)
+        rec(name, [y, y.grad_fn, [None if t is None else t.detach() for t in g]])
+        rec(f"{name} second", torch.autograd.grad(g[0].pow(2).sum(), x))
+    tiny = torch.tensor([[1e-4, -2e-4], [0.0, 0.0]])
+    rec("default eps", [F.rms_norm(tiny, [2]), F.rms_norm(tiny.double(), [2])])
+    m = nn.RMSNorm([3, 2], dtype=torch.float64)
+    load_fixed(torch, m)
+    rec("RMSNorm", [repr(m), list(m.state_dict().items()), m(x.detach())])
+    rec("RMSNorm plain", [repr(nn.RMSNorm(2, eps=1e-3, elementwise_affine=False)),
+                          list(nn.RMSNorm(2, elementwise_affine=False).state_dict().keys())])
+    rec("weight dtype", F.rms_norm(x.detach(), [2], torch.ones(2)))
+    attempt(rec, "shape", lambda: F.rms_norm(x, (3, 3)))
+    attempt(rec, "int shape", lambda: F.rms_norm(x, 2))
 
 
 # --- embedding and prelu ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""functrans.torch.nn's batch_norm, group_norm, instance_norm, embedding and prelu (and their
-modules) against PyTorch 2.x on the programs of nn_norm_programs.py, through the records in
-nn_norm_fixtures.json (always) and a live PyTorch (when installed); their gradients against
-float64 central differences (autograd.gradcheck and gradgradcheck)."""
+"""functrans.torch.nn's batch_norm, group_norm, instance_norm, rms_norm, embedding and prelu
+(and their modules) against PyTorch 2.x on the programs of nn_norm_programs.py, through the
+records in nn_norm_fixtures.json (always) and a live PyTorch (when installed); their gradients
+against float64 central differences (autograd.gradcheck and gradgradcheck)."""
 
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ CASES = [
     ("embedding", lambda w: F.embedding(torch.tensor([[0, 3], [3, 1]]), w), [(4, 3)]),
     ("embedding padding unpicked",
      lambda w: F.embedding(torch.tensor([0, 3, 3]), w, padding_idx=1), [(4, 3)]),
+    ("rms_norm", lambda x, w: F.rms_norm(x, [2, 3], w, 1e-3), [(2, 2, 3), (2, 3)]),
     ("prelu per channel", lambda x, w: F.prelu(x, w), [(2, 3, 2), (3,)]),
 ]
 

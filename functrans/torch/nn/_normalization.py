@@ -5,17 +5,21 @@ statistics are updated outside the graph, as PyTorch's kernels update them."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
+from functrans.torch import _dtype
 from functrans.torch import _ops as O
 from functrans.torch import _shape as S
 from functrans.torch._grad_mode import no_grad
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 
-__all__ = ["batch_norm", "instance_norm", "group_norm", "standardize", "verify_batch_size"]
+__all__ = ["batch_norm", "instance_norm", "group_norm", "rms_norm", "standardize",
+           "verify_batch_size"]
 
 
 def standardize(x, axes: tuple, eps: float):
@@ -189,3 +193,32 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps=1e-5) -> Tens
               "affine": tuple(k for k, _ in extra)}
     return run(_group_norm, (x, *[t for _, t in extra]),
                (v, *[t._value for _, t in extra]), params)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps: float | None = None) -> Tensor:
+    """torch.nn.functional.rms_norm: input / sqrt(mean(input^2) + eps) over the last
+    len(normalized_shape) axes, times weight where given; eps defaults to the dtype's machine
+    epsilon. Composed of tensor ops as PyTorch's CPU kernel composes it (its nodes: Mul, Rsqrt,
+    Add, Mean, Pow)."""
+    x = O.as_tensor(input)
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(d) for d in normalized_shape)
+    if len(shape) > x.dim() or tuple(x.shape[x.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(x.shape)}")
+    if eps is None:
+        eps = float(np.finfo(x._value.dtype).eps)
+    dims = tuple(range(x.dim() - len(shape), x.dim()))
+    y = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is None:
+        return y
+    w = O.as_tensor(weight)
+    if w._value.dtype != x._value.dtype:
+        warnings.warn("Mismatch dtype between input and weight: input dtype = "
+                      f"{_dtype.cpp_name(x._value.dtype)}, weight dtype = "
+                      f"{_dtype.cpp_name(w._value.dtype)}, Cannot dispatch to fused "
+                      "implementation.", UserWarning, stacklevel=2)
+    return y * w

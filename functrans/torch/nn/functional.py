@@ -33,6 +33,7 @@ from functrans.torch.nn._normalization import (  # noqa: F401
     batch_norm,
     group_norm,
     instance_norm,
+    rms_norm,
     standardize,
 )
 from functrans.torch._record import composite, run
@@ -46,7 +47,7 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "smooth_l1_loss", "cosine_similarity", "pairwise_distance", "dropout", "relu_", "elu_",
            "celu_", "selu_", "leaky_relu_", "hardtanh_", "softmin", "threshold",
            "threshold_", "normalize", "one_hot", "layer_norm",
-           "batch_norm", "instance_norm", "group_norm", "embedding", "prelu"]
+           "batch_norm", "instance_norm", "group_norm", "embedding", "prelu", "rms_norm"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 

@@ -1,6 +1,6 @@
-"""LayerNorm and GroupNorm: each sample normalised over its last axes
-(torch.nn.functional.layer_norm) or over groups of channels (group_norm), then scaled and
-shifted by learned parameters."""
+"""LayerNorm, RMSNorm and GroupNorm: each sample normalised over its last axes
+(torch.nn.functional.layer_norm, rms_norm) or over groups of channels (group_norm), then scaled
+(and shifted) by learned parameters."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from functrans.torch.nn import init
 from functrans.torch.nn.modules.module import Module
 from functrans.torch.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 class LayerNorm(Module):
@@ -86,3 +86,32 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2) + eps) over the last len(normalized_shape) axes, times `weight` (ones
+    at the start), as PyTorch's; eps None means the dtype's machine epsilon."""
+
+    def __init__(self, normalized_shape, eps: float | None = None,
+                 elementwise_affine: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.normalized_shape = tuple(int(d) for d in shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight back to ones."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
