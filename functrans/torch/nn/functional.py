@@ -28,6 +28,14 @@ from functrans.torch._activations import (  # noqa: F401
 from functrans.torch._dtype import result_type
 from functrans.torch._elementwise import sigmoid, tanh  # noqa: F401
 from functrans.torch._linalg import cosine_similarity, pairwise_distance  # noqa: F401
+from functrans.torch.nn._embedding import embedding  # noqa: F401
+from functrans.torch.nn._normalization import (  # noqa: F401
+    batch_norm,
+    group_norm,
+    instance_norm,
+    rms_norm,
+    standardize,
+)
 from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor
 from functrans.torch.nn._convolution import (  # noqa: F401
@@ -51,7 +59,8 @@ __all__ = ["celu", "elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky
            "celu_", "selu_", "leaky_relu_", "hardtanh_", "softmin", "threshold",
            "threshold_", "normalize", "one_hot", "layer_norm", "conv1d", "conv2d",
            "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "pad"]
+           "adaptive_avg_pool2d", "pad",
+           "batch_norm", "instance_norm", "group_norm", "embedding", "prelu", "rms_norm"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -167,6 +176,29 @@ threshold_ = O.named(lambda input, threshold_, value: threshold(input, threshold
                      "threshold_", "torch.nn.functional.threshold_: threshold in place.")
 
 
+@composite("PreluKernelBackward0")
+def _prelu(x, w):
+    # one slope for every entry, or one per channel (axis 1)
+    w = fnp.reshape(w, () if w.size == 1 else (1, w.size) + (1,) * (x.ndim - 2))
+    return E.select(E.gt(x, np.zeros((), x.dtype)), x, fnp.multiply(w, x))
+
+
+def prelu(input, weight):
+    """torch.nn.functional.prelu: x for x > 0, weight * x otherwise; weight holds one slope,
+    or one per channel (axis 1 of input)."""
+    x, w = O.as_tensor(input), O.as_tensor(weight)
+    if w._value.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {w._value.ndim}")
+    channels = x._value.shape[1] if x._value.ndim >= 2 else 1
+    if w._value.size != 1 and w._value.size != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {w._value.size} and channel size = "
+                           f"{channels}.")
+    dt = result_type(x, w)
+    return run(_prelu, (x, w), (O._operand(x, dt), O._operand(w, dt)))
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """torch.nn.functional.normalize: input / max(||input||_p along dim, eps)."""
     if out is not None:
@@ -190,9 +222,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 def _layer_norm(x, *args, axes, eps, affine):
-    centred = fnp.subtract(x, fnp.mean(x, axis=axes, keepdims=True))
-    var = fnp.mean(fnp.multiply(centred, centred), axis=axes, keepdims=True)
-    y = fnp.multiply(centred, E.rsqrt(fnp.add(var, np.asarray(eps, x.dtype))))
+    y = standardize(x, axes, eps)
     for kind, arg in zip(affine, args):
         y = fnp.multiply(y, arg) if kind == "weight" else fnp.add(y, arg)
     return y

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+from functrans.torch._creation import empty
 from functrans.torch.nn import functional as F
+from functrans.torch.nn import init as nn_init
 from functrans.torch.nn.modules.module import Module
+from functrans.torch.nn.parameter import Parameter
 
 __all__ = ["Identity", "ReLU", "ReLU6", "Tanh", "Sigmoid", "SiLU", "Mish", "GELU", "ELU",
            "CELU", "SELU", "LeakyReLU", "Softplus", "Softsign", "Tanhshrink", "LogSigmoid",
            "Hardtanh", "Hardswish", "Hardsigmoid", "Softmax", "LogSoftmax", "Softmin",
-           "Threshold"]
+           "Threshold", "PReLU"]
 
 
 class Identity(Module):
@@ -246,3 +249,25 @@ class Threshold(Module):
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}" + (
             ", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """x for x > 0, weight * x otherwise: one learned slope (init 0.25), or one per channel."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
+                 dtype=None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every slope back to init."""
+        nn_init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
