@@ -8,25 +8,12 @@ The records in nn_conv_fixtures.json were written by running this file under tor
 
 from __future__ import annotations
 
-import json
 import os
 
-from parity_programs import observe
-from torch_nn_programs import attempt, fixed, load_fixed
+from torch_nn_programs import attempt, fixed, load_fixed, registries, write_fixtures
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_conv_fixtures.json")
-PROGRAMS = {}
-SEEDED = {}
-
-
-def program(fn):
-    PROGRAMS[fn.__name__] = fn
-    return fn
-
-
-def seeded(fn):
-    SEEDED[fn.__name__] = fn
-    return fn
+PROGRAMS, SEEDED, program, seeded = registries()
 
 
 def _f64(torch, *shape, scale=1.0):
@@ -343,15 +330,7 @@ def seeded_conv_init(torch, rec):
 
 
 def main():
-    import torch
-    torch.set_num_threads(1)
-    fixtures = {"torch_version": torch.__version__,
-                "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()},
-                "seeded": {name: observe(torch, fn) for name, fn in SEEDED.items()}}
-    with open(FIXTURES, "w") as f:
-        json.dump(fixtures, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"wrote {len(PROGRAMS) + len(SEEDED)} program records to {FIXTURES}")
+    write_fixtures(FIXTURES, PROGRAMS, SEEDED)
 
 
 if __name__ == "__main__":

@@ -10,27 +10,14 @@ running this file under torch==2.13.0: `python tests/functrans_torch/nn_norm_pro
 
 from __future__ import annotations
 
-import json
 import math
 import os
 
-from parity_programs import observe
-from torch_nn_programs import attempt, fixed, load_fixed
+from torch_nn_programs import attempt, fixed, load_fixed, registries, write_fixtures
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_norm_fixtures.json")
-PROGRAMS = {}
-SEEDED = {}
+PROGRAMS, SEEDED, program, seeded = registries()
 TOLERANCES = {"batchnorm_float32": 1e-4}
-
-
-def program(fn):
-    PROGRAMS[fn.__name__] = fn
-    return fn
-
-
-def seeded(fn):
-    SEEDED[fn.__name__] = fn
-    return fn
 
 
 def _weights(torch, shape):
@@ -408,15 +395,7 @@ def small_model_training(torch, rec):
 
 
 def main():
-    import torch
-    torch.set_num_threads(1)
-    fixtures = {"torch_version": torch.__version__,
-                "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()},
-                "seeded": {name: observe(torch, fn) for name, fn in SEEDED.items()}}
-    with open(FIXTURES, "w") as f:
-        json.dump(fixtures, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"wrote {len(PROGRAMS) + len(SEEDED)} program records to {FIXTURES}")
+    write_fixtures(FIXTURES, PROGRAMS, SEEDED)
 
 
 if __name__ == "__main__":

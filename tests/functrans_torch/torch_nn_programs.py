@@ -17,18 +17,35 @@ from collections import OrderedDict
 from parity_programs import _message, observe
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_nn_fixtures.json")
-PROGRAMS = {}
-SEEDED = {}
+def registries():
+    """Two registries, fixed programs and seeded ones, and the decorators that fill them."""
+    programs, seeded_programs = {}, {}
+
+    def program(fn):
+        programs[fn.__name__] = fn
+        return fn
+
+    def seeded(fn):
+        seeded_programs[fn.__name__] = fn
+        return fn
+
+    return programs, seeded_programs, program, seeded
 
 
-def program(fn):
-    PROGRAMS[fn.__name__] = fn
-    return fn
+def write_fixtures(path, programs, seeded_programs):
+    """Observe every program under the installed torch and write the records to `path`."""
+    import torch
+    torch.set_num_threads(1)
+    fixtures = {"torch_version": torch.__version__,
+                "programs": {name: observe(torch, fn) for name, fn in programs.items()},
+                "seeded": {name: observe(torch, fn) for name, fn in seeded_programs.items()}}
+    with open(path, "w") as f:
+        json.dump(fixtures, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {len(programs) + len(seeded_programs)} program records to {path}")
 
 
-def seeded(fn):
-    SEEDED[fn.__name__] = fn
-    return fn
+PROGRAMS, SEEDED, program, seeded = registries()
 
 
 def attempt(rec, name, fn):
@@ -740,15 +757,7 @@ def seeded_dropout(torch, rec):
 
 
 def main():
-    import torch
-    torch.set_num_threads(1)
-    fixtures = {"torch_version": torch.__version__,
-                "programs": {name: observe(torch, fn) for name, fn in PROGRAMS.items()},
-                "seeded": {name: observe(torch, fn) for name, fn in SEEDED.items()}}
-    with open(FIXTURES, "w") as f:
-        json.dump(fixtures, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"wrote {len(PROGRAMS) + len(SEEDED)} program records to {FIXTURES}")
+    write_fixtures(FIXTURES, PROGRAMS, SEEDED)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,8 @@ from __future__ import annotations
 from functrans.torch import _creation as C
 from functrans.torch._dtype import int64
 from functrans.torch.nn import functional as F
-from functrans.torch.nn import init
 from functrans.torch.nn.modules.module import Module
-from functrans.torch.nn.parameter import Parameter
+from functrans.torch.nn.modules.normalization import affine_parameters, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
@@ -24,15 +23,7 @@ class NormBase(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(C.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(C.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", C.zeros(num_features, device=device,
                                                          dtype=dtype))
@@ -55,10 +46,7 @@ class NormBase(Module):
     def reset_parameters(self) -> None:
         """The running statistics reset; weight back to ones, bias to zeros."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

@@ -13,6 +13,24 @@ from functrans.torch.nn.parameter import Parameter
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def affine_parameters(module: Module, shape, affine: bool, bias: bool, device, dtype) -> None:
+    """The parameters `weight` and `bias` of a normalisation layer, of `shape`: both None
+    without `affine`, `bias` None without `bias` (reset_affine gives them their values)."""
+    def new():
+        return Parameter(empty(shape, device=device, dtype=dtype))
+
+    module.register_parameter("weight", new() if affine else None)
+    module.register_parameter("bias", new() if affine and bias else None)
+
+
+def reset_affine(module: Module) -> None:
+    """Weight back to ones, bias to zeros (those the layer has)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """(x - mean) / sqrt(var + eps) over the last len(normalized_shape) axes, times `weight`
     (ones at the start) plus `bias` (zeros), as PyTorch's."""
@@ -23,23 +41,12 @@ class LayerNorm(Module):
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
         self.normalized_shape = tuple(int(d) for d in shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight back to ones, bias to zeros."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,23 +69,12 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """Weight back to ones, bias to zeros."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
