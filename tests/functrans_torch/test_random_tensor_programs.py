@@ -452,6 +452,30 @@ def test_autograd_grad_second_order_with_non_leaf_inputs_matches_pytorch(case):
     _assert_same_as_pytorch(case.prog.run_autograd_grad)
 
 
+def _under_saved_tensor_hooks(run):
+    """`run` with every tensor saved for backward packed as a detached copy: the values are
+    the same, so every observation must be too."""
+    def hooked(torch, rec):
+        with torch.autograd.graph.saved_tensors_hooks(lambda x: x.detach().clone(),
+                                                      lambda x: x):
+            run(torch, rec)
+    return hooked
+
+
+@needs_torch
+@settings(max_examples=200, **PROPERTY)
+@given(shown("backward", smooth=False))
+def test_backward_under_saved_tensor_hooks_matches_pytorch(case):
+    _assert_same_as_pytorch(_under_saved_tensor_hooks(case.prog.run_backward))
+
+
+@needs_torch
+@settings(max_examples=200, **PROPERTY)
+@given(shown("autograd.grad", smooth=False))
+def test_second_order_under_saved_tensor_hooks_matches_pytorch(case):
+    _assert_same_as_pytorch(_under_saved_tensor_hooks(case.prog.run_autograd_grad))
+
+
 # --- without PyTorch: float64 central differences of the numpy replay --------------------------
 
 def _fd(prog, index, eps=1e-6):
