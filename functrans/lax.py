@@ -8,6 +8,7 @@ reductions, named as in `jax.lax`.
 12.0
 """
 
+import builtins
 import operator
 
 import numpy as np
@@ -29,7 +30,6 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "stop_gra
            "ConvDimensionNumbers", "conv_general_permutations", "conv_general_shape_tuple",
            "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple", "add", "mul", "max",
            "min"]
-
 
 
 # --- the binary operations reduce_window programs pass as `computation` ----------------------
@@ -162,7 +162,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
     [[1.0, 2.0], [4.0, 5.0]]
     """
     x = fnp.asarray(operand)
-    axis = operator.index(axis) % max(x.ndim, 1)
+    axis = operator.index(axis) % builtins.max(x.ndim, 1)  # lax.max is the elementwise one
     starts = [0] * x.ndim
     starts[axis] = start_index
     sizes = list(x.shape)

@@ -421,6 +421,11 @@ def test_dynamic_slice_takes_traced_starts_and_clamps_them_as_jax():
     np.testing.assert_array_equal(ft.vmap(lambda i: lax.dynamic_slice_in_dim(x, i, 2, axis=1))(
         np.array([0, 4])), np.stack([x[:, 0:2], x[:, 4:6]]))
     np.testing.assert_array_equal(lax.dynamic_index_in_dim(x, 2, keepdims=False), x[2])
+    # with a traced start, staged by jit and by scan's body
+    np.testing.assert_array_equal(ft.jit(lambda i: lax.dynamic_slice_in_dim(x, i, 2, axis=1))(
+        4), x[:, 4:6])
+    _, rows = lax.scan(lambda c, i: (c, lax.dynamic_slice_in_dim(x, i, 2)), 0.0, np.arange(2))
+    np.testing.assert_array_equal(rows, np.stack([x[0:2], x[1:3]]))
     # the slice's derivative: ones scattered back into the block
     g = ft.grad(lambda y, i: fnp.sum(lax.dynamic_slice(y, (i, 1), (2, 2)) ** 2))(x, 1)
     expected = np.zeros_like(x)
