@@ -3,9 +3,8 @@ PyTorch, measured in one run: batch 64 of 1 x 28 x 28, Conv2d(1, 6, 5), ReLU, Ma
 Conv2d(6, 16, 5), ReLU, MaxPool2d(2), Linear(256, 10), float32, the same weights
 (torch.manual_seed(0) in both: functrans.torch draws PyTorch's numbers).
 
-BLAS threads: one (OMP/OPENBLAS/MKL_NUM_THREADS set before numpy loads) and one torch thread,
-so that on a shared machine both measure one core. Reported: median and minimum step time
-over --repeats steps after a warm-up step, the two libraries interleaved.
+Setup and timing are bench_jit_common's: one thread and one CPU for every library, the two
+interleaved, the median over --repeats rounds of the per-step process CPU time.
 
     python benchmarks/bench_lenet.py --repeats 20
 """
@@ -13,17 +12,11 @@ over --repeats steps after a warm-up step, the two libraries interleaved.
 from __future__ import annotations
 
 import argparse
-import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import bench_jit_common as common  # first: one thread, one CPU
+import numpy as np
 
-import statistics  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import functrans.torch as ft_torch  # noqa: E402
+import functrans.torch as ft_torch
 
 
 def lenet(torch):
@@ -52,23 +45,15 @@ def main():
     x = np.random.default_rng(0).normal(size=(64, 1, 28, 28)).astype(np.float32)
     y = np.random.default_rng(1).integers(0, 10, 64)
     libs = {"functrans.torch": ft_torch}
-    try:
-        import torch
-        torch.set_num_threads(1)
+    torch = common.optional_torch()
+    if torch is not None:
         libs["torch"] = torch
-    except ImportError:
-        pass
     steps = {name: stepper(lib, x, y) for name, lib in libs.items()}
-    losses = {name: step() for name, step in steps.items()}  # warm-up
-    times = {name: [] for name in steps}
-    for _ in range(args.repeats):
-        for name, step in steps.items():
-            t0 = time.perf_counter()
-            step()
-            times[name].append(time.perf_counter() - t0)
-    for name, ts in times.items():
-        print(f"{name:16s} median {statistics.median(ts) * 1e3:7.1f} ms  "
-              f"min {min(ts) * 1e3:7.1f} ms  (first loss {losses[name]:.6f})")
+    losses = {name: step() for name, step in steps.items()}  # both run, on the same weights
+    print("first losses: " + ", ".join(f"{k} {v:.6f}" for k, v in losses.items()))
+    common.print_table("LeNet training step, batch 64, float32",
+                       common.time_interleaved(steps, rounds=args.repeats),
+                       reference="functrans.torch")
 
 
 if __name__ == "__main__":
