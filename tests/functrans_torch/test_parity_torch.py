@@ -57,7 +57,9 @@ def test_fixtures_were_recorded_from_this_pytorch():
     if torch.__version__.split("+")[0] != _RECORDED["torch_version"].split("+")[0]:
         pytest.skip(f"fixtures come from torch {_RECORDED['torch_version']}, "
                     f"this is {torch.__version__}")
+    # 3e-7: two float32 ulps, the most that PyTorch's vectorised kernels differ by between
+    # CPUs (gelu's erf on AVX2 and on AVX-512); a stale fixture differs by more
     stale = [n for n in NAMES if differences(observe(torch, PROGRAMS[n]),
-                                             _RECORDED["programs"][n], rtol=1e-12,
+                                             _RECORDED["programs"][n], rtol=3e-7,
                                              once_warnings=False)]
     assert not stale, f"re-record the fixtures: {stale}"
