@@ -76,7 +76,7 @@ def _prod_all(x):
     return R.reduce_prod(x, tuple(range(x.ndim)))
 
 
-def _under(convention, op):
+def under_convention(convention, op):
     """`op` differentiated under its row's `convention`_jvp, a branch of PyTorch's formula
     that depends on the operand's values, recorded when the operand takes it (its values
     cannot change before backward without a version error): torch_zeros for an operand with a
@@ -85,7 +85,7 @@ def _under(convention, op):
     def traced(*args, **params):
         with derivative_convention(convention):
             return op.traced(*args, **params)
-    return Op(op.name, op.impl, traced)
+    return Op(op.name, op.impl, traced, op.multiple, op.forward_params)
 
 
 def _for_operand(ops, with_zero, x, v):
@@ -93,14 +93,14 @@ def _for_operand(ops, with_zero, x, v):
 
 
 _PROD = (composite("ProdBackward0")(_prod_all), composite("ProdBackward1")(_prod_dims))
-_PROD_WITH_ZERO = tuple(_under("torch_zeros", op) for op in _PROD)
+_PROD_WITH_ZERO = tuple(under_convention("torch_zeros", op) for op in _PROD)
 _SUM = _reduction("SumBackward0", "SumBackward1", _reduce_sum)
 _MEAN = _reduction("MeanBackward0", "MeanBackward1", lambda x, dims: E.div(
     _reduce_sum(x, dims), np.asarray(_count(x.shape, dims), x.dtype)))
 # amax and amin over dims; max(x) and min(x) over every element
 _AMAX = _reduction("MaxBackward1", "AmaxBackward0", R.reduce_max)
 _AMIN = _reduction("MinBackward1", "AminBackward0", R.reduce_min)
-_ALL_WITH_NAN = {op: _under("torch_nan", op) for op in (_AMAX[0], _AMIN[0])}
+_ALL_WITH_NAN = {op: under_convention("torch_nan", op) for op in (_AMAX[0], _AMIN[0])}
 
 
 def _accumulated(input, dtype):
@@ -328,7 +328,7 @@ logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input
 
 def _scan(name, what):
     op = _prim(name)
-    with_zero = _under("torch_zeros", op) if name == "cumprod" else op
+    with_zero = under_convention("torch_zeros", op) if name == "cumprod" else op
 
     def fn(input, dim, *, dtype=None):
         x, v = _accumulated(input, dtype)
