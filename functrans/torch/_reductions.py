@@ -72,10 +72,6 @@ def _prod_dims(x, *, dims, keepdim):
     return S.reshape(R.reduce_prod(x, dims), out_shape)
 
 
-def _prod_all(x):
-    return R.reduce_prod(x, tuple(range(x.ndim)))
-
-
 def under_convention(convention, op):
     """`op` differentiated under its row's `convention`_jvp, a branch of PyTorch's formula
     that depends on the operand's values, recorded when the operand takes it (its values
@@ -92,7 +88,8 @@ def _for_operand(ops, with_zero, x, v):
     return with_zero if x._requires_grad and (v == 0).any() else ops
 
 
-_PROD = (composite("ProdBackward0")(_prod_all), composite("ProdBackward1")(_prod_dims))
+_PROD = (composite("ProdBackward0")(lambda x: R.reduce_prod(x, tuple(range(x.ndim)))),
+         composite("ProdBackward1")(_prod_dims))
 _PROD_WITH_ZERO = tuple(under_convention("torch_zeros", op) for op in _PROD)
 _SUM = _reduction("SumBackward0", "SumBackward1", _reduce_sum)
 _MEAN = _reduction("MeanBackward0", "MeanBackward1", lambda x, dims: E.div(
@@ -363,32 +360,27 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(x, dim, keepdim, dtype=dtype) / count
 
 
-def _running(v, d, better):
+def _running(v, d, best, better):
     """The index PyTorch's cummax/cummin give along axis d: the last of the best so far, or of
-    the last NaN once one is seen."""
-    idx = np.zeros(v.shape, np.int64)
-    best = np.take(v, 0, axis=d)
-    at = np.zeros(best.shape, np.int64)
-    for i in range(v.shape[d]):
-        cur = np.take(v, i, axis=d)
-        take = better(cur, best) | (cur != cur)
-        best, at = np.where(take, cur, best), np.where(take, i, at)
-        np.moveaxis(idx, d, 0)[i] = at
-    return idx
+    the last NaN once one is seen (`best`.accumulate propagates NaN)."""
+    take = better(v, np.roll(best.accumulate(v, axis=d), 1, axis=d)) | (v != v)
+    np.moveaxis(take, d, 0)[0] = True
+    steps = np.arange(v.shape[d]).reshape((-1,) + (1,) * (v.ndim - 1 - d))
+    return np.maximum.accumulate(np.where(take, steps, 0), axis=d).astype(np.int64)
 
 
-def _cumulative(name, better, what):
+def _cumulative(name, best, better, what):
     op, result = at_indices(f"{name.title()}Backward0"), return_type(name)
 
     def fn(input, dim):
         x = as_tensor(input)
         v = x._value
         d = _dim(dim, v.ndim)
-        idx = _running(v, d, better) if v.ndim and v.size else np.zeros(v.shape, np.int64)
+        idx = _running(v, d, best, better) if v.ndim and v.size else np.zeros(v.shape, np.int64)
         return with_indices(result, op, x, idx, d, True)
     return named(fn, name, f"torch.{name}: (values, indices) of the running {what} along dim; "
                  "the gradient goes to the entries the indices name.")
 
 
-cummax = _cumulative("cummax", np.greater_equal, "maximum")
-cummin = _cumulative("cummin", np.less_equal, "minimum")
+cummax = _cumulative("cummax", np.maximum, np.greater_equal, "maximum")
+cummin = _cumulative("cummin", np.minimum, np.less_equal, "minimum")
