@@ -69,13 +69,10 @@ def positions(shape, idx) -> np.ndarray:
     return np.asarray(total)
 
 
-def _take_impl(x, pos, *, idx):
-    return x[idx]  # basic indexing gives numpy's view (what PyTorch returns), advanced a copy
-
-
-_GETITEM_OPS = {name: Op(name, _take_impl, gather_flat, forward_params=("idx",)) for name in
-                ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
-                 "AliasBackward0", "MaskedSelectBackward0")}
+# x[idx]: basic indexing gives numpy's view (what PyTorch returns), advanced a copy
+_GETITEM_OPS = {name: Op(name, lambda x, pos, *, idx: x[idx], gather_flat, forward_params=("idx",))
+                for name in ("SelectBackward0", "SliceBackward0", "IndexBackward0",
+                             "UnsqueezeBackward0", "AliasBackward0", "MaskedSelectBackward0")}
 
 
 def _getitem_name(np_idx):
@@ -193,21 +190,18 @@ _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 def _order(v, dim, descending):
     """(dim, stable order along dim); descending keeps equal entries in order and puts NaN
-    first, as PyTorch does (NaN counts as the largest value)."""
+    first, as PyTorch does (NaN counts as the largest value), and as jax.numpy's argsort."""
     if v.ndim == 0:
         return 0, np.zeros((), np.int64)
     d = _dim(dim, v.ndim)
-    if not descending:
-        return d, np.argsort(v, axis=d, kind="stable").astype(np.int64)
-    flipped = np.argsort(np.flip(v, d), axis=d, kind="stable")
-    return d, (v.shape[d] - 1 - np.flip(flipped, d)).astype(np.int64)
+    return d, fnp.argsort(v, axis=d, descending=descending)
 
 
 def sort(input, dim=-1, descending=False, stable=False):
     """torch.sort: input sorted along dim, as a (values, indices) pair."""
     x = as_tensor(input)
     d, idx = _order(x._value, dim, descending)
-    return _SortResult((run(_SORT, (x, None), (x._value, idx), {"dim": d}), wrap(idx)))
+    return with_indices(_SortResult, _SORT, x, idx, d)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -224,7 +218,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     d, idx = _order(v, d, largest)
     idx = np.take(idx, np.arange(k), axis=d) if v.ndim else idx
-    return _TopkResult((run(_TOPK, (x, None), (v, idx), {"dim": d}), wrap(idx)))
+    return with_indices(_TopkResult, _TOPK, x, idx, d)
 
 
 _INDEX_SELECT = composite("IndexSelectBackward0")(
@@ -370,9 +364,7 @@ def median(input, dim=None, keepdim=False, *, _name="median"):
         ties = np.flatnonzero(np.isnan(flat) if np.isnan(m) else flat == m)
         return run(op_all, (x, None), (v, ties), {"at": at})
     if v.ndim == 0:
-        zero = np.zeros((), np.int64)
-        return _MedianResult((run(op_dim, (x, None), (v, zero), {"dim": 0, "keepdim": True}),
-                              wrap(zero.copy())))
+        return with_indices(_MedianResult, op_dim, x, np.zeros((), np.int64), 0)
     d = _dim(dim, v.ndim)
     if v.shape[d] == 0:
         raise IndexError(f"{_name}(): Expected reduction dim {d} to have non-zero size.")

@@ -184,11 +184,11 @@ def at_indices(name):
     return Op(name, values_at, values_at)
 
 
-def with_indices(result, op, x, idx, dim, keepdim):
-    """`result`((x's values at idx along dim, idx)): max, min and median with dim; idx is
-    found with keepdims=True."""
+def with_indices(result, op, x, idx, dim, keepdim=True):
+    """`result`((x's values at idx along dim, idx)): max, min, median, sort, topk, cummax; idx
+    is found with keepdims=True. The indices come back as a copy of the node's own."""
     values = run(op, (x, None), (x._value, idx), {"dim": dim, "keepdim": bool(keepdim)})
-    return result((values, wrap(idx if keepdim else np.squeeze(idx, dim))))
+    return result((values, wrap((idx if keepdim else np.squeeze(idx, dim)).copy())))
 
 
 _MAX_DIM, _MIN_DIM = at_indices("MaxBackward0"), at_indices("MinBackward0")
@@ -377,7 +377,7 @@ def _cumulative(name, best, better, what):
         v = x._value
         d = _dim(dim, v.ndim)
         idx = _running(v, d, best, better) if v.ndim and v.size else np.zeros(v.shape, np.int64)
-        return with_indices(result, op, x, idx, d, True)
+        return with_indices(result, op, x, idx, d)
     return named(fn, name, f"torch.{name}: (values, indices) of the running {what} along dim; "
                  "the gradient goes to the entries the indices name.")
 
