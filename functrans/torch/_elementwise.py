@@ -23,11 +23,10 @@ from functrans.torch._tensor import Tensor, wrap
 # bool tensors go to the default float dtype
 _FLOAT_UNARY = ("sin", "cos", "tan", "exp", "log", "tanh", "sqrt", "sigmoid", "asin", "acos",
                 "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2", "expm1", "log2",
-                "log10", "log1p", "rsqrt", "erf", "floor", "ceil", "trunc")
-UNARY_OPS = {name: _prim("logistic" if name == "sigmoid" else name) for name in _FLOAT_UNARY}
-UNARY_OPS["round"] = _prim("round")
+                "log10", "log1p", "rsqrt", "erf", "erfc", "floor", "ceil", "trunc")
 for _name in _FLOAT_UNARY:
-    globals()[_name] = fast_unary_float(UNARY_OPS[_name], _name)
+    globals()[_name] = fast_unary_float(_prim("logistic" if _name == "sigmoid" else _name), _name)
+ROUND = _prim("round")
 NEG, ADD, SUB, MUL, DIV, ABS, RELU = (_prim(n) for n in ("neg", "add", "sub", "mul", "div",
                                                         "abs", "relu"))
 RSUB = _prim("sub", "RsubBackward1")
@@ -51,8 +50,8 @@ def round(x, decimals=0):
     """torch.round: to the nearest integer (halves to even), or to `decimals` places."""
     if decimals:
         scale = 10.0 ** decimals
-        return div(unary_float(UNARY_OPS["round"], mul(x, scale)), scale)
-    return unary_float(UNARY_OPS["round"], x)
+        return div(unary_float(ROUND, mul(x, scale)), scale)
+    return unary_float(ROUND, x)
 
 
 def abs(x):
@@ -172,11 +171,7 @@ def _first_on_ties(name, prim_name):
     """The max/min row's Op with PyTorch's values: on a tie the first operand (so maximum(-0.0,
     0.0) is -0.0, where numpy gives the second), NaN propagated."""
     row = _prim(prim_name)
-    np_fn = row.impl
-
-    def impl(a, b):
-        return np.where(a == b, a, np_fn(a, b))
-    return Op(name, impl, row.traced)
+    return Op(name, lambda a, b: np.where(a == b, a, row.impl(a, b)), row.traced)
 
 
 maximum = _binary("maximum", _first_on_ties("MaximumBackward0", "max"),
@@ -351,7 +346,6 @@ def _whole_numbers_kept(fn):
 floor, ceil, trunc, round = map(_whole_numbers_kept, (floor, ceil, trunc, round))
 arccos, arcsin, arctan, arccosh, arcsinh, arctanh = acos, asin, atan, acosh, asinh, atanh
 fix = trunc
-erfc = fast_unary_float(_prim("erfc"), "erfc")
 
 
 def positive(input):

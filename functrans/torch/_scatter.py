@@ -44,10 +44,6 @@ def _leading(src, shape):
                           strides=(1,) * len(shape))
 
 
-def _scatter_sum(n, pos, vals):
-    return P.scatter_add(np.zeros(n, vals.dtype), pos, vals, axis=0)
-
-
 def _add_at(x, src, pos):
     """x with src added at the flat positions pos (both shaped alike)."""
     return S.reshape(P.scatter_add(_flat(x), _flat(pos), _flat(src), axis=0), x.shape)
@@ -222,7 +218,8 @@ def _scatter_reduce_fn(x, src, rows, targets, hit, count, *, reduce, ishape):
     out = _REDUCE_ROWS[reduce](S.reshape(P.gather(table, _flat(rows), axis=0), rows.shape), (1,))
     if reduce == "mean":
         out = E.div(out, count)
-    return S.reshape(E.select(hit, _scatter_sum(xf.shape[0], targets, out), xf), x.shape)
+    placed = P.scatter_add(np.zeros(xf.shape[0], out.dtype), targets, out, axis=0)
+    return S.reshape(E.select(hit, placed, xf), x.shape)
 
 
 def _identity(reduce, dtype):
