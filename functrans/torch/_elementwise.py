@@ -412,7 +412,7 @@ def _sinc(x):
     return fnp.sinc(x)
 
 
-sinc = fast_unary_float(_sinc, "sinc")
+sinc = named(fast_unary_float(_sinc, "sinc"), "sinc", "torch.sinc: sin(pi x) / (pi x), 1 at x = 0.")
 _FRAC = composite("FracBackward0")(lambda x: E.sub(x, E.trunc(x)))  # derivative 1
 
 

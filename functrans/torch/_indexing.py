@@ -324,8 +324,8 @@ def _median_all(x, ties):
 
 
 def _median_ops(name):
-    """(the op over every element, which gives the entry at `at` itself, its sign of zero
-    included; the op with dim)."""
+    """(the op over every element, whose value is the entry at `at` itself, -0.0 included;
+    the op with dim)."""
     op = Op(f"{name.title()}Backward0", lambda x, ties, *, at: x.reshape(-1)[at], _median_all,
             forward_params=("at",))
     return under_convention("torch_nan", op), at_indices(f"{name.title()}Backward1")

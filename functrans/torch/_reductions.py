@@ -61,15 +61,14 @@ def _count(shape, dims):
 
 
 def _prod_dims(x, *, dims, keepdim):
-    out_shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape)) if keepdim else \
-        tuple(s for i, s in enumerate(x.shape) if i not in dims)
-    if len(dims) == len(x.shape):
-        # prod over every dim of x, named by dim: a trailing axis of 1 keeps one axis out of the
-        # reduction, so the row's rule takes ProdBackward1's derivative, not ProdBackward0's
-        # (which, with grad mode off, gives zeros for an operand with two or more zeros); one
-        # reshape to the result, so the rule's product is the saved result
-        return S.reshape(R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims), out_shape)
-    return S.reshape(R.reduce_prod(x, dims), out_shape)
+    if len(dims) < len(x.shape):
+        return _keep(R.reduce_prod(x, dims), x.shape, dims, keepdim)
+    # prod over every dim of x, named by dim: a trailing axis of 1 keeps one axis out of the
+    # reduction, so the row's rule takes ProdBackward1's derivative, not ProdBackward0's
+    # (which, with grad mode off, gives zeros for an operand with two or more zeros); one
+    # reshape to the result, so the rule's product is the saved result
+    out = R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims)
+    return S.reshape(out, (1,) * len(dims) if keepdim else ())
 
 
 def under_convention(convention, op):

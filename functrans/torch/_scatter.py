@@ -21,7 +21,7 @@ from functrans.torch._indexing import (INDEX_PUT, broadcast_values, check_broadc
                                        fill, fill_where, numpy_index, positions,
                                        set_at_positions, unique_last)
 from functrans.torch._ops import _operand, as_tensor
-from functrans.torch._record import Op, composite, run
+from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
 
@@ -58,11 +58,8 @@ def _check_bounds(idx, n, dim, error=RuntimeError, low=0):
 
 # --- scatter, scatter_add --------------------------------------------------------------------
 
-def _scatter_fn(x, src, pos, keep, *, shape):
-    return set_at_positions(x, _leading(src, shape), pos, keep, shape=shape)
-
-
-_SCATTER = Op("ScatterBackward0", _scatter_fn, _scatter_fn)
+_SCATTER = composite("ScatterBackward0")(lambda x, src, pos, keep, *, shape: set_at_positions(
+    x, _leading(src, shape), pos, keep, shape=shape))
 _SCATTER_VALUE = composite("ScatterBackward1")(fill_where)
 _SCATTER_ADD = composite("ScatterAddBackward0")(
     lambda x, src, pos, *, ishape: _add_at(x, _leading(src, ishape), pos))
@@ -223,10 +220,8 @@ def _scatter_reduce_fn(x, src, rows, targets, hit, count, *, reduce, ishape):
 
 
 def _identity(reduce, dtype):
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
+    if reduce not in ("amax", "amin"):
+        return 1 if reduce == "prod" else 0
     big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
     return -big if reduce == "amax" else big
 
