@@ -190,8 +190,7 @@ CROSS_DIM_WARNING = (
 
 def kron(input, other):
     """torch.kron: the Kronecker product (the blocks input[i, j] * other)."""
-    ts, vs = _operands(input, other, promoted=True)
-    return run(_KRON, ts, vs)
+    return run(_KRON, *_operands(input, other, promoted=True))
 
 
 def cross(input, other, dim=None):
@@ -211,8 +210,7 @@ def cross(input, other, dim=None):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{va.shape[d]} and {vb.shape[d]}")
     check_broadcast(va.shape, vb.shape)
-    ts, vs = _operands(a, b, promoted=True)
-    return run(_CROSS, ts, vs, {"dim": d})
+    return run(_CROSS, *_operands(a, b, promoted=True), {"dim": d})
 
 
 _DIST = composite("DistBackward0")(
