@@ -1,6 +1,7 @@
 """The row of the p-norm over axes, (sum |x|^p)^(1/p), for a finite p other than 0
 (functrans.torch takes it for p other than 1 and 2, which are sums of |x| and of squares under
-norm_sqrt). Its derivative is sign(x) |x|^(p-1) y^(1-p): at a zero entry (p < 1) and at a zero
+norm_sqrt, and for cdist's p = 1, whose PyTorch derivative, sign(x) with NaN at NaN, is this
+row's). Its derivative is sign(x) |x|^(p-1) y^(1-p): at a zero entry (p < 1) and at a zero
 norm (p > 1) JAX's rule meets 0 * inf and gives NaN (jnp.linalg.norm's derivative); PyTorch's
 norm_backward masks both to 0."""
 

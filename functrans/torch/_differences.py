@@ -25,8 +25,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _dim(dim, x.ndim)
     if prepend is not None or append is not None:
-        parts = [as_tensor(p) for p in (prepend, x, append) if p is not None]
-        x = cat(parts, d)
+        x = cat([as_tensor(p) for p in (prepend, x, append) if p is not None], d)
     for _ in range(n):
         m = x.shape[d]
         if m == 0:

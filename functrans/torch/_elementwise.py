@@ -23,11 +23,10 @@ from functrans.torch._tensor import Tensor, wrap
 # bool tensors go to the default float dtype
 _FLOAT_UNARY = ("sin", "cos", "tan", "exp", "log", "tanh", "sqrt", "sigmoid", "asin", "acos",
                 "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "exp2", "expm1", "log2",
-                "log10", "log1p", "rsqrt", "erf", "floor", "ceil", "trunc")
-UNARY_OPS = {name: _prim("logistic" if name == "sigmoid" else name) for name in _FLOAT_UNARY}
-UNARY_OPS["round"] = _prim("round")
+                "log10", "log1p", "rsqrt", "erf", "erfc", "floor", "ceil", "trunc")
 for _name in _FLOAT_UNARY:
-    globals()[_name] = fast_unary_float(UNARY_OPS[_name], _name)
+    globals()[_name] = fast_unary_float(_prim("logistic" if _name == "sigmoid" else _name), _name)
+ROUND = _prim("round")
 NEG, ADD, SUB, MUL, DIV, ABS, RELU = (_prim(n) for n in ("neg", "add", "sub", "mul", "div",
                                                         "abs", "relu"))
 RSUB = _prim("sub", "RsubBackward1")
@@ -35,7 +34,6 @@ _sign_of_any = fast_unary_float(_prim("sign"), "sign")
 # PyTorch's sign is (0 < x) - (x < 0): 0 at nan, where numpy's (and JAX's) is nan
 _sign = composite("SignBackward0")(lambda x: E.select(E.ne(x, x), np.zeros((), x.dtype),
                                                       E.sign(x)))
-_reciprocal = composite("ReciprocalBackward0")(fnp.reciprocal)
 
 
 def sign(input):
@@ -52,8 +50,8 @@ def round(x, decimals=0):
     """torch.round: to the nearest integer (halves to even), or to `decimals` places."""
     if decimals:
         scale = 10.0 ** decimals
-        return div(unary_float(UNARY_OPS["round"], mul(x, scale)), scale)
-    return unary_float(UNARY_OPS["round"], x)
+        return div(unary_float(ROUND, mul(x, scale)), scale)
+    return unary_float(ROUND, x)
 
 
 def abs(x):
@@ -65,8 +63,7 @@ def abs(x):
 neg = negative = named(lambda x: unary(NEG, x), "neg", "torch.neg (also negative): -x.")
 relu = named(lambda x: unary(RELU, x), "relu",
              "torch.relu: max(x, 0), with PyTorch's zero derivative at x = 0.")
-reciprocal = named(lambda x: unary_float(_reciprocal, x), "reciprocal",
-                   "torch.reciprocal: 1 / x; integer tensors go to the default float dtype.")
+reciprocal = fast_unary_float(composite("ReciprocalBackward0")(fnp.reciprocal), "reciprocal")
 square = named(lambda x: pow(x, 2), "square", "torch.square: x * x.")
 absolute = abs
 INTEGER_POW = _prim("integer_pow", "PowBackward0")
@@ -141,40 +138,48 @@ rdiv = named(lambda x, other: mul(reciprocal(x), other), "rdiv",
              "other / x, which PyTorch records as reciprocal(x) * other (MulBackward0).")
 
 
-def _promoting(name, op, what, true_division=False, tensor_op=None):
-    """`op`, or `tensor_op` where other is a tensor (PyTorch's Backward1 node)."""
+def _float_kernel(name, x):
+    """PyTorch's error for an integer or bool dtype that a float-only kernel refuses."""
+    return NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype.kind(x)}\'')
+
+
+def _binary(name, op, what, ints="keep", tensor_op=None):
+    """torch.NAME(input, other) as one node, `op` (`tensor_op` where other is a tensor: PyTorch's
+    Backward1 node); an integer result dtype stays (`ints` "keep"), goes to the default float
+    dtype ("float") or is refused ("refuse")."""
     def fn(input, other):
+        dt = _dtype.result_type(input, other)
+        if dt.kind not in "fc" and ints != "keep":
+            if ints == "refuse":
+                raise _float_kernel(name, dt)
+            dt = _default_float()
         this = tensor_op if tensor_op is not None and isinstance(other, Tensor) else op
-        return nary(this, (input, other), _true_div_dtype(input, other) if true_division else None)
+        return nary(this, (input, other), dt)
     return named(fn, name, f"torch.{name}: {what}, elementwise, with PyTorch's type promotion.")
 
 
-floor_divide = _promoting("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
-                          "input / other rounded down")
-remainder = _promoting("remainder", _prim("rem", "RemainderBackward0"), "the remainder of "
-                       "input / other with the sign of other (Python's %)",
-                       tensor_op=_prim("rem", "RemainderBackward1"))
-fmod = _promoting("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other "
-                  "with the sign of input (C's fmod)", tensor_op=_prim("fmod", "FmodBackward1"))
+floor_divide = _binary("floor_divide", _prim("floor_divide", "FloorDivideBackward0"),
+                       "input / other rounded down")
+remainder = _binary("remainder", _prim("rem", "RemainderBackward0"), "the remainder of input / "
+                    "other with the sign of other (Python's %)",
+                    tensor_op=_prim("rem", "RemainderBackward1"))
+fmod = _binary("fmod", _prim("fmod", "FmodBackward0"), "the remainder of input / other with the "
+               "sign of input (C's fmod)", tensor_op=_prim("fmod", "FmodBackward1"))
 
 
 def _first_on_ties(name, prim_name):
     """The max/min row's Op with PyTorch's values: on a tie the first operand (so maximum(-0.0,
     0.0) is -0.0, where numpy gives the second), NaN propagated."""
     row = _prim(prim_name)
-    np_fn = row.impl
-
-    def impl(a, b):
-        return np.where(a == b, a, np_fn(a, b))
-    return Op(name, impl, row.traced)
+    return Op(name, lambda a, b: np.where(a == b, a, row.impl(a, b)), row.traced)
 
 
-maximum = _promoting("maximum", _first_on_ties("MaximumBackward0", "max"),
-                     "the larger of input and other")
-minimum = _promoting("minimum", _first_on_ties("MinimumBackward0", "min"),
-                     "the smaller of input and other")
-atan2 = arctan2 = _promoting("atan2", _prim("atan2", "Atan2Backward0"), "the angle of the point "
-                             "(other, input)", true_division=True)
+maximum = _binary("maximum", _first_on_ties("MaximumBackward0", "max"),
+                  "the larger of input and other")
+minimum = _binary("minimum", _first_on_ties("MinimumBackward0", "min"),
+                  "the smaller of input and other")
+atan2 = arctan2 = _binary("atan2", _prim("atan2", "Atan2Backward0"), "the angle of the point "
+                          "(other, input)", ints="float")
 
 
 def _broadcasting(np_fn, *vals):
@@ -341,7 +346,6 @@ def _whole_numbers_kept(fn):
 floor, ceil, trunc, round = map(_whole_numbers_kept, (floor, ceil, trunc, round))
 arccos, arcsin, arctan, arccosh, arcsinh, arctanh = acos, asin, atan, acosh, asinh, atanh
 fix = trunc
-erfc = fast_unary_float(_prim("erfc"), "erfc")
 
 
 def positive(input):
@@ -350,11 +354,6 @@ def positive(input):
     if x._value.dtype == np.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return x
-
-
-def _float_kernel(name, x):
-    """PyTorch's error for an integer or bool dtype that a float-only kernel refuses."""
-    return NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype.kind(x)}\'')
 
 
 # |x| with the sign of y; PyTorch's derivative result / x, 0 at x = 0 (abs's convention), none in y
@@ -376,27 +375,14 @@ def _xlogy(x, y):
 _XLOGY = [composite(f"XlogyBackward{k}")(_xlogy) for k in (0, 1, 2)]
 
 
-def _binary_math(name, op, what, ints="float"):
-    """torch.NAME(input, other) as one node `op`, with PyTorch's promotion; an integer result
-    dtype goes to the default float dtype (`ints` "float"), stays ("keep") or is refused."""
-    def fn(input, other):
-        dt = _dtype.result_type(input, other)
-        if dt.kind not in "fc" and ints != "keep":
-            if ints != "float":
-                raise _float_kernel(name, dt)
-            dt = _default_float()
-        return nary(op, (input, other), dt)
-    return named(fn, name, f"torch.{name}: {what}, elementwise, with PyTorch's promotion.")
-
-
-logaddexp = _binary_math("logaddexp", composite("LogaddexpBackward0")(fnp.logaddexp),
-                         "log(exp(input) + exp(other))", ints=None)
-logaddexp2 = _binary_math("logaddexp2", composite("Logaddexp2Backward0")(fnp.logaddexp2),
-                          "log2(2**input + 2**other)", ints=None)
-hypot = _binary_math("hypot", composite("HypotBackward0")(fnp.hypot),
-                     "sqrt(input**2 + other**2)", ints=None)
-fmax = _binary_math("fmax", _FMAX, "the larger operand, NaN only where both are", ints="keep")
-fmin = _binary_math("fmin", _FMIN, "the smaller operand, NaN only where both are", ints="keep")
+logaddexp = _binary("logaddexp", composite("LogaddexpBackward0")(fnp.logaddexp),
+                    "log(exp(input) + exp(other))", ints="refuse")
+logaddexp2 = _binary("logaddexp2", composite("Logaddexp2Backward0")(fnp.logaddexp2),
+                     "log2(2**input + 2**other)", ints="refuse")
+hypot = _binary("hypot", composite("HypotBackward0")(fnp.hypot), "sqrt(input**2 + other**2)",
+                ints="refuse")
+fmax = _binary("fmax", _FMAX, "the larger operand, NaN only where both are")
+fmin = _binary("fmin", _FMIN, "the smaller operand, NaN only where both are")
 
 
 def copysign(input, other):
@@ -414,12 +400,8 @@ def xlogy(input, other):
     return nary(_XLOGY[k], (input, other), _true_div_dtype(input, other), scalar_overload=k > 0)
 
 
-_DEG2RAD = composite("Deg2RadBackward0")(fnp.deg2rad)
-_RAD2DEG = composite("Rad2DegBackward0")(fnp.rad2deg)
-deg2rad = named(lambda input: unary_float(_DEG2RAD, input), "deg2rad",
-                "torch.deg2rad: input * pi / 180; integer tensors go to the default float dtype.")
-rad2deg = named(lambda input: unary_float(_RAD2DEG, input), "rad2deg",
-                "torch.rad2deg: input * 180 / pi; integer tensors go to the default float dtype.")
+deg2rad = fast_unary_float(composite("Deg2RadBackward0")(fnp.deg2rad), "deg2rad")
+rad2deg = fast_unary_float(composite("Rad2DegBackward0")(fnp.rad2deg), "rad2deg")
 
 
 @composite("SincBackward0")
@@ -430,8 +412,7 @@ def _sinc(x):
     return fnp.sinc(x)
 
 
-sinc = named(lambda input: unary_float(_sinc, input), "sinc",
-             "torch.sinc: sin(pi x) / (pi x), 1 at x = 0.")
+sinc = named(fast_unary_float(_sinc, "sinc"), "sinc", "torch.sinc: sin(pi x) / (pi x), 1 at x = 0.")
 _FRAC = composite("FracBackward0")(lambda x: E.sub(x, E.trunc(x)))  # derivative 1
 
 

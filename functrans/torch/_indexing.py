@@ -14,12 +14,12 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives import indexing as P
+from functrans.primitives import reductions as R
 from functrans.primitives import shape_ops as S
-from functrans.primitives.ad_control import stop_gradient_p
 from functrans.torch._grad_mode import MODE
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import Op, composite, run
-from functrans.torch._reductions import at_indices, return_type, with_indices
+from functrans.torch._reductions import at_indices, return_type, under_convention, with_indices
 from functrans.torch._shape import contiguous, expand, flatten, reshape, unsqueeze, view
 from functrans.torch._tensor import Tensor, _dim, wrap
 from functrans.torch._views import as_view, gather_flat
@@ -69,13 +69,10 @@ def positions(shape, idx) -> np.ndarray:
     return np.asarray(total)
 
 
-def _take_impl(x, pos, *, idx):
-    return x[idx]  # basic indexing gives numpy's view (what PyTorch returns), advanced a copy
-
-
-_GETITEM_OPS = {name: Op(name, _take_impl, gather_flat, forward_params=("idx",)) for name in
-                ("SelectBackward0", "SliceBackward0", "IndexBackward0", "UnsqueezeBackward0",
-                 "AliasBackward0", "MaskedSelectBackward0")}
+# x[idx]: basic indexing gives numpy's view (what PyTorch returns), advanced a copy
+_GETITEM_OPS = {name: Op(name, lambda x, pos, *, idx: x[idx], gather_flat, forward_params=("idx",))
+                for name in ("SelectBackward0", "SliceBackward0", "IndexBackward0",
+                             "UnsqueezeBackward0", "AliasBackward0", "MaskedSelectBackward0")}
 
 
 def _getitem_name(np_idx):
@@ -193,21 +190,18 @@ _SortResult, _TopkResult = return_type("sort"), return_type("topk")
 
 def _order(v, dim, descending):
     """(dim, stable order along dim); descending keeps equal entries in order and puts NaN
-    first, as PyTorch does (NaN counts as the largest value)."""
+    first, as PyTorch does (NaN counts as the largest value), and as jax.numpy's argsort."""
     if v.ndim == 0:
         return 0, np.zeros((), np.int64)
     d = _dim(dim, v.ndim)
-    if not descending:
-        return d, np.argsort(v, axis=d, kind="stable").astype(np.int64)
-    flipped = np.argsort(np.flip(v, d), axis=d, kind="stable")
-    return d, (v.shape[d] - 1 - np.flip(flipped, d)).astype(np.int64)
+    return d, fnp.argsort(v, axis=d, descending=descending)
 
 
 def sort(input, dim=-1, descending=False, stable=False):
     """torch.sort: input sorted along dim, as a (values, indices) pair."""
     x = as_tensor(input)
     d, idx = _order(x._value, dim, descending)
-    return _SortResult((run(_SORT, (x, None), (x._value, idx), {"dim": d}), wrap(idx)))
+    return with_indices(_SortResult, _SORT, x, idx, d)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -224,7 +218,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     d, idx = _order(v, d, largest)
     idx = np.take(idx, np.arange(k), axis=d) if v.ndim else idx
-    return _TopkResult((run(_TOPK, (x, None), (v, idx), {"dim": d}), wrap(idx)))
+    return with_indices(_TopkResult, _TOPK, x, idx, d)
 
 
 _INDEX_SELECT = composite("IndexSelectBackward0")(
@@ -323,17 +317,21 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 # --- median, nanmedian: the lower middle value, indices decided eagerly ----------------------
 
-def _median_all(x, share, value):
-    # the value is the median; the gradient is shared evenly by the entries equal to it
-    # (the NaNs when it is NaN), as PyTorch's evenly_distribute_backward
-    live = E.select(E.gt(share, np.zeros((), share.dtype)), E.sub(x, stop_gradient_p.bind(x)),
-                    np.zeros((), x.dtype))
-    return E.add(value, fnp.sum(E.mul(live, share)))
+def _median_all(x, ties):
+    # the maximum of the entries equal to the median (the NaNs when it is NaN), so its gradient
+    # is shared evenly among them by reduce_max's torch_nan rule (evenly_distribute_backward)
+    return R.reduce_max(P.gather(S.reshape(x, (math.prod(x.shape),)), ties, axis=0), (0,))
 
 
-_MEDIAN_OPS = {name: (Op(f"{name.title()}Backward0", _median_all, _median_all),
-                      at_indices(f"{name.title()}Backward1"))
-               for name in ("median", "nanmedian")}
+def _median_ops(name):
+    """(the op over every element, whose value is the entry at `at` itself, -0.0 included;
+    the op with dim)."""
+    op = Op(f"{name.title()}Backward0", lambda x, ties, *, at: x.reshape(-1)[at], _median_all,
+            forward_params=("at",))
+    return under_convention("torch_nan", op), at_indices(f"{name.title()}Backward1")
+
+
+_MEDIAN_OPS = {name: _median_ops(name) for name in ("median", "nanmedian")}
 _MedianResult = return_type("median")
 
 
@@ -359,16 +357,14 @@ def median(input, dim=None, keepdim=False, *, _name="median"):
         if v.size == 0:
             return wrap(np.asarray(np.nan, v.dtype))
         flat = v.reshape(-1)
-        m = flat[_median_index(flat, 0, _name == "nanmedian")[0]]
+        at = int(_median_index(flat, 0, _name == "nanmedian")[0])
+        m = flat[at]
         if v.dtype.kind not in "fc":
             return wrap(np.asarray(m))
-        hit = np.isnan(flat) if np.isnan(m) else flat == m
-        share = (hit / hit.sum()).astype(v.dtype).reshape(v.shape)
-        return run(op_all, (x, None, None), (v, share, np.asarray(m)))
+        ties = np.flatnonzero(np.isnan(flat) if np.isnan(m) else flat == m)
+        return run(op_all, (x, None), (v, ties), {"at": at})
     if v.ndim == 0:
-        zero = np.zeros((), np.int64)
-        return _MedianResult((run(op_dim, (x, None), (v, zero), {"dim": 0, "keepdim": True}),
-                              wrap(zero.copy())))
+        return with_indices(_MedianResult, op_dim, x, np.zeros((), np.int64), 0)
     d = _dim(dim, v.ndim)
     if v.shape[d] == 0:
         raise IndexError(f"{_name}(): Expected reduction dim {d} to have non-zero size.")

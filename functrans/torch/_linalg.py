@@ -8,11 +8,13 @@ import functrans.numpy as fnp
 from functrans.primitives import elementwise as E
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.linalg import dot_general
+from functrans.primitives.norms import p_norm
 from functrans.torch import _dtype
 from functrans.torch._elementwise import mul
 from functrans.torch._ops import _operand, as_tensor
 from functrans.torch._record import check_broadcast, composite, run
 from functrans.torch._reductions import vector_norm
+from functrans.torch._shape import SQUEEZE4, expand, reshape, unsqueeze, view_op
 from functrans.torch._tensor import _dim, warn_once
 
 
@@ -103,14 +105,12 @@ def matmul(input, other):
     if na <= 2 and nb <= 2 and (na, nb) != (1, 2):
         return {(1, 1): dot, (2, 1): mv, (2, 2): mm}[(na, nb)](a, b)
     if na == 1 and nb == 2:  # PyTorch squeezes the product in place: SqueezeBackward4
-        from functrans.torch._shape import SQUEEZE4, unsqueeze, view_op
         return view_op(SQUEEZE4, mm(unsqueeze(a, 0), b), {"dimensions": (0,)})
     return run(_matmul_nd, *_operands(a, b))
 
 
 def outer(input, vec2):
     """a[:, None] * b, recorded as PyTorch does: a view, then MulBackward0."""
-    from functrans.torch._shape import reshape
     a, b = as_tensor(input), as_tensor(vec2)
     return mul(reshape(a, (a._value.shape[0], 1)), b)
 
@@ -141,7 +141,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2)."""
     (x, a, b), vs = _operands(input, mat1, mat2, same_dtype=False)
     _check_matrices((a, b), "mat1")
-    from functrans.torch._shape import expand
     expand(x.detach(), (vs[1].shape[0], vs[2].shape[1]))  # PyTorch's message: no broadcast
     if vs[0].dtype != vs[1].dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
@@ -153,13 +152,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @composite("CdistBackward0")
 def _cdist(a, b, *, p):
     diff = E.sub(fnp.expand_dims(a, -2), fnp.expand_dims(b, -3))
-    if p not in (1, float("inf")):  # the norm rows: PyTorch's derivative is 0 at zero distance
+    if p == 1:  # p_norm's PyTorch rule, as cdist_backward: sign(diff), 0 at 0 and NaN at NaN
+        return p_norm(diff, 1.0, (diff.ndim - 1,))
+    if p != float("inf"):  # the norm rows: PyTorch's derivative is 0 at zero distance
         return vector_norm(diff, p, (diff.ndim - 1,))
-    ad = E.mul(diff, E.sign(diff))  # |diff| with cdist_backward's derivative sign(diff): 0 at
-    # 0 and NaN at NaN (abs's PyTorch rule, sgn, gives 0 at NaN)
-    if p == 1:
-        return fnp.sum(ad, axis=-1)
-    # p = inf: every coordinate at the maximum gets the whole gradient
+    # p = inf: every coordinate at the maximum gets the whole gradient, times sign(diff)
+    ad = E.mul(diff, E.sign(diff))
     top = stop_gradient_p.bind(fnp.max(ad, axis=-1, keepdims=True))
     at_top = E.select(E.eq(ad, top), E.sub(ad, stop_gradient_p.bind(ad)), np.zeros((), a.dtype))
     return E.add(fnp.squeeze(top, -1), fnp.sum(at_top, axis=-1))
@@ -192,8 +190,7 @@ CROSS_DIM_WARNING = (
 
 def kron(input, other):
     """torch.kron: the Kronecker product (the blocks input[i, j] * other)."""
-    ts, vs = _operands(input, other, promoted=True)
-    return run(_KRON, ts, vs)
+    return run(_KRON, *_operands(input, other, promoted=True))
 
 
 def cross(input, other, dim=None):
@@ -213,8 +210,7 @@ def cross(input, other, dim=None):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{va.shape[d]} and {vb.shape[d]}")
     check_broadcast(va.shape, vb.shape)
-    ts, vs = _operands(a, b, promoted=True)
-    return run(_CROSS, ts, vs, {"dim": d})
+    return run(_CROSS, *_operands(a, b, promoted=True), {"dim": d})
 
 
 _DIST = composite("DistBackward0")(

@@ -61,22 +61,17 @@ def _count(shape, dims):
 
 
 def _prod_dims(x, *, dims, keepdim):
-    out_shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape)) if keepdim else \
-        tuple(s for i, s in enumerate(x.shape) if i not in dims)
-    if len(dims) == len(x.shape):
-        # prod over every dim of x, named by dim: a trailing axis of 1 keeps one axis out of the
-        # reduction, so the row's rule takes ProdBackward1's derivative, not ProdBackward0's
-        # (which, with grad mode off, gives zeros for an operand with two or more zeros); one
-        # reshape to the result, so the rule's product is the saved result
-        return S.reshape(R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims), out_shape)
-    return S.reshape(R.reduce_prod(x, dims), out_shape)
+    if len(dims) < len(x.shape):
+        return _keep(R.reduce_prod(x, dims), x.shape, dims, keepdim)
+    # prod over every dim of x, named by dim: a trailing axis of 1 keeps one axis out of the
+    # reduction, so the row's rule takes ProdBackward1's derivative, not ProdBackward0's
+    # (which, with grad mode off, gives zeros for an operand with two or more zeros); one
+    # reshape to the result, so the rule's product is the saved result
+    out = R.reduce_prod(S.reshape(x, (*x.shape, 1)), dims)
+    return S.reshape(out, (1,) * len(dims) if keepdim else ())
 
 
-def _prod_all(x):
-    return R.reduce_prod(x, tuple(range(x.ndim)))
-
-
-def _under(convention, op):
+def under_convention(convention, op):
     """`op` differentiated under its row's `convention`_jvp, a branch of PyTorch's formula
     that depends on the operand's values, recorded when the operand takes it (its values
     cannot change before backward without a version error): torch_zeros for an operand with a
@@ -85,22 +80,23 @@ def _under(convention, op):
     def traced(*args, **params):
         with derivative_convention(convention):
             return op.traced(*args, **params)
-    return Op(op.name, op.impl, traced)
+    return Op(op.name, op.impl, traced, op.multiple, op.forward_params)
 
 
 def _for_operand(ops, with_zero, x, v):
     return with_zero if x._requires_grad and (v == 0).any() else ops
 
 
-_PROD = (composite("ProdBackward0")(_prod_all), composite("ProdBackward1")(_prod_dims))
-_PROD_WITH_ZERO = tuple(_under("torch_zeros", op) for op in _PROD)
+_PROD = (composite("ProdBackward0")(lambda x: R.reduce_prod(x, tuple(range(x.ndim)))),
+         composite("ProdBackward1")(_prod_dims))
+_PROD_WITH_ZERO = tuple(under_convention("torch_zeros", op) for op in _PROD)
 _SUM = _reduction("SumBackward0", "SumBackward1", _reduce_sum)
 _MEAN = _reduction("MeanBackward0", "MeanBackward1", lambda x, dims: E.div(
     _reduce_sum(x, dims), np.asarray(_count(x.shape, dims), x.dtype)))
 # amax and amin over dims; max(x) and min(x) over every element
 _AMAX = _reduction("MaxBackward1", "AmaxBackward0", R.reduce_max)
 _AMIN = _reduction("MinBackward1", "AminBackward0", R.reduce_min)
-_ALL_WITH_NAN = {op: _under("torch_nan", op) for op in (_AMAX[0], _AMIN[0])}
+_ALL_WITH_NAN = {op: under_convention("torch_nan", op) for op in (_AMAX[0], _AMIN[0])}
 
 
 def _accumulated(input, dtype):
@@ -187,11 +183,11 @@ def at_indices(name):
     return Op(name, values_at, values_at)
 
 
-def with_indices(result, op, x, idx, dim, keepdim):
-    """`result`((x's values at idx along dim, idx)): max, min and median with dim; idx is
-    found with keepdims=True."""
+def with_indices(result, op, x, idx, dim, keepdim=True):
+    """`result`((x's values at idx along dim, idx)): max, min, median, sort, topk, cummax; idx
+    is found with keepdims=True. The indices come back as a copy of the node's own."""
     values = run(op, (x, None), (x._value, idx), {"dim": dim, "keepdim": bool(keepdim)})
-    return result((values, wrap(idx if keepdim else np.squeeze(idx, dim))))
+    return result((values, wrap((idx if keepdim else np.squeeze(idx, dim)).copy())))
 
 
 _MAX_DIM, _MIN_DIM = at_indices("MaxBackward0"), at_indices("MinBackward0")
@@ -328,7 +324,7 @@ logsumexp = named(lambda input, dim, keepdim=False: _over_dims(_LOGSUMEXP, input
 
 def _scan(name, what):
     op = _prim(name)
-    with_zero = _under("torch_zeros", op) if name == "cumprod" else op
+    with_zero = under_convention("torch_zeros", op) if name == "cumprod" else op
 
     def fn(input, dim, *, dtype=None):
         x, v = _accumulated(input, dtype)
@@ -363,32 +359,27 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(x, dim, keepdim, dtype=dtype) / count
 
 
-def _running(v, d, better):
+def _running(v, d, best, better):
     """The index PyTorch's cummax/cummin give along axis d: the last of the best so far, or of
-    the last NaN once one is seen."""
-    idx = np.zeros(v.shape, np.int64)
-    best = np.take(v, 0, axis=d)
-    at = np.zeros(best.shape, np.int64)
-    for i in range(v.shape[d]):
-        cur = np.take(v, i, axis=d)
-        take = better(cur, best) | (cur != cur)
-        best, at = np.where(take, cur, best), np.where(take, i, at)
-        np.moveaxis(idx, d, 0)[i] = at
-    return idx
+    the last NaN once one is seen (`best`.accumulate propagates NaN)."""
+    take = better(v, np.roll(best.accumulate(v, axis=d), 1, axis=d)) | (v != v)
+    np.moveaxis(take, d, 0)[0] = True
+    steps = np.arange(v.shape[d]).reshape((-1,) + (1,) * (v.ndim - 1 - d))
+    return np.maximum.accumulate(np.where(take, steps, 0), axis=d).astype(np.int64)
 
 
-def _cumulative(name, better, what):
+def _cumulative(name, best, better, what):
     op, result = at_indices(f"{name.title()}Backward0"), return_type(name)
 
     def fn(input, dim):
         x = as_tensor(input)
         v = x._value
         d = _dim(dim, v.ndim)
-        idx = _running(v, d, better) if v.ndim and v.size else np.zeros(v.shape, np.int64)
-        return with_indices(result, op, x, idx, d, True)
+        idx = _running(v, d, best, better) if v.ndim and v.size else np.zeros(v.shape, np.int64)
+        return with_indices(result, op, x, idx, d)
     return named(fn, name, f"torch.{name}: (values, indices) of the running {what} along dim; "
                  "the gradient goes to the entries the indices name.")
 
 
-cummax = _cumulative("cummax", np.greater_equal, "maximum")
-cummin = _cumulative("cummin", np.less_equal, "minimum")
+cummax = _cumulative("cummax", np.maximum, np.greater_equal, "maximum")
+cummin = _cumulative("cummin", np.minimum, np.less_equal, "minimum")

@@ -21,7 +21,7 @@ from functrans.torch._indexing import (INDEX_PUT, broadcast_values, check_broadc
                                        fill, fill_where, numpy_index, positions,
                                        set_at_positions, unique_last)
 from functrans.torch._ops import _operand, as_tensor
-from functrans.torch._record import Op, composite, run
+from functrans.torch._record import composite, run
 from functrans.torch._tensor import Tensor, _dim, wrap
 
 
@@ -44,10 +44,6 @@ def _leading(src, shape):
                           strides=(1,) * len(shape))
 
 
-def _scatter_sum(n, pos, vals):
-    return P.scatter_add(np.zeros(n, vals.dtype), pos, vals, axis=0)
-
-
 def _add_at(x, src, pos):
     """x with src added at the flat positions pos (both shaped alike)."""
     return S.reshape(P.scatter_add(_flat(x), _flat(pos), _flat(src), axis=0), x.shape)
@@ -62,11 +58,8 @@ def _check_bounds(idx, n, dim, error=RuntimeError, low=0):
 
 # --- scatter, scatter_add --------------------------------------------------------------------
 
-def _scatter_fn(x, src, pos, keep, *, shape):
-    return set_at_positions(x, _leading(src, shape), pos, keep, shape=shape)
-
-
-_SCATTER = Op("ScatterBackward0", _scatter_fn, _scatter_fn)
+_SCATTER = composite("ScatterBackward0")(lambda x, src, pos, keep, *, shape: set_at_positions(
+    x, _leading(src, shape), pos, keep, shape=shape))
 _SCATTER_VALUE = composite("ScatterBackward1")(fill_where)
 _SCATTER_ADD = composite("ScatterAddBackward0")(
     lambda x, src, pos, *, ishape: _add_at(x, _leading(src, ishape), pos))
@@ -222,14 +215,13 @@ def _scatter_reduce_fn(x, src, rows, targets, hit, count, *, reduce, ishape):
     out = _REDUCE_ROWS[reduce](S.reshape(P.gather(table, _flat(rows), axis=0), rows.shape), (1,))
     if reduce == "mean":
         out = E.div(out, count)
-    return S.reshape(E.select(hit, _scatter_sum(xf.shape[0], targets, out), xf), x.shape)
+    placed = P.scatter_add(np.zeros(xf.shape[0], out.dtype), targets, out, axis=0)
+    return S.reshape(E.select(hit, placed, xf), x.shape)
 
 
 def _identity(reduce, dtype):
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
+    if reduce not in ("amax", "amin"):
+        return 1 if reduce == "prod" else 0
     big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
     return -big if reduce == "amax" else big
 

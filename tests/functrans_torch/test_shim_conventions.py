@@ -36,6 +36,16 @@ CASES = [
      lambda x: N.p_norm(x, 3.0, (0,)), [nan, nan]),
     ("cdist3-zero", lambda lib, x: lib.cdist(x.reshape(1, 2), x.reshape(1, 2), 3.0).sum(),
      [1.0, 2.0], [0.0, 0.0], None, None),
+    # median() shares its gradient among the entries equal to it, the NaNs when it is NaN:
+    # reduce_max's torch_nan rule over those entries (evenly_distribute_backward)
+    ("median-ties", lambda lib, x: lib.median(x), [1.0, 3.0, 1.0, 2.0, 1.0],
+     [1 / 3, 0.0, 1 / 3, 0.0, 1 / 3], None, None),
+    ("median-nan", lambda lib, x: lib.median(x), [nan, 1.0, nan], [0.5, 0.0, 0.5],
+     lambda x: R.reduce_max(x[np.array([0, 2])], (0,)), [nan, 0.0, nan]),
+    # cdist with p = 1 takes the p_norm row's PyTorch rule: sign(diff), 0 at 0, NaN at NaN
+    ("cdist1-nan-zero", lambda lib, x: lib.cdist(x.reshape(1, 3), lib.zeros(1, 3, dtype=x.dtype),
+                                                 1.0).sum(),
+     [nan, -2.0, 0.0], [nan, -1.0, 0.0], lambda x: N.p_norm(x, 1.0, (0,)), [-1.0, -1.0, 1.0]),
     ("logsumexp-rounded", lambda lib, x: lib.logsumexp(x, 0), [1e17, 1e17], [1.0, 1.0],
      lambda x: R.logsumexp(x, (0,)), [0.5, 0.5]),
 ]

@@ -444,3 +444,17 @@ def test_grad_is_laid_out_like_its_parameter(create_graph):
     expected = 2 * ((X @ W.T).T @ X)
     np.testing.assert_allclose(W.grad.view(-1).detach().numpy(),
                                expected.detach().numpy().ravel())
+
+
+@pytest.mark.parametrize("fn", [lambda x: x.max(0), lambda x: x.max(0, keepdim=True),
+                                lambda x: x.sort(0), lambda x: x.topk(1, 0),
+                                lambda x: x.cummax(0), lambda x: x.median(0, keepdim=True)],
+                         ids=["max", "max-keepdim", "sort", "topk", "cummax", "median"])
+def test_returned_indices_do_not_alias_the_nodes_own(fn):
+    # the node keeps the indices its gradient goes to; changing the returned ones in place
+    # must not move that gradient (PyTorch raises a version error at backward instead)
+    x = torch.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
+    values, indices = fn(x)
+    expected = torch.autograd.grad(values.sum(), x, retain_graph=True)[0].numpy().copy()
+    indices.zero_()
+    np.testing.assert_array_equal(torch.autograd.grad(values.sum(), x)[0].numpy(), expected)

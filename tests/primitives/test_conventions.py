@@ -130,6 +130,12 @@ CONVENTIONS = [
                ([inf, 1.0],), ([0.0, 1.0],),
                lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=0.5),
                lambda torch: lambda x: torch.linalg.vector_norm(x, 0.5)),
+    # p = 1 (torch.cdist's): JAX's abs derivative select(x >= 0, t, -t), -1 at NaN; PyTorch's
+    # cdist_backward sign(x), NaN at NaN and 0 at 0
+    Convention("p_norm", "p=1,x=[nan,0]", lambda x: N.p_norm(x, 1.0, (0,)), ([nan, 0.0],),
+               ([-1.0, 1.0],), ([nan, 0.0],),
+               lambda jax, jnp: lambda x: jnp.linalg.norm(x, ord=1),
+               lambda torch: lambda x: torch.cdist(x.reshape(1, 2), torch.zeros_like(x)[None], 1)),
     # logsumexp where the sum rounds away: y = log(2 e^a) rounds to a at a = 1e17. JAX's
     # softmax gives 1/2 each; PyTorch's exp(x - y) 1 each
     Convention("logsumexp", "x=[1e17,1e17]", lambda x: R.logsumexp(x, (0,)), ([1e17, 1e17],),
