@@ -129,12 +129,8 @@ class BackwardCFunction(FunctionCtx, Node):
 
 def _sum_to(r, shape, name, index):
     """A gradient of a broadcast shape summed down to the input's shape (PyTorch's sum_to)."""
-    got = r._value.shape
-    try:
-        ok = len(got) >= len(shape) and np.broadcast_shapes(got, shape) == tuple(got)
-    except ValueError:
-        ok = False
-    if not ok:
+    got = r._value.shape  # PyTorch's is_expandable_to(shape, got)
+    if len(got) < len(shape) or any(s not in (1, g) for s, g in zip(shape[::-1], got[::-1])):
         raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
                            f"[{', '.join(map(str, got))}] but expected shape compatible with "
                            f"[{', '.join(map(str, shape))}]")
@@ -245,15 +241,13 @@ def _wrap_outputs(ctx, args, outputs, executable):
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
-    result, meta, originals = [], [], []
+    # every output has a gradient slot, as in PyTorch: a non-tensor output's is None
+    meta = [(o._value.shape, o._value.dtype) if isinstance(o, Tensor) else None for o in outs]
+    result = []
     for nr, o in enumerate(outs):
-        # every output has a gradient slot, as in PyTorch: a non-tensor output's is None
         if not isinstance(o, Tensor):
             result.append(o)
-            meta.append(None)
             continue
-        meta.append((o._value.shape, o._value.dtype))
-        originals.append((nr, o))
         differentiable = executable and id(o) not in non_diff and o._value.dtype.kind in "fc"
         if id(o) in dirty:
             if executable and o._requires_grad and o._grad_fn is None:
@@ -268,7 +262,7 @@ def _wrap_outputs(ctx, args, outputs, executable):
             o._grad_fn, o._requires_grad = None, False
         result.append(o)
     ctx._n_out, ctx._out_meta = len(meta), meta
-    ctx._saved = _save(ctx, originals, result, executable)
+    ctx._saved = _save(ctx, outs, result, executable)
     for o in result:
         # a view modified in place (mark_dirty): its base's history records the change too
         if isinstance(o, Tensor) and o._grad_fn is ctx and id(o) in dirty and \
@@ -277,10 +271,10 @@ def _wrap_outputs(ctx, args, outputs, executable):
     return tuple(result) if is_tuple else result[0]
 
 
-def _save(ctx, originals, result, executable):
+def _save(ctx, outs, result, executable):
     """ctx's saved tensors: (tensor, version), or for its own outputs (no cycle) (array, version
     counter, version, output_nr, differentiable)."""
-    out_index = {id(o): k for k, o in originals}
+    out_index = {id(o): k for k, o in enumerate(outs) if isinstance(o, Tensor)}
     saved, tensors = [], []
     for t in ctx._to_save:
         k = None if t is None else out_index.get(id(t))
