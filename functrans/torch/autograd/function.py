@@ -56,9 +56,9 @@ class FunctionCtx:
                 unpack_input(*entry)
                 entry = entry[0]
             elif entry is not None:
-                arr, vc, version, nr, differentiable = entry
+                arr, vc, version, nr = entry
                 unpack_output((arr, vc, version), self, nr)
-                entry = wrap(arr, differentiable, self if differentiable else None, nr, vc)
+                entry = wrap(arr, True, self, nr, vc)
             out.append(entry)
         return tuple(out)
 
@@ -149,6 +149,12 @@ def _user_backward(cls):
 
 
 class _SingleLevelFunction:
+    def __init_subclass__(cls, **kwargs):
+        """Each Function class gets its node class `<Name>Backward`, as PyTorch's FunctionMeta."""
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": "torch.autograd.function"})
+
     @staticmethod
     def forward(*args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom "
@@ -203,22 +209,13 @@ class Function(_SingleLevelFunction):
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @classmethod
-    def _backward_class(cls):
-        bc = cls.__dict__.get("_backward_cls")
-        if bc is None:
-            bc = type(f"{cls.__name__}Backward", (BackwardCFunction,),
-                      {"_forward_cls": cls, "__module__": "torch.autograd.function"})
-            cls._backward_cls = bc
-        return bc
-
-    @classmethod
     def apply(cls, *args, **kwargs):
         separate = cls.setup_context is not _SingleLevelFunction.setup_context
         if separate:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
-        ctx = cls._backward_class()()
+        ctx = cls._backward_cls()
         tensors = [a for a in args if isinstance(a, Tensor)]
         slots = iter(range(len(tensors)))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -273,7 +270,7 @@ def _wrap_outputs(ctx, args, outputs, executable):
 
 def _save(ctx, outs, result, executable):
     """ctx's saved tensors: (tensor, version), or for its own outputs (no cycle) (array, version
-    counter, version, output_nr, differentiable)."""
+    counter, version, output_nr)."""
     out_index = {id(o): k for k, o in enumerate(outs) if isinstance(o, Tensor)}
     saved, tensors = [], []
     for t in ctx._to_save:
@@ -283,7 +280,7 @@ def _save(ctx, outs, result, executable):
             saved.append(None)
         elif k is not None and result[k]._grad_fn is ctx:
             vc = _shared_vc(result[k])
-            saved.append((result[k]._value, vc, vc[0], k, executable))
+            saved.append((result[k]._value, vc, vc[0], k))
         else:
             if executable:
                 check_saveable(t)
