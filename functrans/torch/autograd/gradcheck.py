@@ -7,9 +7,8 @@ import warnings
 
 import numpy as np
 
-from functrans.torch import _random
 from functrans.torch._complex import part_of_outputs
-from functrans.torch._creation import zeros_like
+from functrans.torch._creation import empty_like, zeros_like
 from functrans.torch._dtype import from_numpy
 from functrans.torch._printing import tensor_repr
 from functrans.torch._tensor import Size, Tensor, edge, wrap
@@ -274,11 +273,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _as_tuple(inputs)
     outputs = _outputs(func(*inputs))
     if grad_outputs is None:  # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
-        g = _random.default_generator
-        # complex: uniform (re, im) pairs, as make_tensor fills view_as_real of the tensor
-        grad_outputs = tuple(wrap(_random.uniform(
-            g, o._value.size * (2 if o.is_complex() else 1), o._value.real.dtype, -1.0, 1.0)
-            .view(o._value.dtype).reshape(o._value.shape), True) for o in outputs)
+        grad_outputs = tuple(empty_like(o).uniform_(-1.0, 1.0).requires_grad_() for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)
 
