@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from functrans.torch._creation import zeros_like
 from functrans.torch._engine import run_backward
 from functrans.torch._shape import stack
 from functrans.torch._tensor import Tensor, wrap
@@ -77,9 +78,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
-            # PyTorch's zeros_like(input, requires_grad=create_graph)
-            g = wrap(np.zeros(t._value.shape, t._value.dtype), create_graph) \
-                if materialize_grads else None
+            g = zeros_like(t, requires_grad=create_graph) if materialize_grads else None
         elif not isinstance(g, Tensor):
             g = np.asarray(g)
             g = wrap(g if g.flags.writeable and g.base is None else g.copy())
@@ -113,7 +112,7 @@ def _batched_grad(outs, inputs, gos, retain_graph, create_graph, allow_unused, m
     result = []
     for x, col in zip(inputs, zip(*rows)):
         if col[0] is None:  # unused: materialized unbatched, as PyTorch does after its vmap
-            st = wrap(np.zeros(x._value.shape, x._value.dtype)) if materialize else None
+            st = zeros_like(x) if materialize else None
         else:
             st = stack(col)
             st = st.view(tuple(st.shape)) if create_graph else st.detach()

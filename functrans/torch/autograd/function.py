@@ -56,9 +56,9 @@ class FunctionCtx:
                 unpack_input(*entry)
                 entry = entry[0]
             elif entry is not None:
-                arr, vc, version, nr, differentiable = entry
+                arr, vc, version, nr = entry
                 unpack_output((arr, vc, version), self, nr)
-                entry = wrap(arr, differentiable, self if differentiable else None, nr, vc)
+                entry = wrap(arr, True, self, nr, vc)
             out.append(entry)
         return tuple(out)
 
@@ -129,12 +129,8 @@ class BackwardCFunction(FunctionCtx, Node):
 
 def _sum_to(r, shape, name, index):
     """A gradient of a broadcast shape summed down to the input's shape (PyTorch's sum_to)."""
-    got = r._value.shape
-    try:
-        ok = len(got) >= len(shape) and np.broadcast_shapes(got, shape) == tuple(got)
-    except ValueError:
-        ok = False
-    if not ok:
+    got = r._value.shape  # PyTorch's is_expandable_to(shape, got)
+    if len(got) < len(shape) or any(s not in (1, g) for s, g in zip(shape[::-1], got[::-1])):
         raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - got "
                            f"[{', '.join(map(str, got))}] but expected shape compatible with "
                            f"[{', '.join(map(str, shape))}]")
@@ -153,6 +149,12 @@ def _user_backward(cls):
 
 
 class _SingleLevelFunction:
+    def __init_subclass__(cls, **kwargs):
+        """Each Function class gets its node class `<Name>Backward`, as PyTorch's FunctionMeta."""
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": "torch.autograd.function"})
+
     @staticmethod
     def forward(*args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom "
@@ -207,22 +209,13 @@ class Function(_SingleLevelFunction):
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @classmethod
-    def _backward_class(cls):
-        bc = cls.__dict__.get("_backward_cls")
-        if bc is None:
-            bc = type(f"{cls.__name__}Backward", (BackwardCFunction,),
-                      {"_forward_cls": cls, "__module__": "torch.autograd.function"})
-            cls._backward_cls = bc
-        return bc
-
-    @classmethod
     def apply(cls, *args, **kwargs):
         separate = cls.setup_context is not _SingleLevelFunction.setup_context
         if separate:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
-        ctx = cls._backward_class()()
+        ctx = cls._backward_cls()
         tensors = [a for a in args if isinstance(a, Tensor)]
         slots = iter(range(len(tensors)))
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -245,15 +238,13 @@ def _wrap_outputs(ctx, args, outputs, executable):
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
-    result, meta, originals = [], [], []
+    # every output has a gradient slot, as in PyTorch: a non-tensor output's is None
+    meta = [(o._value.shape, o._value.dtype) if isinstance(o, Tensor) else None for o in outs]
+    result = []
     for nr, o in enumerate(outs):
-        # every output has a gradient slot, as in PyTorch: a non-tensor output's is None
         if not isinstance(o, Tensor):
             result.append(o)
-            meta.append(None)
             continue
-        meta.append((o._value.shape, o._value.dtype))
-        originals.append((nr, o))
         differentiable = executable and id(o) not in non_diff and o._value.dtype.kind in "fc"
         if id(o) in dirty:
             if executable and o._requires_grad and o._grad_fn is None:
@@ -268,7 +259,7 @@ def _wrap_outputs(ctx, args, outputs, executable):
             o._grad_fn, o._requires_grad = None, False
         result.append(o)
     ctx._n_out, ctx._out_meta = len(meta), meta
-    ctx._saved = _save(ctx, originals, result, executable)
+    ctx._saved = _save(ctx, outs, result, executable)
     for o in result:
         # a view modified in place (mark_dirty): its base's history records the change too
         if isinstance(o, Tensor) and o._grad_fn is ctx and id(o) in dirty and \
@@ -277,10 +268,10 @@ def _wrap_outputs(ctx, args, outputs, executable):
     return tuple(result) if is_tuple else result[0]
 
 
-def _save(ctx, originals, result, executable):
+def _save(ctx, outs, result, executable):
     """ctx's saved tensors: (tensor, version), or for its own outputs (no cycle) (array, version
-    counter, version, output_nr, differentiable)."""
-    out_index = {id(o): k for k, o in originals}
+    counter, version, output_nr)."""
+    out_index = {id(o): k for k, o in enumerate(outs) if isinstance(o, Tensor)}
     saved, tensors = [], []
     for t in ctx._to_save:
         k = None if t is None else out_index.get(id(t))
@@ -289,7 +280,7 @@ def _save(ctx, originals, result, executable):
             saved.append(None)
         elif k is not None and result[k]._grad_fn is ctx:
             vc = _shared_vc(result[k])
-            saved.append((result[k]._value, vc, vc[0], k, executable))
+            saved.append((result[k]._value, vc, vc[0], k))
         else:
             if executable:
                 check_saveable(t)

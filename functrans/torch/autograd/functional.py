@@ -228,9 +228,9 @@ def _jacobian(func, ins, create_graph, strict, vectorize, strategy, tangent_grap
                                f"input {k}." + _STRICT)
                 col = [_filled(r[k], x, strict, create_graph, independent, "jacobian", i)
                        for r in rows]
-                shape = tuple(out.shape) + tuple(x.shape)
-                block.append(stack(col, 0).view(shape) if col else zeros_like(x).reshape(shape))
-            jac.append(tuple(block if create_graph else (t.detach() for t in block)))
+                # an empty output raises PyTorch's "stack expects a non-empty TensorList"
+                block.append(stack(col, 0).view(tuple(out.shape) + tuple(x.shape)))
+            jac.append(_result(block, True, create_graph))
     return tuple(jac), is_outputs_tuple
 
 

@@ -7,9 +7,8 @@ import warnings
 
 import numpy as np
 
-from functrans.torch import _random
 from functrans.torch._complex import part_of_outputs
-from functrans.torch._creation import zeros_like
+from functrans.torch._creation import empty_like, zeros_like
 from functrans.torch._dtype import from_numpy
 from functrans.torch._printing import tensor_repr
 from functrans.torch._tensor import Size, Tensor, edge, wrap
@@ -36,6 +35,10 @@ If the test
 """
 _UNDEFINED_NOTE = 'Please look at "Notes about undefined output gradients" in ' \
     '"tools/autograd/derivatives.yaml"'
+_BC_BREAKING = (
+    "Backwards compatibility: New undefined gradient support checking feature is enabled by "
+    "default, but it may break existing callers of this function. If this is true for you, you "
+    'can call this function with "check_undefined_grad=False" to disable the feature')
 _PRIVATE_API = (
     "`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
     "deprecating it and it will be removed in a future version of PyTorch. If you have a "
@@ -45,13 +48,6 @@ _PRIVATE_API = (
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck when the analytical and numerical Jacobians disagree."""
-
-
-def _fail(raise_exception, msg):
-    """False, or PyTorch's GradcheckError when the check is to raise."""
-    if raise_exception:
-        raise GradcheckError(msg)
-    return False
 
 
 def _as_tuple(x):
@@ -70,32 +66,25 @@ def _diff_indices(inputs):
 
 def _numerical_jacobians(func, inputs, diff_idx, out_sizes, eps):
     """jac[o][j]: (numel of input j, numel of output o), by central differences."""
-    jac = [[] for _ in out_sizes]
-    for j in diff_idx:
+    # complex stays complex: PyTorch's conjugate Wirtinger derivative ds/dx + i ds/dy of each
+    # real output (complex outputs are checked by their real and imaginary parts)
+    jac = [[np.zeros((inputs[j]._value.size, n), np.result_type(inputs[j]._value, np.float64))
+            for j in diff_idx] for n in out_sizes]
+    for c, j in enumerate(diff_idx):
         x = inputs[j]._value
-        flat = x.reshape(-1)
-        if not np.shares_memory(flat, x):
-            raise RuntimeError("gradcheck needs contiguous inputs to perturb in place.")
-        # a complex input: PyTorch's conjugate Wirtinger derivative ds/dx + i ds/dy of each
-        # real output (complex outputs are checked by their real and imaginary parts)
         steps = (eps, eps * 1j) if x.dtype.kind == "c" else (eps,)
-        cols = [np.zeros((x.size, n), np.complex128 if len(steps) == 2 else np.float64)
-                for n in out_sizes]
-        for k in range(x.size):
-            orig = flat[k].copy()
+        for k, idx in enumerate(np.ndindex(x.shape)):  # row-major, as the Jacobian's rows
+            orig = x[idx]
             for step, unit in zip(steps, (1, 1j)):
                 sides = []
                 for value in (orig - step, orig + step):
-                    flat[k] = value  # outputs are copied at once: one may alias the input
+                    x[idx] = value  # outputs are copied at once: one may alias the input
                     sides.append([np.array(o._value) for o in _outputs(func(*inputs), False)])
-                flat[k] = orig
-                _check_same_outputs(*sides, tuple(int(i) for i in np.unravel_index(k, x.shape)),
-                                    eps)
+                x[idx] = orig
+                _check_same_outputs(*sides, idx, eps)
                 for o, (m, p) in enumerate(zip(*sides)):
-                    cols[o][k] += unit * (p.astype(np.float64).reshape(-1) -
-                                          m.astype(np.float64).reshape(-1)) / (2 * eps)
-        for row, col in zip(jac, cols):
-            row.append(col)
+                    jac[o][c][k] += unit * (p.astype(np.float64).reshape(-1) -
+                                            m.astype(np.float64).reshape(-1)) / (2 * eps)
     return jac
 
 
@@ -151,8 +140,23 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
                              "to be True")
-    all_outputs = _outputs(func(*inputs), False)
-    outputs = [o for o in all_outputs if o.requires_grad]
+    try:  # as PyTorch: a failed check raises, and raise_exception=False makes that False
+        outputs = _check_jacobians(func, inputs, diff_idx, eps, atol, rtol, nondet_tol)
+        if outputs and check_backward_ad:
+            if not _zero_in_zero_out(outputs, [inputs[j] for j in diff_idx]):
+                raise GradcheckError("backward not multiplied by grad_output")
+            if check_undefined_grad:
+                _check_undefined_grad(func, inputs, diff_idx)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def _check_jacobians(func, inputs, diff_idx, eps, atol, rtol, nondet_tol):
+    """Each output's Jacobian, analytical against numerical; the outputs requiring grad."""
+    outputs = _outputs(func(*inputs))
     # complex outputs: PyTorch checks the imaginary parts, then the real parts
     complex_outs = [o for o, t in enumerate(outputs) if t._value.dtype.kind == "c"]
     parts = [(part_of_outputs(func, p), p) for p in ("imaginary", "real")] if complex_outs \
@@ -162,30 +166,27 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         numerical = _numerical_jacobians(part_fn, inputs, diff_idx,
                                          [o._value.size for o in part_outs], eps)
         if not outputs:  # no differentiable output: the numerical gradient must be zero
-            zero = not any(np.any(j != 0) for row in numerical for j in row)
-            return zero or _fail(raise_exception, "Numerical gradient for function expected "
-                                 "to be zero")
-        for o, (out, n_row) in enumerate(zip(part_outs, numerical)):
+            if any(np.any(j != 0) for row in numerical for j in row):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+            return outputs
+        # as PyTorch, the numerical Jacobians of outputs not requiring grad are left out
+        pairs = [(t, n) for t, n in zip(part_outs, numerical) if t.requires_grad]
+        for o, (out, n_row) in enumerate(pairs):
             analytical, reentrant = _analytical_jacobian(out, inputs, diff_idx, nondet_tol)
             if not reentrant:
-                return _fail(raise_exception, "Backward is not reentrant, i.e., running backward "
-                             "with same input and grad_output multiple times gives different "
-                             "values, although analytical gradient matches numerical gradient."
-                             f"The tolerance for nondeterminism was {nondet_tol}."
-                             + FAILED_NONDET_MSG)
+                raise GradcheckError(
+                    "Backward is not reentrant, i.e., running backward with same input and "
+                    "grad_output multiple times gives different values, although analytical "
+                    "gradient matches numerical gradient.The tolerance for nondeterminism was "
+                    f"{nondet_tol}." + FAILED_NONDET_MSG)
             prefix = f"While considering the {part} part of complex outputs only, " \
                 if o in complex_outs else ""
             for j, a, n in zip(diff_idx, analytical, n_row):
                 if not np.allclose(a, n, rtol=rtol, atol=atol):
-                    return _fail(raise_exception, f"{prefix}Jacobian mismatch for output {o} "
-                                 f"with respect to input {j},\nnumerical:"
-                                 f"{tensor_repr(wrap(n))}\nanalytical:{tensor_repr(wrap(a))}\n")
-    if not check_backward_ad:
-        return True
-    if not _zero_in_zero_out(outputs, [inputs[j] for j in diff_idx]):
-        return _fail(raise_exception, "backward not multiplied by grad_output")
-    return not check_undefined_grad or _check_undefined_grad(func, inputs, diff_idx,
-                                                             raise_exception)
+                    raise GradcheckError(
+                        f"{prefix}Jacobian mismatch for output {o} with respect to input {j},\n"
+                        f"numerical:{tensor_repr(wrap(n))}\nanalytical:{tensor_repr(wrap(a))}\n")
+    return outputs
 
 
 def _zero_in_zero_out(outputs, inputs) -> bool:
@@ -204,31 +205,9 @@ class UndefinedGrad(Error):
         return [None]
 
 
-def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
+def _check_undefined_grad(func, inputs, diff_idx):
     """PyTorch's check that undefined output gradients (all, then each) give None or zeros."""
     diff_inputs = [inputs[j] for j in diff_idx]
-
-    def warn_bc_breaking():
-        warnings.warn(
-            "Backwards compatibility: New undefined gradient support checking feature is "
-            "enabled by default, but it may break existing callers of this function. If this "
-            'is true for you, you can call this function with "check_undefined_grad=False" '
-            "to disable the feature", stacklevel=3)
-
-    def check(outs):
-        try:
-            zero = _zero_in_zero_out(outs, diff_inputs)
-        except RuntimeError as e:
-            warn_bc_breaking()
-            if not raise_exception:
-                return False
-            raise GradcheckError("Expected backward function to handle undefined output grads. "
-                                 + _UNDEFINED_NOTE) from e
-        if not zero:
-            warn_bc_breaking()
-            return _fail(raise_exception, "Expected all input grads to be undefined or zero when "
-                         "all output grads are undefined or zero. " + _UNDEFINED_NOTE)
-        return True
 
     def undefined(o):
         return wrap(o._value, True, UndefinedGrad(None, 1, [edge(o)]), 0)
@@ -238,7 +217,17 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
     for k in range(len(outs) if len(outs) > 1 else 0):
         cases.append([undefined(o) if i == k else o
                       for i, o in enumerate(_outputs(func(*inputs)))])
-    return all(check(c) for c in cases)
+    for case in cases:
+        try:
+            zero = _zero_in_zero_out(case, diff_inputs)
+        except RuntimeError as e:
+            warnings.warn(_BC_BREAKING, stacklevel=2)
+            raise GradcheckError("Expected backward function to handle undefined output grads. "
+                                 + _UNDEFINED_NOTE) from e
+        if not zero:
+            warnings.warn(_BC_BREAKING, stacklevel=2)
+            raise GradcheckError("Expected all input grads to be undefined or zero when all "
+                                 "output grads are undefined or zero. " + _UNDEFINED_NOTE)
 
 
 def _deprecated(name, grad_out):
@@ -284,11 +273,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _as_tuple(inputs)
     outputs = _outputs(func(*inputs))
     if grad_outputs is None:  # as PyTorch: make_tensor(low=-1, high=1), i.e. uniform_
-        g = _random.default_generator
-        # complex: uniform (re, im) pairs, as make_tensor fills view_as_real of the tensor
-        grad_outputs = tuple(wrap(_random.uniform(
-            g, o._value.size * (2 if o.is_complex() else 1), o._value.real.dtype, -1.0, 1.0)
-            .view(o._value.dtype).reshape(o._value.shape), True) for o in outputs)
+        grad_outputs = tuple(empty_like(o).uniform_(-1.0, 1.0).requires_grad_() for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)
 

@@ -26,8 +26,7 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
-    node, nr = edge(tensor)
-    return GradientEdge(node, nr)
+    return GradientEdge(*edge(tensor))
 
 
 def increment_version(tensor) -> None:
