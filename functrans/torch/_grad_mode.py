@@ -33,9 +33,17 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _GradModeContext:
-    """Sets MODE's `_fields()` on entry, restores them on exit; also decorates functions."""
+    """Sets MODE's `_fields()` on entry, restores them on exit; also decorates functions, each
+    call under a `clone()` (the switch made again from the constructor's `_args`)."""
 
     _target = True
+    _args = ()
+
+    def __new__(cls, *args, **kwargs):
+        given = [*args, *kwargs.values()]
+        if given and callable(given[0]):  # a bare decorator: @no_grad, inference_mode(mode=fn)
+            return cls()(given[0])
+        return super().__new__(cls)
 
     def _fields(self) -> dict:
         return {"enabled": self._target}
@@ -50,7 +58,7 @@ class _GradModeContext:
         return False
 
     def clone(self):
-        return type(self)()
+        return type(self)(*self._args)
 
     def __call__(self, fn):
         if inspect.isclass(fn):
@@ -95,14 +103,7 @@ def _wrap_generator(make_context, fn):
     return generator_context
 
 
-class _Switch(_GradModeContext):
-    """Grad mode switched to `_target`; also usable as a bare decorator (@torch.no_grad)."""
-
-    def __new__(cls, orig_func=None):
-        return super().__new__(cls) if orig_func is None else cls()(orig_func)
-
-
-class no_grad(_Switch):
+class no_grad(_GradModeContext):
     """Disable recording: results of operations do not require grad.
 
     >>> import functrans.torch as torch
@@ -116,7 +117,7 @@ class no_grad(_Switch):
     _target = False
 
 
-class enable_grad(_Switch):
+class enable_grad(_GradModeContext):
     """Enable recording inside a no_grad region."""
 
 
@@ -125,6 +126,7 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool):
         self._target = bool(mode)
+        self._args = (self._target,)
         super().__enter__()
 
     def __enter__(self):
@@ -134,21 +136,14 @@ class set_grad_enabled(_GradModeContext):
         self.__exit__()  # used as a decorator: switch only while `fn` runs
         return super().__call__(fn)
 
-    def clone(self):
-        return type(self)(self._target)
-
 
 class inference_mode(_GradModeContext):
     """no_grad whose tensors are inference tensors: never saved for backward, and outside the
     mode refusing in-place updates and requires_grad. `inference_mode(False)` turns it off."""
 
-    def __new__(cls, mode=True):
-        if isinstance(mode, bool):
-            return super().__new__(cls)
-        return cls()(mode)  # used as a bare decorator: @torch.inference_mode
-
     def __init__(self, mode: bool = True):
         self._mode = bool(mode)
+        self._args = (self._mode,)
 
     def _fields(self) -> dict:
         return {"enabled": not self._mode, "inference": self._mode}
@@ -166,9 +161,6 @@ class inference_mode(_GradModeContext):
         super().__exit__()
         self._count(-1)
         return False
-
-    def clone(self):
-        return inference_mode(self._mode)
 
 
 class _force_original_view_tracking(set_grad_enabled):

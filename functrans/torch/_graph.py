@@ -29,7 +29,7 @@ class Node:
     """Base of every grad_fn."""
 
     __slots__ = ("_next", "_seq", "_n_out", "_pre_hooks", "_retains", "_post_hooks",
-                 "__weakref__")
+                 "_metadata", "__weakref__")
     _is_accumulate = False
     _cpp_prefix = ""  # PyTorch's nodes written in C++ report torch::autograd::Name
 
@@ -44,7 +44,11 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        return {}
+        """A dict kept with the node for the user's data (made on first use)."""
+        m = getattr(self, "_metadata", None)
+        if m is None:
+            m = self._metadata = {}
+        return m
 
     def register_prehook(self, hook):
         """Call `hook(grad_outputs)` before this node runs (a tuple returned replaces them)."""

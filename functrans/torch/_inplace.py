@@ -22,8 +22,7 @@ from functrans.torch._record import Op, check_broadcast, prim_op, run
 from functrans.torch._saved_hooks import Packed
 from functrans.torch._tensor import Tensor, _dim, _shared_vc, is_inference, wrap
 from functrans.torch._complex import copy_parts
-from functrans.torch._views import (changes_dtype, mode_view_error, move_retained_grad,
-                                    view_positions)
+from functrans.torch._views import changes_dtype, mode_view_error, take_history, view_positions
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -142,12 +141,10 @@ def rebase_view(view, base, res, written=True):
 
 def _rebase(self, res, vc):
     node = res._grad_fn
-    old_fn, old_nr = self._grad_fn, self._output_nr
-    self._grad_fn, self._output_nr, self._requires_grad = node, res._output_nr, True
     if isinstance(node, OpNode) and type(node._saved_out) is list:
         node._saved_out = [(self._value, vc, vc[0]) if k == res._output_nr else so
                            for so, k in zip(node._saved_out, node._prog.used_outputs)]
-    move_retained_grad(self, old_fn, old_nr)
+    take_history(self, res)  # res requires grad: it records the change
 
 
 # --- the in-place-only ops -------------------------------------------------------------------
@@ -183,10 +180,10 @@ def compare_(compare, node):
 
 
 def fill_(self, value):
-    if isinstance(value, Tensor) and value._value.ndim:
-        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                           f"with {value._value.ndim} dimensions.")
     if isinstance(value, Tensor):
+        if value._value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._value.ndim} dimensions.")
         return _overwrite_(self, "FillBackward3", value, (value,))
     return _overwrite_(self, "FillBackward2", _operand(value, self._value.dtype), (None,))
 

@@ -16,9 +16,7 @@ from functrans.torch._tensor import Tensor, wrap
 def as_tensor(x, dtype=None) -> Tensor:
     """`x` as a Tensor (no copy for Tensors and numpy arrays of the right dtype)."""
     if isinstance(x, Tensor):
-        if dtype is not None and x._value.dtype != _dtype.to_numpy(dtype):
-            return to_dtype(x, _dtype.to_numpy(dtype))
-        return x
+        return x if dtype is None else to_dtype(x, _dtype.to_numpy(dtype))
     return wrap(_dtype.tensor_value(x, dtype))
 
 

@@ -68,15 +68,18 @@ def gather_flat(x, pos, idx=None):
 AS_STRIDED = Op("AsStridedBackward0", lambda x, pos: np.take(x, pos), gather_flat)
 
 
+def _replayed(view, t, grad_mode: bool) -> Tensor:
+    """The ops that took `view` from its base, replayed on `t` (the base, or one like it)."""
+    with set_grad_enabled(grad_mode):
+        for again in view._meta.replay:
+            t = again(t)
+    return t
+
+
 def view_positions(view) -> np.ndarray:
     """The flat positions of a view's elements in its base: its ops replayed on an index grid."""
-    m = view._meta
-    b = m.base._value
-    grid = wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape))
-    with set_grad_enabled(False):
-        for again in m.replay:
-            grid = again(grid)
-    return grid._value
+    b = view._meta.base._value
+    return _replayed(view, wrap(np.arange(b.size, dtype=np.int64).reshape(b.shape)), False)._value
 
 
 def changes_dtype(view) -> bool:
@@ -84,17 +87,11 @@ def changes_dtype(view) -> bool:
     return any(getattr(again, "changes_dtype", False) for again in view._meta.replay)
 
 
-def replay_view(view) -> Tensor:
-    """The view taken again from its base by its own ops, recording."""
-    t = view._meta.base
-    with set_grad_enabled(True):
-        for again in view._meta.replay:
-            t = again(t)
-    return t
-
-
-def move_retained_grad(t, old_fn, old_nr):
-    """retain_grad follows t to its new grad_fn (after an in-place op or a view taken again)."""
+def take_history(t, res):
+    """`t` takes `res`'s grad_fn (after an in-place op or a view taken again); retain_grad
+    follows it there."""
+    old_fn, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn, t._output_nr, t._requires_grad = res._grad_fn, res._output_nr, res._requires_grad
     m = t._meta
     if m is None or not m.retains_grad:
         return
@@ -128,16 +125,13 @@ def retake_view(t):
         raise RuntimeError(mode_view_error(m.no_grad_view, rebased=True))
     base = m.base
     if changes_dtype(t):
-        fresh = replay_view(t)  # no strided form across dtypes: PyTorch replays these too
+        fresh = _replayed(t, base, True)  # no strided form across dtypes: PyTorch replays these too
     else:
         pos = view_positions(t)
         with set_grad_enabled(True):
             fresh = run(AS_STRIDED, (base, None), (base._value, pos))
-    old_fn, old_nr = t._grad_fn, t._output_nr
-    t._grad_fn, t._output_nr = fresh._grad_fn, fresh._output_nr
-    t._requires_grad = fresh._requires_grad
     m.view_rebases = t._vc[1]
-    move_retained_grad(t, old_fn, old_nr)
+    take_history(t, fresh)
 
 
 Tensor._retake_view = retake_view

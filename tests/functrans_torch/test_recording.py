@@ -20,6 +20,13 @@ def test_a_node_is_named_as_pytorch_names_it_and_edges_lead_to_the_inputs():
     assert const is None  # a number is no input of the node
 
 
+def test_a_nodes_metadata_is_one_dict_kept_with_it():
+    y = (ftt.tensor([1.0], requires_grad=True) * 2.0).sum()
+    y.grad_fn.metadata["seen"] = 1  # as PyTorch's: the same dict on each access
+    assert y.grad_fn.metadata == {"seen": 1}
+    assert y.grad_fn.next_functions[0][0].metadata == {}
+
+
 def test_nothing_is_recorded_without_an_input_requiring_grad_or_under_no_grad():
     x = ftt.tensor([1.0, 2.0])
     y = ftt.sin(x)
