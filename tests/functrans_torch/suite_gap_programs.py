@@ -379,6 +379,18 @@ def gradcheck_checks(torch, rec):
     _warned(rec, "deprecation", lambda: gc.get_analytical_jacobian((a,), a * 2))
 
 
+
+@program
+def gradcheck_outputs_without_grad_and_strided_inputs(torch, rec):
+    x = _d(torch, [1.0, 2.0]).requires_grad_()
+    rec("output_needing_no_grad", torch.autograd.gradcheck(lambda t: (t.detach() * 1, t * 2),
+                                                           (x,)))
+    xt = _d(torch, [[1.0, 2.0], [3.0, 4.0]]).t().requires_grad_()
+    rec("non_contiguous", torch.autograd.gradcheck(lambda t: t * t, (xt,)))
+    rec("non_contiguous_2nd", torch.autograd.gradgradcheck(lambda t: t * t * t, (xt,)))
+    _attempt(rec, "jacobian_of_empty_output", lambda: torch.autograd.functional.jacobian(
+        lambda t: t[:0] * 2, _d(torch, [1.0, 1.0, 1.0])))
+
 @program
 def functional_validation_and_strict(torch, rec):
     F = _mod(torch, "autograd.functional")
