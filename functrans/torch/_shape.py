@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import functrans.numpy as fnp
+import functrans.scipy.linalg as fsl
 from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone, named, unary
@@ -392,15 +393,44 @@ def stack(tensors, dim=0, *, out=None):
     return run(_STACK, ts, [t._value for t in ts], {"dim": _dim(dim, len(shp) + 1), "dt": dt})
 
 
+def _atleast(name, nd, up):
+    def fn(*tensors):
+        one = len(tensors) == 1 and not isinstance(tensors[0], list | tuple)
+        ts = tensors[0] if len(tensors) == 1 and not one else tensors
+        out = tuple(t if t._value.ndim >= nd else up(t) for t in map(as_tensor, ts))
+        return out[0] if one else out
+    return named(fn, name, f"torch.{name}: each tensor with at least {nd} dimensions (itself "
+                 "when it has them); one tensor for one, a tuple for several or a sequence.")
+
+
+atleast_1d = _atleast("atleast_1d", 1, lambda t: reshape(t, (1,)))
+atleast_2d = _atleast("atleast_2d", 2, lambda t: reshape(t, (1, 1)) if t._value.ndim == 0
+                      else unsqueeze(t, 0))
+atleast_3d = _atleast("atleast_3d", 3, lambda t: reshape(t, (1, 1, 1)) if t._value.ndim == 0
+                      else unsqueeze(unsqueeze(t, 0), -1) if t._value.ndim == 1
+                      else unsqueeze(t, -1))
+
+
 def hstack(tensors):
-    """torch.hstack: the tensors joined along dim 1 (dim 0 for 1-d tensors)."""
-    ts = [as_tensor(t) for t in tensors]
+    """torch.hstack: the tensors, made at least 1-d, joined along dim 1 (dim 0 for 1-d ones)."""
+    ts = atleast_1d(tuple(tensors))
     return cat(ts, 0 if ts[0]._value.ndim == 1 else 1)
 
 
 def vstack(tensors):
     """torch.vstack: the tensors, made at least 2-d, joined along dim 0."""
-    return cat([reshape(t, (1, -1)) if as_tensor(t)._value.ndim < 2 else t for t in tensors], 0)
+    return cat(atleast_2d(tuple(tensors)), 0)
+
+
+def dstack(tensors):
+    """torch.dstack: the tensors, made at least 3-d, joined along dim 2."""
+    return cat(atleast_3d(tuple(tensors)), 2)
+
+
+def column_stack(tensors):
+    """torch.column_stack: tensors of at most one dimension as columns, joined along dim 1."""
+    return hstack([reshape(t, (-1, 1)) if as_tensor(t)._value.ndim <= 1 else t
+                   for t in tensors])
 
 
 def _narrow(x, dim, start, stop):
@@ -514,35 +544,6 @@ def meshgrid(*tensors, indexing=None):
 
 # --- more of PyTorch's shape functions, built from the ones above ----------------------------
 
-def _atleast(name, nd, up):
-    def fn(*tensors):
-        one = len(tensors) == 1 and not isinstance(tensors[0], list | tuple)
-        ts = tensors[0] if len(tensors) == 1 and not one else tensors
-        out = tuple(t if t._value.ndim >= nd else up(t) for t in map(as_tensor, ts))
-        return out[0] if one else out
-    return named(fn, name, f"torch.{name}: each tensor with at least {nd} dimensions (itself "
-                 "when it has them); one tensor for one, a tuple for several or a sequence.")
-
-
-atleast_1d = _atleast("atleast_1d", 1, lambda t: reshape(t, (1,)))
-atleast_2d = _atleast("atleast_2d", 2, lambda t: reshape(t, (1, 1)) if t._value.ndim == 0
-                      else unsqueeze(t, 0))
-atleast_3d = _atleast("atleast_3d", 3, lambda t: reshape(t, (1, 1, 1)) if t._value.ndim == 0
-                      else unsqueeze(unsqueeze(t, 0), -1) if t._value.ndim == 1
-                      else unsqueeze(t, -1))
-
-
-def column_stack(tensors):
-    """torch.column_stack: tensors of at most one dimension as columns, joined along dim 1."""
-    return hstack([reshape(t, (-1, 1)) if as_tensor(t)._value.ndim <= 1 else t
-                   for t in tensors])
-
-
-def dstack(tensors):
-    """torch.dstack: the tensors, made at least 3-d, joined along dim 2."""
-    return cat(atleast_3d(tuple(tensors)), 2)
-
-
 def _flip_min(name, dim, nd):
     def fn(input):
         x = as_tensor(input)
@@ -555,16 +556,8 @@ def _flip_min(name, dim, nd):
 fliplr, flipud = _flip_min("fliplr", 1, 2), _flip_min("flipud", 0, 1)
 
 
-@composite("BlockDiagBackward0")
-def _block_diag(*xs, dt):
-    cols = sum(x.shape[1] for x in xs)
-    rows, left = [], 0
-    for x in xs:
-        r, c = x.shape
-        rows.append(fnp.concatenate([np.zeros((r, left), dt), S.convert_element_type(x, dt),
-                                     np.zeros((r, cols - left - c), dt)], axis=1))
-        left += c
-    return fnp.concatenate(rows, axis=0)
+_BLOCK_DIAG = composite("BlockDiagBackward0")(
+    lambda *xs, dt: fsl.block_diag(*[S.convert_element_type(x, dt) for x in xs]))
 
 
 def block_diag(*tensors):
@@ -574,11 +567,10 @@ def block_diag(*tensors):
         if t._value.ndim > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
                                f"dimensions. Input {i} has {t._value.ndim} dimensions")
-    ts = [t if t._value.ndim == 2 else reshape(t, (1, -1)) for t in ts]
-    dt = _dtype.result_type(*ts) if ts else _dtype.get_default_dtype().dtype
     if not ts:
-        return wrap(np.zeros((1, 0), dt))
-    return run(_block_diag, ts, [t._value for t in ts], {"dt": dt})
+        return wrap(np.zeros((1, 0), _dtype.get_default_dtype().dtype))
+    ts = [t if t._value.ndim == 2 else reshape(t, (1, -1)) for t in ts]
+    return run(_BLOCK_DIAG, ts, [t._value for t in ts], {"dt": _dtype.result_type(*ts)})
 
 
 def cartesian_prod(*tensors):

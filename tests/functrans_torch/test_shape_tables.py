@@ -81,3 +81,14 @@ def test_table_op_messages_are_pytorchs():
         torch.narrow(x, 1, 2, 2)
     with pytest.raises(IndexError, match="Dimension out of range"):
         torch.transpose(x, 0, 2)
+
+
+def test_hstack_and_vstack_make_their_inputs_at_least_1d_and_2d_first():
+    # PyTorch 2.13: 0-d tensors hstack (each viewed as 1-d), a 1-d row vstacks unsqueezed
+    a = torch.tensor(1.0, requires_grad=True)
+    h = torch.hstack([a, torch.tensor(2.0)])
+    assert h.tolist() == [1.0, 2.0]
+    assert h.grad_fn.next_functions[0][0].name() == "ViewBackward0"
+    v = torch.vstack([torch.ones(3, requires_grad=True), torch.ones(3)])
+    assert v.shape == (2, 3)
+    assert v.grad_fn.next_functions[0][0].name() == "UnsqueezeBackward0"
