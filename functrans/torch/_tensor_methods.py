@@ -100,25 +100,24 @@ _FUNCTIONS = (
     "matmul mm mv dot bmm outer inner addmm reshape view flatten unflatten squeeze unsqueeze "
     "permute transpose t movedim expand expand_as broadcast_to repeat tile diag split chunk "
     "split_with_sizes unsafe_split unsafe_split_with_sizes unsafe_chunk unbind narrow flip roll "
-    "tril triu diagonal trace contiguous repeat_interleave select gather index_select "
-    "masked_fill masked_select take median nanmedian isin as_strided sort argsort topk nonzero "
-    "scatter scatter_add scatter_reduce index_add index_put index_fill diff ger greater_equal "
-    "logaddexp logaddexp2 hypot xlogy erfc logit deg2rad rad2deg fmax fmin copysign frac nansum "
-    "nanmean heaviside sinc cummax cummin kron cross dist fliplr flipud diag_embed diagflat fix "
-    "positive arccosh arcsinh arctanh is_nonzero is_same_size is_signed "
-    "less_equal logical_xor not_equal take_along_dim")
+    "tril triu diagonal trace contiguous repeat_interleave select gather index_select masked_fill "
+    "masked_select take median nanmedian isin as_strided sort argsort topk nonzero scatter "
+    "scatter_add scatter_reduce index_add index_put index_fill diff ger greater_equal logaddexp "
+    "logaddexp2 hypot xlogy erfc logit deg2rad rad2deg fmax fmin copysign frac nansum nanmean "
+    "heaviside sinc cummax cummin kron cross dist fliplr flipud diag_embed diagflat fix positive "
+    "arccosh arcsinh arctanh is_nonzero is_same_size is_signed less_equal logical_xor not_equal "
+    "take_along_dim")
 # x.NAME_(...): x <- NAME(x, ...), PyTorch's in-place rules (_inplace); the elementwise ones'
 # tensor operands must broadcast to x's shape
 _INPLACE_ELEMENTWISE = (
     "add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clip clamp_min "
     "clamp_max nan_to_num addcmul addcdiv masked_fill floor_divide remainder fmod square tan "
     "reciprocal asin acos atan sinh cosh asinh acosh atanh exp2 expm1 log2 log10 log1p rsqrt erf "
-    "floor ceil round trunc sign atan2 lerp subtract multiply divide true_divide negative "
-    "hypot xlogy erfc logit deg2rad rad2deg copysign frac heaviside sinc fix arccosh arcsinh "
-    "arctanh "
+    "floor ceil round trunc sign atan2 lerp subtract multiply divide true_divide negative hypot "
+    "xlogy erfc logit deg2rad rad2deg copysign frac heaviside sinc fix arccosh arcsinh arctanh "
     "absolute arctan2 logical_not logical_and logical_or logical_xor")
-_INPLACE = "addmm scatter scatter_add scatter_reduce index_add index_put index_fill cumsum " \
-    "cumprod tril triu"
+_INPLACE = ("addmm scatter scatter_add scatter_reduce index_add index_put index_fill cumsum "
+            "cumprod tril triu")
 # x.eq_(y) and the other in-place comparisons: 1 or 0 in x's dtype, a node of zero gradient
 _INPLACE_COMPARE = {"eq": "Eq", "ne": "Ne", "not_equal": "Ne", "lt": "Lt", "less": "Lt",
                     "le": "Le", "less_equal": "Le", "gt": "Gt", "greater": "Gt", "ge": "Ge",
@@ -162,7 +161,6 @@ _METHODS = {
     "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
     **{alias + "_": _inplace_of(fn, True) for alias, fn in (
         ("arcsin", EW.asin), ("arccos", EW.acos), ("arctan", EW.atan), ("sgn", CX.sgn))},
-    "short": lambda self, memory_format=None: _to(self, _dtype.as_dtype("short")),
     "where": lambda self, condition, other: EW.where(condition, self, other),
     **{name: (lambda f: lambda self, dim=None, keepdim=False, dtype=None: f(
         self, dim, keepdim, dtype=dtype))(getattr(RD, name)) for name in ("sum", "mean")},
@@ -175,7 +173,7 @@ _METHODS = {
     # conversion
     "clone": O.clone, "to": _to, "type": _type,
     **{name: (lambda d: lambda self, memory_format=None: _to(self, d))(_dtype.as_dtype(name))
-       for name in ("float", "double", "half", "long", "int", "bool")},
+       for name in ("float", "double", "half", "long", "int", "short", "bool")},
     "cpu": lambda self, memory_format=None: self,
     "type_as": lambda self, other: _to(self, other.dtype),
     "new_tensor": _new_factory(C.tensor), "new": new, "new_zeros": _new_factory(C.zeros),
