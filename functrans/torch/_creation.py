@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from functrans.torch import _dtype
+from functrans.torch import _dtype, _ops
 from functrans.torch import _random as R
 from functrans.torch._devices import require_cpu
 from functrans.torch._inplace import write
@@ -46,13 +46,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def as_tensor(data, dtype=None, device=None):
-    """torch.as_tensor: data as a tensor, the same tensor if it already is one."""
-    if isinstance(data, Tensor):
-        return data if dtype is None or data._value.dtype == _dtype.to_numpy(dtype) else \
-            data.to(dtype)
+    """torch.as_tensor: data as a tensor, sharing memory with a tensor or array of that dtype."""
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _dtype.to_numpy(dtype)):
         return wrap(data)
-    return wrap(_dtype.tensor_value(data, dtype))
+    return _ops.as_tensor(data, dtype)
 
 
 def from_numpy(ndarray):

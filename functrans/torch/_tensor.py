@@ -136,9 +136,7 @@ class Tensor(Tracer):
         return Size(self._value.shape)
 
     def size(self, dim=None):
-        if dim is None:
-            return Size(self._value.shape)
-        return self._value.shape[_dim(dim, self._value.ndim)]
+        return self.shape if dim is None else self._value.shape[_dim(dim, self._value.ndim)]
 
     @property
     def dtype(self) -> _dtype.dtype:
