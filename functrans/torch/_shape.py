@@ -14,7 +14,7 @@ from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone, named, unary
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import Size, _dim, warn_once, wrap
+from functrans.torch._tensor import Size, _dim, is_inference, mark_inference, warn_once, wrap
 from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
 
 
@@ -468,14 +468,15 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe=False):
         bounds = tuple(zip(ends[:-1], ends[1:]))
     op = _SPLIT_OPS[("Unsafe" if unsafe else "") + name + "Backward0"]
     params = {"dim": d, "bounds": bounds}
-    views = multi_views(x, unary(op, x, params), lambda t: unary(op, t, params), name)
-    if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
-        for v in views:
-            v._vc = None
-            if v._meta is not None:
-                v._meta.multi_view = None
-                v._meta.base, v._meta.replay, v._meta.no_grad_view = None, (), False
-    return views
+    pieces = unary(op, x, params)
+    if not unsafe:
+        return multi_views(x, pieces, lambda t: unary(op, t, params), name)
+    # PyTorch does not track these pieces as views (no guard, own versions, no requires_grad
+    # taken from the input under no_grad), but an inference tensor's pieces are inference ones
+    if is_inference(x):
+        for p in pieces:
+            mark_inference(p)
+    return tuple(pieces)
 
 
 def split(tensor, split_size_or_sections, dim=0):

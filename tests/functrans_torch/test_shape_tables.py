@@ -92,3 +92,15 @@ def test_hstack_and_vstack_make_their_inputs_at_least_1d_and_2d_first():
     v = torch.vstack([torch.ones(3, requires_grad=True), torch.ones(3)])
     assert v.shape == (2, 3)
     assert v.grad_fn.next_functions[0][0].name() == "UnsqueezeBackward0"
+
+
+def test_unsafe_split_pieces_are_not_views_even_under_no_grad():
+    # PyTorch 2.13: no requires_grad taken from the input, no base, their own version counter
+    x = torch.ones(4, requires_grad=True)
+    with torch.no_grad():
+        pieces = torch.unsafe_split(x, 2) + torch.unsafe_chunk(x, 2)
+    assert [p.requires_grad for p in pieces] == [False] * 4
+    assert all(p._base is None and p._version == 0 for p in pieces)
+    with torch.inference_mode():
+        y = torch.ones(4)
+    assert all(p.is_inference() for p in torch.unsafe_split(y, 2))
