@@ -200,15 +200,15 @@ def set_rng_state(new_state) -> None:
     default_generator.set_state(new_state)
 
 
-def _random_dtype(dtype, out, who=None) -> np.dtype:
+def _random_dtype(dtype, out, who=None, complex_ok=False) -> np.dtype:
     """The dtype samples are drawn in (out's when only out= is given); `who` names PyTorch's
     kernel that refuses a non-float dtype, None for integer samples (int64 by default)."""
     dtype = dtype if dtype is not None or out is None else out.dtype
     if who is None:
         return _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
     dt = _float_dtype(dtype)
-    if dt.kind != "f":
-        raise RuntimeError(f"\"{who}\" not implemented for '{_dtype.from_numpy(dt).name}'")
+    if dt.kind not in ("fc" if complex_ok else "f"):
+        raise NotImplementedError(f"\"{who}\" not implemented for '{_dtype.kind(dt)}'")
     return dt
 
 
@@ -230,19 +230,14 @@ def _sampler(name, who, draw, what):
                 device=None, requires_grad=False, pin_memory=False) -> Tensor:
         shape = _size(shape, size)
         require_cpu(device)
-        cdt = _dtype.to_numpy(dtype if dtype is not None or out is None else out.dtype) \
-            if dtype is not None or out is not None else None
-        if cdt is not None and cdt.kind == "c":
-            # PyTorch samples the (re, im) pairs: randn's parts with variance 1/2 each
-            part = np.finfo(cdt).dtype
-            g, n = R.resolve(generator), 2 * math.prod(shape)
-            pairs = R.normal(g, n, part, 0.0, math.sqrt(0.5)) if draw is R.normal else \
-                draw(g, n, part)
-            return _into(out, np.asarray(pairs, part).view(cdt), shape, cdt, requires_grad,
-                         device)
-        dt = _random_dtype(dtype, out, who)
-        values = draw(R.resolve(generator), math.prod(shape), dt)
-        return _into(out, values, shape, dt, requires_grad, device)
+        dt = _random_dtype(dtype, out, who, complex_ok=True)
+        g, n = R.resolve(generator), math.prod(shape)
+        if dt.kind == "c":  # PyTorch samples the (re, im) pairs: randn's with variance 1/2 each
+            part = np.finfo(dt).dtype
+            pairs = R.normal(g, 2 * n, part, 0.0, math.sqrt(0.5)) if draw is R.normal else \
+                draw(g, 2 * n, part)
+            return _into(out, np.asarray(pairs, part).view(dt), shape, dt, requires_grad, device)
+        return _into(out, draw(g, n, dt), shape, dt, requires_grad, device)
     return named(factory, name, f"torch.{name}: {what}, PyTorch's values for the same seed.")
 
 
@@ -340,8 +335,8 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     v, g = input._value, R.resolve(generator)
     if p is None:
         if v.dtype.kind != "f":
-            raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
-                               f"'{_dtype.from_numpy(v.dtype).name}'")
+            raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+                                      f"'{_dtype.kind(v.dtype)}'")
         if np.any((v < 0) | (v > 1)):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         return _into(out, R.bernoulli_tensor(g, v), v.shape, v.dtype)

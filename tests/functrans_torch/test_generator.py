@@ -209,6 +209,10 @@ def test_the_marker_other_modules_check():
      "\"normal_kernel_cpu\" not implemented for 'Long'"),
     (lambda T: T.zeros(2, requires_grad=True).normal_(), RuntimeError,
      "a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda T: T.randn(2, dtype=T.int32), NotImplementedError,
+     "\"normal_kernel_cpu\" not implemented for 'Int'"),
+    (lambda T: T.bernoulli(T.ones(2, dtype=T.int64)), NotImplementedError,
+     "\"bernoulli_tensor_cpu_p_\" not implemented for 'Long'"),
 ])
 def test_errors_are_pytorchs(call, error, match):
     with pytest.raises(error, match=match):
