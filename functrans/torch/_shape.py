@@ -299,13 +299,29 @@ def _triangle(name):
     return params
 
 
+def _tiled(v, dims):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return _repeats(v, (1,) * (v.ndim - len(dims)) + dims)
+
+
+_DIAG = {nd: Op(name, lambda x, *, k: np.array(np.diag(x, k)), lambda x, *, k: fnp.diag(x, k))
+         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
+
+
+def _diag_params(v, diagonal=0):
+    if v.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {v.ndim}D")
+    return _DIAG[v.ndim], {"k": int(diagonal)}
+
+
 def _flip(x, *, dimensions):  # a copy, as PyTorch's (numpy's flip is a view)
     return np.array(S.rev_p.impl(x, dimensions=dimensions))
 
 
+_REPEAT = composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats))
 _COPIES = {  # torch name: (op, its params from input's array and the arguments, what it gives)
-    "repeat": (composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats)),
-               _repeats, "input tiled sizes times along each dimension (Tensor.repeat)"),
+    "repeat": (_REPEAT, _repeats, "input tiled sizes times along each dimension (Tensor.repeat)"),
+    "tile": (_REPEAT, _tiled, "input repeated dims times along each dimension"),
     "flip": (Op("FlipBackward0", _flip, S.rev_p.bind),
              lambda v, dims: {"dimensions": normalized_dims(dims, v.ndim)},
              "input with its order reversed along dims (a copy, as PyTorch's)"),
@@ -318,28 +334,10 @@ _COPIES = {  # torch name: (op, its params from input's array and the arguments,
              "the upper triangle of the matrix (zeros below the diagonal-th diagonal)"),
     "trace": (composite("TraceBackward0")(fnp.trace), lambda v: None,
               "the sum of the main diagonal of a matrix"),
+    "diag": (None, _diag_params, "a 1-D input on the diagonal-th diagonal of a square matrix, "
+             "or a 2-D input's diagonal-th diagonal"),
 }
-repeat, flip, roll, tril, triu, trace = _define(_COPIES, unary)
-
-
-def tile(input, dims):
-    """torch.tile: input repeated dims times along each dimension."""
-    x = as_tensor(input)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return repeat(x, (1,) * (x._value.ndim - len(dims)) + dims)
-
-
-_DIAG = {nd: Op(name, lambda x, *, k: np.array(np.diag(x, k)), lambda x, *, k: fnp.diag(x, k))
-         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
-
-
-def diag(input, diagonal=0):
-    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd not in (1, 2):
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
-    return unary(_DIAG[nd], x, {"k": int(diagonal)})
+repeat, tile, flip, roll, tril, triu, trace, diag = _define(_COPIES, unary)
 
 
 def contiguous(input, memory_format=None):
