@@ -16,9 +16,9 @@ tensor(7.3891)
 Where it differs from PyTorch: CPU only (devices report as a CPU-only PyTorch build does); random
 numbers are PyTorch's CPU generator's, bit for bit for the same seed; float32 results can differ
 in the last bit where numpy and PyTorch's vectorized kernels round differently (sin, pow, long
-sums); `torch.nn` has Module, Linear, the containers, activations, losses, `nn.init` and
-`nn.utils` clipping, but no convolution, normalisation or recurrent layers; forward-mode AD
-(`torch.func`, `autograd.forward_ad`) is not provided.
+sums); `torch.nn` has Module, the containers, linear, convolution, pooling, normalisation,
+dropout and embedding layers, activations, losses, `nn.init` and `nn.utils` clipping, but no
+recurrent layers; forward-mode AD (`torch.func`, `autograd.forward_ad`) is not provided.
 """
 
 from __future__ import annotations
