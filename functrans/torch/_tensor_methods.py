@@ -40,14 +40,17 @@ def _inplace_of(fn, broadcasts=False):
     return method
 
 
+_PYTHON_DTYPES = (bool, int, float, complex)  # x.to(float) is x.to(torch.float64), as in PyTorch
+
+
 def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=None, **kwargs):
     """to(dtype) / to(device) / to(device, dtype) / to(other): self when nothing changes."""
     devices = [kwargs.pop("device")] if "device" in kwargs else []
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, _dtype.dtype | Tensor):
-            dtype = a if isinstance(a, _dtype.dtype) else a.dtype
+        if isinstance(a, _dtype.dtype | Tensor) or isinstance(a, type) and a in _PYTHON_DTYPES:
+            dtype = a.dtype if isinstance(a, Tensor) else _dtype.as_dtype(a)
         elif is_device_like(a):
             devices.append(a)
         elif not isinstance(a, bool):  # bools: the positional non_blocking / copy flags
