@@ -59,14 +59,15 @@ _RESHAPE_ALIAS = prim_op(S.reshape_p, "ReshapeAliasBackward0")
 _UNSAFE_VIEW = prim_op(S.reshape_p, "UnsafeViewBackward0")
 
 
-def _infer(shape, numel):
+def _infer(shape, numel, invalid=None):
+    """`shape` with its -1 inferred for `numel` elements (else RuntimeError `invalid`)."""
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
     if -1 in shape and known and not numel % known:
         shape = tuple(numel // known if s == -1 else s for s in shape)
     if -1 in shape or int(np.prod(shape, dtype=np.int64)) != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        raise RuntimeError(invalid or f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
 
@@ -121,9 +122,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """torch.unflatten: dimension dim split into the dimensions sizes."""
     x = as_tensor(input)
-    shp = x._value.shape
+    shp, sizes = x._value.shape, tuple(sizes)
     d = _dim(dim, len(shp))
-    return reshape(x, shp[:d] + _infer(tuple(sizes), shp[d]) + shp[d + 1:])
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    inner = _infer(sizes, shp[d], f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                   f"the size of dim {d} ({shp[d]}) in the input tensor")
+    return reshape(x, shp[:d] + inner + shp[d + 1:])
 
 
 # --- views of one primitive ------------------------------------------------------------------
@@ -159,18 +164,10 @@ def swapped(nd, dim0, dim1) -> tuple:
     return tuple(perm)
 
 
-def _transposed(v, dim0, dim1):
-    if v.ndim == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
-        return RESHAPE, {"new_sizes": ()}
-    return _TRANSPOSE, {"permutation": swapped(v.ndim, dim0, dim1)}
-
-
 def _t(v):
     if v.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {v.ndim}D")
-    if v.ndim < 2:
-        return RESHAPE, {"new_sizes": v.shape}
-    return prim_op(S.transpose_p, "TBackward0"), {"permutation": (1, 0)}
+    return {"permutation": tuple(reversed(range(v.ndim)))}  # a no-op view below 2-D, as PyTorch's
 
 
 def _reversed_dims(v):
@@ -247,9 +244,12 @@ _VIEWS = {  # torch name: (op, its params from input's array and the arguments, 
         _SQUEEZE[0 if dim is None else 1 if isinstance(dim, int) else 2],
         {"dimensions": squeeze_dims(v.shape, dim)}),
         "a view without the dimensions of size one (or only dim)"),
-    "transpose": (None, _transposed, "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
-    "t": (None, _t, "the transpose of a tensor of at most two dimensions"),
-    "mT": (None, lambda v: _transposed(v, -2, -1), "the transpose of the last two dimensions"),
+    "transpose": (_TRANSPOSE, lambda v, dim0, dim1: {"permutation": swapped(v.ndim, dim0, dim1)},
+                  "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
+    "t": (prim_op(S.transpose_p, "TBackward0"), _t,
+          "the transpose of a tensor of at most two dimensions"),
+    "mT": (_TRANSPOSE, lambda v: {"permutation": swapped(v.ndim, -2, -1)},
+           "the transpose of the last two dimensions"),
     "unsqueeze": (prim_op(S.expand_dims_p, "UnsqueezeBackward0"),
                   lambda v, dim: {"dimensions": (_dim(dim, v.ndim + 1),)},
                   "a view with a new dimension of size one at dim"),
@@ -364,7 +364,7 @@ def cat(tensors, dim=0, *, out=None):
     """torch.cat (also concat, concatenate): the tensors joined along dim."""
     ts = [as_tensor(t) for t in tensors]
     if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ts = [t for t in ts if not (t._value.ndim == 1 and t._value.size == 0)] or ts[:1]
     nd = ts[0]._value.ndim
     if nd == 0:
@@ -500,8 +500,12 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 def chunk(input, chunks, dim=0, *, unsafe=False):
     """torch.chunk: input cut into `chunks` pieces along dim (the last may be smaller)."""
     x = as_tensor(input)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x._value.shape[_dim(dim, x._value.ndim)]
-    return _split_views(x, max(-(-n // chunks) if chunks else n, 1), dim, unsafe)
+    if not n:  # `chunks` empty pieces, as PyTorch's (split_with_sizes)
+        return _split_views(x, [0] * chunks, dim, unsafe)
+    return _split_views(x, -(-n // chunks), dim, unsafe)
 
 
 def unsafe_chunk(input, chunks, dim=0):
