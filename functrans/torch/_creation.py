@@ -132,7 +132,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(int(math.ceil((end - start) / step)), 0)
     if dtype is not None:
         dt = _dtype.to_numpy(dtype)
@@ -270,7 +270,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     """torch.randperm: a random permutation of 0 .. n-1, PyTorch's for the same seed."""
     n = int(n)
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     require_cpu(device)
     dt = _random_dtype(dtype, out)
     return _into(out, R.randperm(R.resolve(generator), n), (n,), dt, requires_grad, device)

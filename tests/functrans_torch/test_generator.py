@@ -213,6 +213,10 @@ def test_the_marker_other_modules_check():
      "\"normal_kernel_cpu\" not implemented for 'Int'"),
     (lambda T: T.bernoulli(T.ones(2, dtype=T.int64)), NotImplementedError,
      "\"bernoulli_tensor_cpu_p_\" not implemented for 'Long'"),
+    (lambda T: T.randperm(-1), RuntimeError,
+     r"Trying to create tensor with negative dimension -1: \[-1\]"),
+    (lambda T: T.arange(0, 1, -1), RuntimeError,
+     "upper bound and lower bound inconsistent with step sign"),
 ])
 def test_errors_are_pytorchs(call, error, match):
     with pytest.raises(error, match=match):
