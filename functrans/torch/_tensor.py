@@ -390,7 +390,7 @@ class Tensor(Tracer):
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._value.shape[0]))
+        return iter(self.unbind(0))  # as PyTorch's: views of one UnbindBackward0 node
 
     __hash__ = object.__hash__
 

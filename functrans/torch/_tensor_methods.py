@@ -58,8 +58,10 @@ def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=N
                             f"({type(a).__name__}); pass a dtype, a device or a tensor")
     for d in devices:
         require_cpu(d, creating=False)
-    out = self if dtype is None else O.to_dtype(self, _dtype.to_numpy(dtype))
-    return O.clone(out) if copy and out is self else out
+    dt = self._value.dtype if dtype is None else _dtype.to_numpy(dtype)
+    if copy and dt == self._value.dtype:  # a copy though nothing changes: ToCopyBackward0
+        return O.unary(O.TO_COPY, self, {"new_dtype": dt})
+    return O.to_dtype(self, dt)
 
 
 def _cuda(self, device=None, non_blocking=False, memory_format=None):
