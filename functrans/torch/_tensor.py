@@ -410,7 +410,10 @@ class Tensor(Tracer):
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
-                               "support the deepcopy protocol at the moment.")
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
         t = wrap(self._value.copy(), self._requires_grad)
         memo[id(self)] = t
         return t

@@ -1,6 +1,7 @@
 """functrans.torch's PyTorch semantics beyond the parity programs: the tape's place among the
 transforms, version counters, views, grad accumulation identity, grad mode per thread, hooks."""
 
+import copy
 import threading
 
 import numpy as np
@@ -444,3 +445,19 @@ def test_grad_is_laid_out_like_its_parameter(create_graph):
     expected = 2 * ((X @ W.T).T @ X)
     np.testing.assert_allclose(W.grad.view(-1).detach().numpy(),
                                expected.detach().numpy().ravel())
+
+
+def test_printing_with_no_edge_items_shows_the_size_as_pytorch():
+    # PyTorch 2.13 adds size= to a non-empty tensor whenever edgeitems is 0
+    torch.set_printoptions(threshold=1, edgeitems=0)
+    try:
+        assert repr(torch.arange(10.0)) == "tensor([...], size=(10,))"
+    finally:
+        torch.set_printoptions(profile="default")
+    assert repr(torch.arange(3.0)) == "tensor([0., 1., 2.])"
+
+
+def test_deepcopy_of_a_non_leaf_gives_pytorchs_whole_message():
+    with pytest.raises(RuntimeError, match=r"deepcopy protocol at the moment\.  If you were "
+                       "attempting to deepcopy a module"):
+        copy.deepcopy(torch.ones(2, requires_grad=True) * 2)
