@@ -59,7 +59,8 @@ def from_numpy(ndarray):
     return wrap(ndarray)
 
 
-def _size(size, kw=None):
+def _size(size, name, kw=None):
+    """The sizes given to factory `name` (ints, or one sequence), checked with PyTorch's errors."""
     if kw is not None:
         if size:
             raise TypeError("pass the size positionally or as size=, not both")
@@ -70,10 +71,11 @@ def _size(size, kw=None):
     for s in size:
         s = s.item() if isinstance(s, Tensor) else s
         if not isinstance(s, numbers.Integral):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(s).__name__}")
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+            raise RuntimeError("zeros: Dimension size must be non-negative." if name == "zeros"
+                               else f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
         out.append(int(s))
     return tuple(out)
@@ -91,8 +93,8 @@ def _like(input, dtype):
 def _filled(name, fill):
     """torch.zeros / ones / empty (zeros here) and their _like forms."""
     def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-        return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
-                       device)
+        return _finish(np.full(_size(shape, name, size), fill, _float_dtype(dtype)),
+                       requires_grad, device)
 
     def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
         return full_like(input, fill, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -106,8 +108,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtype.to_numpy(dtype) if dtype is not None else _dtype.infer_dtype(fill_value)
-    return _finish(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
-                           dt), requires_grad, device)
+    shape = _size((size,) if isinstance(size, int) else tuple(size), "full")
+    return _finish(np.full(shape, fill_value, dt), requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -228,7 +230,7 @@ def _sampler(name, who, draw, what):
     """torch.rand / randn: samples of the default float dtype, PyTorch's for the same seed."""
     def factory(*shape, size=None, generator=None, out=None, dtype=None, layout=None,
                 device=None, requires_grad=False, pin_memory=False) -> Tensor:
-        shape = _size(shape, size)
+        shape = _size(shape, name, size)
         require_cpu(device)
         dt = _random_dtype(dtype, out, who, complex_ok=True)
         g, n = R.resolve(generator), math.prod(shape)
@@ -260,7 +262,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     require_cpu(device)
-    shape, dt = _size(tuple(size)), _random_dtype(dtype, out)
+    shape, dt = _size(tuple(size), "randint"), _random_dtype(dtype, out)
     values = R.random_from_to(R.resolve(generator), math.prod(shape), low, high, dt)
     return _into(out, values, shape, dt, requires_grad, device)
 
@@ -286,7 +288,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments: with float "
                             "mean and std, pass size=")
-        shape = _size(tuple(size))
+        shape = _size(tuple(size), "normal")
         require_cpu(device)
         dt = _random_dtype(dtype, out, "normal_kernel_cpu")
         values = R.normal(g, math.prod(shape), dt, float(mean), float(std))
@@ -295,11 +297,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     s = std._value if ts else np.asarray(float(std))
     if ts and np.any(s < 0):
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    if tm and m.dtype.kind != "f" or ts and s.dtype.kind != "f":
-        bad = (mean if tm and m.dtype.kind != "f" else std).dtype
-        raise RuntimeError(f"normal expects floating-point outputs; got {bad}: pass a float "
-                           f"tensor")
-    dt = (mean if tm else std)._value.dtype
+    dt = (m if tm else s).dtype  # the result's: mean's when it is a tensor
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtype.kind(dt)}'")
     shape = np.broadcast_shapes(m.shape, s.shape) if tm and ts else (m if tm else s).shape
     if tm and not ts:      # normal_(0, std) then add_(mean)
         z = R.normal(g, math.prod(shape), dt, 0.0, float(std)).reshape(shape)
