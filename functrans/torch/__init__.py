@@ -16,9 +16,9 @@ tensor(7.3891)
 Where it differs from PyTorch: CPU only (devices report as a CPU-only PyTorch build does); random
 numbers are PyTorch's CPU generator's, bit for bit for the same seed; float32 results can differ
 in the last bit where numpy and PyTorch's vectorized kernels round differently (sin, pow, long
-sums); `torch.nn` has Module, Linear, the containers, activations, losses, `nn.init` and
-`nn.utils` clipping, but no convolution, normalisation or recurrent layers; forward-mode AD
-(`torch.func`, `autograd.forward_ad`) is not provided.
+sums); `torch.nn` has Module, the containers, linear, convolution, pooling, normalisation,
+dropout and embedding layers, activations, losses, `nn.init` and `nn.utils` clipping, but no
+recurrent layers; forward-mode AD (`torch.func`, `autograd.forward_ad`) is not provided.
 """
 
 from __future__ import annotations
@@ -30,58 +30,53 @@ from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators fi
 from functrans.torch import _dtype, _tensor_methods, autograd, nn, optim, utils  # noqa: F401
 from functrans.torch._activations import celu, log_softmax, selu, softmax  # noqa: F401
 from functrans.torch._complex import (  # noqa: F401
-    angle, complex, conj, conj_physical, imag, is_conj, is_neg, isreal, polar, real,
-    resolve_conj, resolve_neg, sgn, vdot, view_as_complex, view_as_real)
-from functrans.torch._complex import complex_overrides as _complex_overrides
-from functrans.torch._creation import (  # noqa
-    Generator, arange, bernoulli, get_rng_state, randint_like, set_rng_state, as_tensor,
-    default_generator, empty, empty_like, eye, from_numpy, full, full_like, initial_seed, linspace,
-    logspace, manual_seed, normal, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-    randperm, seed, tensor, zeros, zeros_like)
+    angle, complex, conj, conj_physical, imag, is_conj, is_neg, isreal, polar, real, resolve_conj,
+    resolve_neg, sgn, vdot, view_as_complex, view_as_real)
+from functrans.torch._creation import (  # noqa: F401
+    arange, as_tensor, bernoulli, default_generator, empty, empty_like, eye, from_numpy, full,
+    full_like, Generator, get_rng_state, initial_seed, linspace, logspace, manual_seed, normal,
+    ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
+    set_rng_state, tensor, zeros, zeros_like)
 from functrans.torch._differences import diff, trapezoid, trapz  # noqa: F401
 from functrans.torch._dtype import (  # noqa: F401
-    bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
-    int8, int16, int32, int64, set_default_dtype, uint8)
-from functrans.torch._dtype import finfo, iinfo  # noqa: F401
+    bool_ as bool, complex128, complex64, dtype, finfo, float16, float32, float64,
+    get_default_dtype, iinfo, int16, int32, int64, int8, set_default_dtype, uint8)
 from functrans.torch._elementwise import (  # noqa: F401
-    abs, absolute, acos, acosh, add, addcdiv, addcmul, allclose, arctan2, asin, asinh, atan, atan2,
-    atanh, ceil, clamp, clamp_max, clamp_min, clip, cos, cosh, div, divide, eq, equal, erf, exp,
-    exp2, expm1, floor, floor_divide, fmod, ge, greater, greater_equal, gt, isclose, isfinite,
-    isinf, isnan, le, lerp, less, less_equal, log, log1p, log2, log10, logical_and, logical_not,
-    logical_or, logical_xor, lt, maximum, minimum, mul, multiply, nan_to_num, ne, neg, negative,
-    not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub, sigmoid, sign, signbit, sin,
-    sinh, sqrt, square, sub, subtract, tan, tanh, true_divide, trunc, where)
-from functrans.torch._elementwise import (  # noqa: F401
-    arccos, arccosh, arcsin, arcsinh, arctan, arctanh, copysign, deg2rad, erfc, fix, fmax, fmin,
-    frac, heaviside, hypot, is_nonzero, is_same_size, is_signed, logaddexp, logaddexp2, logit,
-    positive, rad2deg, sinc, xlogy)
-from functrans.torch._grad_mode import (  # noqa
+    abs, absolute, acos, acosh, add, addcdiv, addcmul, allclose, arccos, arccosh, arcsin, arcsinh,
+    arctan, arctan2, arctanh, asin, asinh, atan, atan2, atanh, ceil, clamp, clamp_max, clamp_min,
+    clip, copysign, cos, cosh, deg2rad, div, divide, eq, equal, erf, erfc, exp, exp2, expm1, fix,
+    floor, floor_divide, fmax, fmin, fmod, frac, ge, greater, greater_equal, gt, heaviside, hypot,
+    is_nonzero, is_same_size, is_signed, isclose, isfinite, isinf, isnan, le, lerp, less,
+    less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and, logical_not,
+    logical_or, logical_xor, logit, lt, maximum, minimum, mul, multiply, nan_to_num, ne, neg,
+    negative, not_equal, positive, pow, rad2deg, reciprocal, relu, remainder, round, rsqrt, rsub,
+    sigmoid, sign, signbit, sin, sinc, sinh, sqrt, square, sub, subtract, tan, tanh, true_divide,
+    trunc, where, xlogy)
+from functrans.torch._grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled)
 from functrans.torch._indexing import (  # noqa: F401
     argsort, as_strided, gather, index_select, isin, masked_fill, masked_select, median, nanmedian,
     nonzero, repeat_interleave, select, sort, take, take_along_dim, topk)
 from functrans.torch._linalg import (  # noqa: F401
-    addmm, bmm, cdist, dot, einsum, ger, inner, matmul, mm, mv, outer)
-from functrans.torch._linalg import (  # noqa: F401
-    cosine_similarity, cross, dist, kron, pairwise_distance)
+    addmm, bmm, cdist, cosine_similarity, cross, dist, dot, einsum, ger, inner, kron, matmul, mm,
+    mv, outer, pairwise_distance)
 from functrans.torch._ops import clone  # noqa: F401
-from functrans.torch._ops import named as _named
 from functrans.torch._printing import get_printoptions, set_printoptions  # noqa: F401
 from functrans.torch._reductions import (  # noqa: F401
-    all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum, logsumexp, max, mean,
-    min, norm, prod, std, std_mean, sum, var, var_mean)
-from functrans.torch._reductions import cummax, cummin, nanmean, nansum  # noqa: F401
+    all, amax, amin, any, argmax, argmin, count_nonzero, cummax, cummin, cumprod, cumsum,
+    logsumexp, max, mean, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean)
 from functrans.torch._scatter import (  # noqa: F401
     index_add, index_fill, index_put, scatter, scatter_add, scatter_reduce)
 from functrans.torch._shape import (  # noqa: F401
-    broadcast_tensors, broadcast_to, cat, chunk, concat, concatenate, diag, diagonal, flatten,
-    flip, hstack, meshgrid, moveaxis, movedim, narrow, permute, repeat, reshape, roll, split,
-    split_with_sizes, squeeze, stack, swapaxes, swapdims, t, tile, trace, transpose, tril, triu,
-    unbind, unflatten, unsafe_chunk, unsafe_split, unsafe_split_with_sizes, unsqueeze, vstack)
-from functrans.torch._shape import (  # noqa: F401
-    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, cartesian_prod,
-    column_stack, diag_embed, diagflat, dstack, fliplr, flipud)
+    atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors,
+    broadcast_to, cartesian_prod, cat, chunk, column_stack, concat, concatenate, diag, diag_embed,
+    diagflat, diagonal, dstack, flatten, flip, fliplr, flipud, hstack, meshgrid, moveaxis, movedim,
+    narrow, permute, repeat, reshape, roll, split, split_with_sizes, squeeze, stack, swapaxes,
+    swapdims, t, tile, trace, transpose, tril, triu, unbind, unflatten, unsafe_chunk, unsafe_split,
+    unsafe_split_with_sizes, unsqueeze, vstack)
+from functrans.torch._complex import complex_overrides as _complex_overrides
+from functrans.torch._ops import named as _named
 from functrans.torch import _elementwise as _ew
 from functrans.torch._out import supports_out as _supports_out
 from functrans.torch._legacy import LEGACY_TYPES as _LEGACY_TYPES
@@ -115,29 +110,21 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-def _tensor_method(name):
-    """torch.NAME(input), which is input.NAME(), as in PyTorch."""
-    return _named(lambda input: getattr(input, name)(), name, f"torch.{name}(input): "
-                  f"input.{name}().")
-
-
-is_inference, is_floating_point, is_complex, numel, detach = map(_tensor_method, [
-    "is_inference", "is_floating_point", "is_complex", "numel", "detach"])
-
-
-def _inplace_function(name):
-    """torch.NAME_(input, ...), which is input.NAME_(...), as in PyTorch."""
+def _method_function(name):
+    """torch.NAME(input, ...), which is input.NAME(...), as in PyTorch."""
     return _named(lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs), name,
-                  f"torch.{name}(input, ...): input.{name}(...), in place.")
+                  f"torch.{name}(input, ...): input.{name}(...)"
+                  + (", in place." if name.endswith("_") else "."))
 
 
-# PyTorch's module-level in-place functions, each its Tensor method
-for _n in ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
-           "atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ "
-           "erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ index_put_ log10_ log1p_ log2_ "
-           "log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ "
-           "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_").split():
-    globals()[_n] = _inplace_function(_n)
+# PyTorch's functions that are their Tensor method (the NAME_ ones: its in-place functions)
+for _n in ("is_inference is_floating_point is_complex numel detach abs_ acos_ acosh_ arccos_ "
+           "arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ "
+           "clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ "
+           "fill_ fix_ floor_ frac_ index_put_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ "
+           "negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ "
+           "square_ tan_ tanh_ trunc_ xlogy_ zero_").split():
+    globals()[_n] = _method_function(_n)
 
 
 def result_type(tensor1, tensor2):

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from functrans.torch import _dtype
+from functrans.torch import _dtype, _ops
 from functrans.torch import _random as R
 from functrans.torch._devices import require_cpu
 from functrans.torch._inplace import write
@@ -46,13 +46,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def as_tensor(data, dtype=None, device=None):
-    """torch.as_tensor: data as a tensor, the same tensor if it already is one."""
-    if isinstance(data, Tensor):
-        return data if dtype is None or data._value.dtype == _dtype.to_numpy(dtype) else \
-            data.to(dtype)
+    """torch.as_tensor: data as a tensor, sharing memory with a tensor or array of that dtype."""
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _dtype.to_numpy(dtype)):
         return wrap(data)
-    return wrap(_dtype.tensor_value(data, dtype))
+    return _ops.as_tensor(data, dtype)
 
 
 def from_numpy(ndarray):
@@ -62,7 +59,8 @@ def from_numpy(ndarray):
     return wrap(ndarray)
 
 
-def _size(size, kw=None):
+def _size(size, name, kw=None):
+    """The sizes given to factory `name` (ints, or one sequence), checked with PyTorch's errors."""
     if kw is not None:
         if size:
             raise TypeError("pass the size positionally or as size=, not both")
@@ -73,10 +71,11 @@ def _size(size, kw=None):
     for s in size:
         s = s.item() if isinstance(s, Tensor) else s
         if not isinstance(s, numbers.Integral):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(s).__name__}")
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+            raise RuntimeError("zeros: Dimension size must be non-negative." if name == "zeros"
+                               else f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
         out.append(int(s))
     return tuple(out)
@@ -94,8 +93,8 @@ def _like(input, dtype):
 def _filled(name, fill):
     """torch.zeros / ones / empty (zeros here) and their _like forms."""
     def factory(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-        return _finish(np.full(_size(shape, size), fill, _float_dtype(dtype)), requires_grad,
-                       device)
+        return _finish(np.full(_size(shape, name, size), fill, _float_dtype(dtype)),
+                       requires_grad, device)
 
     def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
         return full_like(input, fill, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -109,8 +108,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtype.to_numpy(dtype) if dtype is not None else _dtype.infer_dtype(fill_value)
-    return _finish(np.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
-                           dt), requires_grad, device)
+    shape = _size((size,) if isinstance(size, int) else tuple(size), "full")
+    return _finish(np.full(shape, fill_value, dt), requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -135,7 +134,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(int(math.ceil((end - start) / step)), 0)
     if dtype is not None:
         dt = _dtype.to_numpy(dtype)
@@ -203,15 +202,15 @@ def set_rng_state(new_state) -> None:
     default_generator.set_state(new_state)
 
 
-def _random_dtype(dtype, out, who=None) -> np.dtype:
+def _random_dtype(dtype, out, who=None, complex_ok=False) -> np.dtype:
     """The dtype samples are drawn in (out's when only out= is given); `who` names PyTorch's
     kernel that refuses a non-float dtype, None for integer samples (int64 by default)."""
     dtype = dtype if dtype is not None or out is None else out.dtype
     if who is None:
         return _dtype.to_numpy(dtype) if dtype is not None else np.dtype(np.int64)
     dt = _float_dtype(dtype)
-    if dt.kind != "f":
-        raise RuntimeError(f"\"{who}\" not implemented for '{_dtype.from_numpy(dt).name}'")
+    if dt.kind not in ("fc" if complex_ok else "f"):
+        raise NotImplementedError(f"\"{who}\" not implemented for '{_dtype.kind(dt)}'")
     return dt
 
 
@@ -231,21 +230,16 @@ def _sampler(name, who, draw, what):
     """torch.rand / randn: samples of the default float dtype, PyTorch's for the same seed."""
     def factory(*shape, size=None, generator=None, out=None, dtype=None, layout=None,
                 device=None, requires_grad=False, pin_memory=False) -> Tensor:
-        shape = _size(shape, size)
+        shape = _size(shape, name, size)
         require_cpu(device)
-        cdt = _dtype.to_numpy(dtype if dtype is not None or out is None else out.dtype) \
-            if dtype is not None or out is not None else None
-        if cdt is not None and cdt.kind == "c":
-            # PyTorch samples the (re, im) pairs: randn's parts with variance 1/2 each
-            part = np.finfo(cdt).dtype
-            g, n = R.resolve(generator), 2 * math.prod(shape)
-            pairs = R.normal(g, n, part, 0.0, math.sqrt(0.5)) if draw is R.normal else \
-                draw(g, n, part)
-            return _into(out, np.asarray(pairs, part).view(cdt), shape, cdt, requires_grad,
-                         device)
-        dt = _random_dtype(dtype, out, who)
-        values = draw(R.resolve(generator), math.prod(shape), dt)
-        return _into(out, values, shape, dt, requires_grad, device)
+        dt = _random_dtype(dtype, out, who, complex_ok=True)
+        g, n = R.resolve(generator), math.prod(shape)
+        if dt.kind == "c":  # PyTorch samples the (re, im) pairs: randn's with variance 1/2 each
+            part = np.finfo(dt).dtype
+            pairs = R.normal(g, 2 * n, part, 0.0, math.sqrt(0.5)) if draw is R.normal else \
+                draw(g, 2 * n, part)
+            return _into(out, np.asarray(pairs, part).view(dt), shape, dt, requires_grad, device)
+        return _into(out, draw(g, n, dt), shape, dt, requires_grad, device)
     return named(factory, name, f"torch.{name}: {what}, PyTorch's values for the same seed.")
 
 
@@ -268,7 +262,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     require_cpu(device)
-    shape, dt = _size(tuple(size)), _random_dtype(dtype, out)
+    shape, dt = _size(tuple(size), "randint"), _random_dtype(dtype, out)
     values = R.random_from_to(R.resolve(generator), math.prod(shape), low, high, dt)
     return _into(out, values, shape, dt, requires_grad, device)
 
@@ -278,7 +272,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     """torch.randperm: a random permutation of 0 .. n-1, PyTorch's for the same seed."""
     n = int(n)
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     require_cpu(device)
     dt = _random_dtype(dtype, out)
     return _into(out, R.randperm(R.resolve(generator), n), (n,), dt, requires_grad, device)
@@ -294,7 +288,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments: with float "
                             "mean and std, pass size=")
-        shape = _size(tuple(size))
+        shape = _size(tuple(size), "normal")
         require_cpu(device)
         dt = _random_dtype(dtype, out, "normal_kernel_cpu")
         values = R.normal(g, math.prod(shape), dt, float(mean), float(std))
@@ -303,11 +297,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     s = std._value if ts else np.asarray(float(std))
     if ts and np.any(s < 0):
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    if tm and m.dtype.kind != "f" or ts and s.dtype.kind != "f":
-        bad = (mean if tm and m.dtype.kind != "f" else std).dtype
-        raise RuntimeError(f"normal expects floating-point outputs; got {bad}: pass a float "
-                           f"tensor")
-    dt = (mean if tm else std)._value.dtype
+    dt = (m if tm else s).dtype  # the result's: mean's when it is a tensor
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_dtype.kind(dt)}'")
     shape = np.broadcast_shapes(m.shape, s.shape) if tm and ts else (m if tm else s).shape
     if tm and not ts:      # normal_(0, std) then add_(mean)
         z = R.normal(g, math.prod(shape), dt, 0.0, float(std)).reshape(shape)
@@ -343,8 +335,8 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     v, g = input._value, R.resolve(generator)
     if p is None:
         if v.dtype.kind != "f":
-            raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
-                               f"'{_dtype.from_numpy(v.dtype).name}'")
+            raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
+                                      f"'{_dtype.kind(v.dtype)}'")
         if np.any((v < 0) | (v > 1)):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         return _into(out, R.bernoulli_tensor(g, v), v.shape, v.dtype)

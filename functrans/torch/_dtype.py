@@ -45,6 +45,7 @@ _BY_NUMPY = {d.dtype: d for d in ALL}
 _BY_NAME = {**{d.name: d for d in ALL}, "half": float16, "float": float32, "double": float64,
             "cfloat": complex64, "cdouble": complex128, "short": int16, "int": int32,
             "long": int64}
+_PYTHON_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
 
 _default = [float32]
 
@@ -73,14 +74,12 @@ def from_numpy(np_dtype) -> dtype:
 
 
 def as_dtype(d) -> dtype:
-    """A torch dtype from a torch dtype, its name, a numpy dtype or a Python type."""
+    """A torch dtype from a torch dtype, its name, a numpy dtype or a Python type (as PyTorch:
+    float is float64, complex complex128, whatever the default dtype)."""
     if isinstance(d, dtype):
         return d
-    if d is float:
-        return get_default_dtype()
-    py = {int: int64, bool: bool_, complex: complex64}.get(d) if isinstance(d, type) else None
-    if py is not None:
-        return py
+    if isinstance(d, type) and d in _PYTHON_TYPES:
+        return _PYTHON_TYPES[d]
     return _BY_NAME[d] if isinstance(d, str) and d in _BY_NAME else from_numpy(d)
 
 

@@ -147,7 +147,7 @@ def tensor_repr(t) -> str:
     values = t._value
     default = _dtype.get_default_dtype()
     suffixes = []
-    if values.size == 0 and values.ndim != 1:
+    if values.size == 0 and values.ndim != 1 or values.size and not PRINT_OPTS.edgeitems:
         suffixes.append(f"size={tuple(values.shape)}")
     if values.dtype not in ((default.dtype,) if values.size == 0 else (
             default.dtype, np.dtype(np.int64), np.dtype(np.bool_), default.to_complex().dtype)):

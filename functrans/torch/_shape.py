@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 import functrans.numpy as fnp
+import functrans.scipy.linalg as fsl
 from functrans.primitives import shape_ops as S
 from functrans.torch import _dtype
 from functrans.torch._ops import as_tensor, clone, named, unary
 from functrans.torch._record import Op, composite, prim_op, run
-from functrans.torch._tensor import Size, _dim, warn_once, wrap
+from functrans.torch._tensor import Size, _dim, is_inference, mark_inference, warn_once, wrap
 from functrans.torch._views import multi_views, view_op  # noqa: F401  (view_op: _linalg's)
 
 
@@ -58,14 +59,15 @@ _RESHAPE_ALIAS = prim_op(S.reshape_p, "ReshapeAliasBackward0")
 _UNSAFE_VIEW = prim_op(S.reshape_p, "UnsafeViewBackward0")
 
 
-def _infer(shape, numel):
+def _infer(shape, numel, invalid=None):
+    """`shape` with its -1 inferred for `numel` elements (else RuntimeError `invalid`)."""
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
     if -1 in shape and known and not numel % known:
         shape = tuple(numel // known if s == -1 else s for s in shape)
     if -1 in shape or int(np.prod(shape, dtype=np.int64)) != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        raise RuntimeError(invalid or f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
 
@@ -120,9 +122,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """torch.unflatten: dimension dim split into the dimensions sizes."""
     x = as_tensor(input)
-    shp = x._value.shape
+    shp, sizes = x._value.shape, tuple(sizes)
     d = _dim(dim, len(shp))
-    return reshape(x, shp[:d] + _infer(tuple(sizes), shp[d]) + shp[d + 1:])
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    inner = _infer(sizes, shp[d], f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                   f"the size of dim {d} ({shp[d]}) in the input tensor")
+    return reshape(x, shp[:d] + inner + shp[d + 1:])
 
 
 # --- views of one primitive ------------------------------------------------------------------
@@ -158,18 +164,10 @@ def swapped(nd, dim0, dim1) -> tuple:
     return tuple(perm)
 
 
-def _transposed(v, dim0, dim1):
-    if v.ndim == 0:  # a new tensor object viewing all of x, as PyTorch's no-op views
-        return RESHAPE, {"new_sizes": ()}
-    return _TRANSPOSE, {"permutation": swapped(v.ndim, dim0, dim1)}
-
-
 def _t(v):
     if v.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {v.ndim}D")
-    if v.ndim < 2:
-        return RESHAPE, {"new_sizes": v.shape}
-    return prim_op(S.transpose_p, "TBackward0"), {"permutation": (1, 0)}
+    return {"permutation": tuple(reversed(range(v.ndim)))}  # a no-op view below 2-D, as PyTorch's
 
 
 def _reversed_dims(v):
@@ -246,9 +244,12 @@ _VIEWS = {  # torch name: (op, its params from input's array and the arguments, 
         _SQUEEZE[0 if dim is None else 1 if isinstance(dim, int) else 2],
         {"dimensions": squeeze_dims(v.shape, dim)}),
         "a view without the dimensions of size one (or only dim)"),
-    "transpose": (None, _transposed, "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
-    "t": (None, _t, "the transpose of a tensor of at most two dimensions"),
-    "mT": (None, lambda v: _transposed(v, -2, -1), "the transpose of the last two dimensions"),
+    "transpose": (_TRANSPOSE, lambda v, dim0, dim1: {"permutation": swapped(v.ndim, dim0, dim1)},
+                  "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
+    "t": (prim_op(S.transpose_p, "TBackward0"), _t,
+          "the transpose of a tensor of at most two dimensions"),
+    "mT": (_TRANSPOSE, lambda v: {"permutation": swapped(v.ndim, -2, -1)},
+           "the transpose of the last two dimensions"),
     "unsqueeze": (prim_op(S.expand_dims_p, "UnsqueezeBackward0"),
                   lambda v, dim: {"dimensions": (_dim(dim, v.ndim + 1),)},
                   "a view with a new dimension of size one at dim"),
@@ -298,13 +299,29 @@ def _triangle(name):
     return params
 
 
+def _tiled(v, dims):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return _repeats(v, (1,) * (v.ndim - len(dims)) + dims)
+
+
+_DIAG = {nd: Op(name, lambda x, *, k: np.array(np.diag(x, k)), lambda x, *, k: fnp.diag(x, k))
+         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
+
+
+def _diag_params(v, diagonal=0):
+    if v.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {v.ndim}D")
+    return _DIAG[v.ndim], {"k": int(diagonal)}
+
+
 def _flip(x, *, dimensions):  # a copy, as PyTorch's (numpy's flip is a view)
     return np.array(S.rev_p.impl(x, dimensions=dimensions))
 
 
+_REPEAT = composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats))
 _COPIES = {  # torch name: (op, its params from input's array and the arguments, what it gives)
-    "repeat": (composite("RepeatBackward0")(lambda x, *, repeats: fnp.tile(x, repeats)),
-               _repeats, "input tiled sizes times along each dimension (Tensor.repeat)"),
+    "repeat": (_REPEAT, _repeats, "input tiled sizes times along each dimension (Tensor.repeat)"),
+    "tile": (_REPEAT, _tiled, "input repeated dims times along each dimension"),
     "flip": (Op("FlipBackward0", _flip, S.rev_p.bind),
              lambda v, dims: {"dimensions": normalized_dims(dims, v.ndim)},
              "input with its order reversed along dims (a copy, as PyTorch's)"),
@@ -317,28 +334,10 @@ _COPIES = {  # torch name: (op, its params from input's array and the arguments,
              "the upper triangle of the matrix (zeros below the diagonal-th diagonal)"),
     "trace": (composite("TraceBackward0")(fnp.trace), lambda v: None,
               "the sum of the main diagonal of a matrix"),
+    "diag": (None, _diag_params, "a 1-D input on the diagonal-th diagonal of a square matrix, "
+             "or a 2-D input's diagonal-th diagonal"),
 }
-repeat, flip, roll, tril, triu, trace = _define(_COPIES, unary)
-
-
-def tile(input, dims):
-    """torch.tile: input repeated dims times along each dimension."""
-    x = as_tensor(input)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return repeat(x, (1,) * (x._value.ndim - len(dims)) + dims)
-
-
-_DIAG = {nd: Op(name, lambda x, *, k: np.array(np.diag(x, k)), lambda x, *, k: fnp.diag(x, k))
-         for nd, name in ((1, "DiagEmbedBackward0"), (2, "DiagonalBackward0_copy"))}
-
-
-def diag(input, diagonal=0):
-    """A 1-D input on the k-th diagonal of a square matrix, or a 2-D input's k-th diagonal."""
-    x = as_tensor(input)
-    nd = x._value.ndim
-    if nd not in (1, 2):
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
-    return unary(_DIAG[nd], x, {"k": int(diagonal)})
+repeat, tile, flip, roll, tril, triu, trace, diag = _define(_COPIES, unary)
 
 
 def contiguous(input, memory_format=None):
@@ -365,7 +364,7 @@ def cat(tensors, dim=0, *, out=None):
     """torch.cat (also concat, concatenate): the tensors joined along dim."""
     ts = [as_tensor(t) for t in tensors]
     if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ts = [t for t in ts if not (t._value.ndim == 1 and t._value.size == 0)] or ts[:1]
     nd = ts[0]._value.ndim
     if nd == 0:
@@ -392,15 +391,44 @@ def stack(tensors, dim=0, *, out=None):
     return run(_STACK, ts, [t._value for t in ts], {"dim": _dim(dim, len(shp) + 1), "dt": dt})
 
 
+def _atleast(name, nd, up):
+    def fn(*tensors):
+        one = len(tensors) == 1 and not isinstance(tensors[0], list | tuple)
+        ts = tensors[0] if len(tensors) == 1 and not one else tensors
+        out = tuple(t if t._value.ndim >= nd else up(t) for t in map(as_tensor, ts))
+        return out[0] if one else out
+    return named(fn, name, f"torch.{name}: each tensor with at least {nd} dimensions (itself "
+                 "when it has them); one tensor for one, a tuple for several or a sequence.")
+
+
+atleast_1d = _atleast("atleast_1d", 1, lambda t: reshape(t, (1,)))
+atleast_2d = _atleast("atleast_2d", 2, lambda t: reshape(t, (1, 1)) if t._value.ndim == 0
+                      else unsqueeze(t, 0))
+atleast_3d = _atleast("atleast_3d", 3, lambda t: reshape(t, (1, 1, 1)) if t._value.ndim == 0
+                      else unsqueeze(unsqueeze(t, 0), -1) if t._value.ndim == 1
+                      else unsqueeze(t, -1))
+
+
 def hstack(tensors):
-    """torch.hstack: the tensors joined along dim 1 (dim 0 for 1-d tensors)."""
-    ts = [as_tensor(t) for t in tensors]
+    """torch.hstack: the tensors, made at least 1-d, joined along dim 1 (dim 0 for 1-d ones)."""
+    ts = atleast_1d(tuple(tensors))
     return cat(ts, 0 if ts[0]._value.ndim == 1 else 1)
 
 
 def vstack(tensors):
     """torch.vstack: the tensors, made at least 2-d, joined along dim 0."""
-    return cat([reshape(t, (1, -1)) if as_tensor(t)._value.ndim < 2 else t for t in tensors], 0)
+    return cat(atleast_2d(tuple(tensors)), 0)
+
+
+def dstack(tensors):
+    """torch.dstack: the tensors, made at least 3-d, joined along dim 2."""
+    return cat(atleast_3d(tuple(tensors)), 2)
+
+
+def column_stack(tensors):
+    """torch.column_stack: tensors of at most one dimension as columns, joined along dim 1."""
+    return hstack([reshape(t, (-1, 1)) if as_tensor(t)._value.ndim <= 1 else t
+                   for t in tensors])
 
 
 def _narrow(x, dim, start, stop):
@@ -438,14 +466,15 @@ def _split_views(tensor, split_size_or_sections, dim, unsafe=False):
         bounds = tuple(zip(ends[:-1], ends[1:]))
     op = _SPLIT_OPS[("Unsafe" if unsafe else "") + name + "Backward0"]
     params = {"dim": d, "bounds": bounds}
-    views = multi_views(x, unary(op, x, params), lambda t: unary(op, t, params), name)
-    if unsafe:  # PyTorch does not track these pieces as views: no guard, own versions
-        for v in views:
-            v._vc = None
-            if v._meta is not None:
-                v._meta.multi_view = None
-                v._meta.base, v._meta.replay, v._meta.no_grad_view = None, (), False
-    return views
+    pieces = unary(op, x, params)
+    if not unsafe:
+        return multi_views(x, pieces, lambda t: unary(op, t, params), name)
+    # PyTorch does not track these pieces as views (no guard, own versions, no requires_grad
+    # taken from the input under no_grad), but an inference tensor's pieces are inference ones
+    if is_inference(x):
+        for p in pieces:
+            mark_inference(p)
+    return tuple(pieces)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -471,8 +500,12 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 def chunk(input, chunks, dim=0, *, unsafe=False):
     """torch.chunk: input cut into `chunks` pieces along dim (the last may be smaller)."""
     x = as_tensor(input)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x._value.shape[_dim(dim, x._value.ndim)]
-    return _split_views(x, max(-(-n // chunks) if chunks else n, 1), dim, unsafe)
+    if not n:  # `chunks` empty pieces, as PyTorch's (split_with_sizes)
+        return _split_views(x, [0] * chunks, dim, unsafe)
+    return _split_views(x, -(-n // chunks), dim, unsafe)
 
 
 def unsafe_chunk(input, chunks, dim=0):
@@ -514,35 +547,6 @@ def meshgrid(*tensors, indexing=None):
 
 # --- more of PyTorch's shape functions, built from the ones above ----------------------------
 
-def _atleast(name, nd, up):
-    def fn(*tensors):
-        one = len(tensors) == 1 and not isinstance(tensors[0], list | tuple)
-        ts = tensors[0] if len(tensors) == 1 and not one else tensors
-        out = tuple(t if t._value.ndim >= nd else up(t) for t in map(as_tensor, ts))
-        return out[0] if one else out
-    return named(fn, name, f"torch.{name}: each tensor with at least {nd} dimensions (itself "
-                 "when it has them); one tensor for one, a tuple for several or a sequence.")
-
-
-atleast_1d = _atleast("atleast_1d", 1, lambda t: reshape(t, (1,)))
-atleast_2d = _atleast("atleast_2d", 2, lambda t: reshape(t, (1, 1)) if t._value.ndim == 0
-                      else unsqueeze(t, 0))
-atleast_3d = _atleast("atleast_3d", 3, lambda t: reshape(t, (1, 1, 1)) if t._value.ndim == 0
-                      else unsqueeze(unsqueeze(t, 0), -1) if t._value.ndim == 1
-                      else unsqueeze(t, -1))
-
-
-def column_stack(tensors):
-    """torch.column_stack: tensors of at most one dimension as columns, joined along dim 1."""
-    return hstack([reshape(t, (-1, 1)) if as_tensor(t)._value.ndim <= 1 else t
-                   for t in tensors])
-
-
-def dstack(tensors):
-    """torch.dstack: the tensors, made at least 3-d, joined along dim 2."""
-    return cat(atleast_3d(tuple(tensors)), 2)
-
-
 def _flip_min(name, dim, nd):
     def fn(input):
         x = as_tensor(input)
@@ -555,16 +559,8 @@ def _flip_min(name, dim, nd):
 fliplr, flipud = _flip_min("fliplr", 1, 2), _flip_min("flipud", 0, 1)
 
 
-@composite("BlockDiagBackward0")
-def _block_diag(*xs, dt):
-    cols = sum(x.shape[1] for x in xs)
-    rows, left = [], 0
-    for x in xs:
-        r, c = x.shape
-        rows.append(fnp.concatenate([np.zeros((r, left), dt), S.convert_element_type(x, dt),
-                                     np.zeros((r, cols - left - c), dt)], axis=1))
-        left += c
-    return fnp.concatenate(rows, axis=0)
+_BLOCK_DIAG = composite("BlockDiagBackward0")(
+    lambda *xs, dt: fsl.block_diag(*[S.convert_element_type(x, dt) for x in xs]))
 
 
 def block_diag(*tensors):
@@ -574,11 +570,10 @@ def block_diag(*tensors):
         if t._value.ndim > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
                                f"dimensions. Input {i} has {t._value.ndim} dimensions")
-    ts = [t if t._value.ndim == 2 else reshape(t, (1, -1)) for t in ts]
-    dt = _dtype.result_type(*ts) if ts else _dtype.get_default_dtype().dtype
     if not ts:
-        return wrap(np.zeros((1, 0), dt))
-    return run(_block_diag, ts, [t._value for t in ts], {"dt": dt})
+        return wrap(np.zeros((1, 0), _dtype.get_default_dtype().dtype))
+    ts = [t if t._value.ndim == 2 else reshape(t, (1, -1)) for t in ts]
+    return run(_BLOCK_DIAG, ts, [t._value for t in ts], {"dt": _dtype.result_type(*ts)})
 
 
 def cartesian_prod(*tensors):

@@ -136,9 +136,7 @@ class Tensor(Tracer):
         return Size(self._value.shape)
 
     def size(self, dim=None):
-        if dim is None:
-            return Size(self._value.shape)
-        return self._value.shape[_dim(dim, self._value.ndim)]
+        return self.shape if dim is None else self._value.shape[_dim(dim, self._value.ndim)]
 
     @property
     def dtype(self) -> _dtype.dtype:
@@ -392,7 +390,7 @@ class Tensor(Tracer):
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._value.shape[0]))
+        return iter(self.unbind(0))  # as PyTorch's: views of one UnbindBackward0 node
 
     __hash__ = object.__hash__
 
@@ -412,7 +410,10 @@ class Tensor(Tracer):
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
-                               "support the deepcopy protocol at the moment.")
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
         t = wrap(self._value.copy(), self._requires_grad)
         memo[id(self)] = t
         return t

@@ -40,14 +40,17 @@ def _inplace_of(fn, broadcasts=False):
     return method
 
 
+_PYTHON_DTYPES = (bool, int, float, complex)  # x.to(float) is x.to(torch.float64), as in PyTorch
+
+
 def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=None, **kwargs):
     """to(dtype) / to(device) / to(device, dtype) / to(other): self when nothing changes."""
     devices = [kwargs.pop("device")] if "device" in kwargs else []
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, _dtype.dtype | Tensor):
-            dtype = a if isinstance(a, _dtype.dtype) else a.dtype
+        if isinstance(a, _dtype.dtype | Tensor) or isinstance(a, type) and a in _PYTHON_DTYPES:
+            dtype = a.dtype if isinstance(a, Tensor) else _dtype.as_dtype(a)
         elif is_device_like(a):
             devices.append(a)
         elif not isinstance(a, bool):  # bools: the positional non_blocking / copy flags
@@ -55,8 +58,10 @@ def _to(self, *args, dtype=None, copy=False, non_blocking=False, memory_format=N
                             f"({type(a).__name__}); pass a dtype, a device or a tensor")
     for d in devices:
         require_cpu(d, creating=False)
-    out = self if dtype is None else O.to_dtype(self, _dtype.to_numpy(dtype))
-    return O.clone(out) if copy and out is self else out
+    dt = self._value.dtype if dtype is None else _dtype.to_numpy(dtype)
+    if copy and dt == self._value.dtype:  # a copy though nothing changes: ToCopyBackward0
+        return O.unary(O.TO_COPY, self, {"new_dtype": dt})
+    return O.to_dtype(self, dt)
 
 
 def _cuda(self, device=None, non_blocking=False, memory_format=None):
@@ -100,25 +105,24 @@ _FUNCTIONS = (
     "matmul mm mv dot bmm outer inner addmm reshape view flatten unflatten squeeze unsqueeze "
     "permute transpose t movedim expand expand_as broadcast_to repeat tile diag split chunk "
     "split_with_sizes unsafe_split unsafe_split_with_sizes unsafe_chunk unbind narrow flip roll "
-    "tril triu diagonal trace contiguous repeat_interleave select gather index_select "
-    "masked_fill masked_select take median nanmedian isin as_strided sort argsort topk nonzero "
-    "scatter scatter_add scatter_reduce index_add index_put index_fill diff ger greater_equal "
-    "logaddexp logaddexp2 hypot xlogy erfc logit deg2rad rad2deg fmax fmin copysign frac nansum "
-    "nanmean heaviside sinc cummax cummin kron cross dist fliplr flipud diag_embed diagflat fix "
-    "positive arccosh arcsinh arctanh is_nonzero is_same_size is_signed "
-    "less_equal logical_xor not_equal take_along_dim")
+    "tril triu diagonal trace contiguous repeat_interleave select gather index_select masked_fill "
+    "masked_select take median nanmedian isin as_strided sort argsort topk nonzero scatter "
+    "scatter_add scatter_reduce index_add index_put index_fill diff ger greater_equal logaddexp "
+    "logaddexp2 hypot xlogy erfc logit deg2rad rad2deg fmax fmin copysign frac nansum nanmean "
+    "heaviside sinc cummax cummin kron cross dist fliplr flipud diag_embed diagflat fix positive "
+    "arccosh arcsinh arctanh is_nonzero is_same_size is_signed less_equal logical_xor not_equal "
+    "take_along_dim")
 # x.NAME_(...): x <- NAME(x, ...), PyTorch's in-place rules (_inplace); the elementwise ones'
 # tensor operands must broadcast to x's shape
 _INPLACE_ELEMENTWISE = (
     "add sub mul div pow neg exp log sin cos tanh sqrt abs relu sigmoid clamp clip clamp_min "
     "clamp_max nan_to_num addcmul addcdiv masked_fill floor_divide remainder fmod square tan "
     "reciprocal asin acos atan sinh cosh asinh acosh atanh exp2 expm1 log2 log10 log1p rsqrt erf "
-    "floor ceil round trunc sign atan2 lerp subtract multiply divide true_divide negative "
-    "hypot xlogy erfc logit deg2rad rad2deg copysign frac heaviside sinc fix arccosh arcsinh "
-    "arctanh "
+    "floor ceil round trunc sign atan2 lerp subtract multiply divide true_divide negative hypot "
+    "xlogy erfc logit deg2rad rad2deg copysign frac heaviside sinc fix arccosh arcsinh arctanh "
     "absolute arctan2 logical_not logical_and logical_or logical_xor")
-_INPLACE = "addmm scatter scatter_add scatter_reduce index_add index_put index_fill cumsum " \
-    "cumprod tril triu"
+_INPLACE = ("addmm scatter scatter_add scatter_reduce index_add index_put index_fill cumsum "
+            "cumprod tril triu")
 # x.eq_(y) and the other in-place comparisons: 1 or 0 in x's dtype, a node of zero gradient
 _INPLACE_COMPARE = {"eq": "Eq", "ne": "Ne", "not_equal": "Ne", "lt": "Lt", "less": "Lt",
                     "le": "Le", "less_equal": "Le", "gt": "Gt", "greater": "Gt", "ge": "Ge",
@@ -162,7 +166,6 @@ _METHODS = {
     "arcsin": EW.asin, "arccos": EW.acos, "arctan": EW.atan,
     **{alias + "_": _inplace_of(fn, True) for alias, fn in (
         ("arcsin", EW.asin), ("arccos", EW.acos), ("arctan", EW.atan), ("sgn", CX.sgn))},
-    "short": lambda self, memory_format=None: _to(self, _dtype.as_dtype("short")),
     "where": lambda self, condition, other: EW.where(condition, self, other),
     **{name: (lambda f: lambda self, dim=None, keepdim=False, dtype=None: f(
         self, dim, keepdim, dtype=dtype))(getattr(RD, name)) for name in ("sum", "mean")},
@@ -175,7 +178,7 @@ _METHODS = {
     # conversion
     "clone": O.clone, "to": _to, "type": _type,
     **{name: (lambda d: lambda self, memory_format=None: _to(self, d))(_dtype.as_dtype(name))
-       for name in ("float", "double", "half", "long", "int", "bool")},
+       for name in ("float", "double", "half", "long", "int", "short", "bool")},
     "cpu": lambda self, memory_format=None: self,
     "type_as": lambda self, other: _to(self, other.dtype),
     "new_tensor": _new_factory(C.tensor), "new": new, "new_zeros": _new_factory(C.zeros),

@@ -209,6 +209,19 @@ def test_the_marker_other_modules_check():
      "\"normal_kernel_cpu\" not implemented for 'Long'"),
     (lambda T: T.zeros(2, requires_grad=True).normal_(), RuntimeError,
      "a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda T: T.randn(2, dtype=T.int32), NotImplementedError,
+     "\"normal_kernel_cpu\" not implemented for 'Int'"),
+    (lambda T: T.bernoulli(T.ones(2, dtype=T.int64)), NotImplementedError,
+     "\"bernoulli_tensor_cpu_p_\" not implemented for 'Long'"),
+    (lambda T: T.randperm(-1), RuntimeError,
+     r"Trying to create tensor with negative dimension -1: \[-1\]"),
+    (lambda T: T.arange(0, 1, -1), RuntimeError,
+     "upper bound and lower bound inconsistent with step sign"),
+    (lambda T: T.normal(T.zeros(2, dtype=T.int32), 1.0), NotImplementedError,
+     "\"normal_kernel_cpu\" not implemented for 'Int'"),
+    (lambda T: T.zeros(-1), RuntimeError, "zeros: Dimension size must be non-negative."),
+    (lambda T: T.ones(2.5), TypeError,
+     r"ones\(\): argument 'size' \(position 1\) must be tuple of ints, not float"),
 ])
 def test_errors_are_pytorchs(call, error, match):
     with pytest.raises(error, match=match):
@@ -227,3 +240,11 @@ def test_a_refused_in_place_call_draws_nothing():
         ft_torch.zeros(2, requires_grad=True).uniform_()
     fresh = ft_torch.rand(2, generator=ft_torch.Generator().manual_seed(1))
     assert ft_torch.equal(ft_torch.rand(2), fresh)
+
+
+def test_normal_takes_an_integer_std_beside_a_float_mean():
+    # PyTorch 2.13: the result has mean's dtype; only a non-float result is refused
+    ft_torch.manual_seed(0)
+    got = ft_torch.normal(ft_torch.zeros(2), ft_torch.tensor([2, 2]))
+    ft_torch.manual_seed(0)
+    assert ft_torch.equal(got, ft_torch.normal(ft_torch.zeros(2), ft_torch.tensor([2.0, 2.0])))

@@ -81,3 +81,53 @@ def test_table_op_messages_are_pytorchs():
         torch.narrow(x, 1, 2, 2)
     with pytest.raises(IndexError, match="Dimension out of range"):
         torch.transpose(x, 0, 2)
+
+
+def test_hstack_and_vstack_make_their_inputs_at_least_1d_and_2d_first():
+    # PyTorch 2.13: 0-d tensors hstack (each viewed as 1-d), a 1-d row vstacks unsqueezed
+    a = torch.tensor(1.0, requires_grad=True)
+    h = torch.hstack([a, torch.tensor(2.0)])
+    assert h.tolist() == [1.0, 2.0]
+    assert h.grad_fn.next_functions[0][0].name() == "ViewBackward0"
+    v = torch.vstack([torch.ones(3, requires_grad=True), torch.ones(3)])
+    assert v.shape == (2, 3)
+    assert v.grad_fn.next_functions[0][0].name() == "UnsqueezeBackward0"
+
+
+def test_unsafe_split_pieces_are_not_views_even_under_no_grad():
+    # PyTorch 2.13: no requires_grad taken from the input, no base, their own version counter
+    x = torch.ones(4, requires_grad=True)
+    with torch.no_grad():
+        pieces = torch.unsafe_split(x, 2) + torch.unsafe_chunk(x, 2)
+    assert [p.requires_grad for p in pieces] == [False] * 4
+    assert all(p._base is None and p._version == 0 for p in pieces)
+    with torch.inference_mode():
+        y = torch.ones(4)
+    assert all(p.is_inference() for p in torch.unsafe_split(y, 2))
+
+
+def test_chunk_of_an_empty_dimension_and_a_nonpositive_count_are_pytorchs():
+    # PyTorch 2.13: `chunks` empty pieces through split_with_sizes; chunks <= 0 is an error
+    x = torch.zeros(0, 2, requires_grad=True)
+    pieces = torch.chunk(x, 3)
+    assert [tuple(p.shape) for p in pieces] == [(0, 2)] * 3
+    assert {p.grad_fn.name() for p in pieces} == {"SplitWithSizesBackward0"}
+    with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0, got: 0"):
+        torch.chunk(torch.zeros(4), 0)
+
+
+def test_transposes_of_few_dimensions_name_their_nodes_as_pytorch():
+    # PyTorch 2.13: t() below 2-D is TBackward0, transpose of a 0-d tensor TransposeBackward0
+    a, v = torch.tensor(2.0, requires_grad=True), torch.ones(3, requires_grad=True)
+    assert [y.grad_fn.name() for y in (a.t(), v.t(), a.transpose(0, -1))] == \
+        ["TBackward0", "TBackward0", "TransposeBackward0"]
+
+
+def test_unflatten_and_cat_refuse_with_pytorchs_errors():
+    with pytest.raises(RuntimeError, match=r"unflatten: Provided sizes \[3, 2\] don't multiply "
+                       r"up to the size of dim 1 \(4\) in the input tensor"):
+        torch.ones(2, 4).unflatten(-1, (3, 2))
+    with pytest.raises(RuntimeError, match="unflatten: sizes must be non-empty"):
+        torch.ones(4).unflatten(0, ())
+    with pytest.raises(ValueError, match=r"torch.cat\(\): expected a non-empty list of Tensors"):
+        torch.cat([])

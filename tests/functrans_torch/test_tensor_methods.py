@@ -261,3 +261,20 @@ def test_a_refused_sampler_draws_nothing():
     fresh = torch.Generator().manual_seed(3)
     np.testing.assert_array_equal(torch.randn(2, generator=g).numpy(),
                                   torch.randn(2, generator=fresh).numpy())
+
+
+@pytest.mark.parametrize("py, name", [(float, "float64"), (complex, "complex128"),
+                                      (int, "int64"), (bool, "bool")])
+def test_a_python_type_as_dtype_is_pytorchs_whatever_the_default(py, name):
+    # PyTorch 2.13: dtype=float is torch.float64 and x.to(complex) complex128, under float32
+    assert torch.zeros(2, dtype=py).dtype == getattr(torch, name)
+    assert torch.ones(2).to(py).dtype == getattr(torch, name)
+
+
+def test_to_with_copy_and_iteration_record_pytorchs_nodes():
+    # PyTorch 2.13: x.to(copy=True) is ToCopyBackward0; iterating unbinds (UnbindBackward0 views)
+    x = torch.ones(3, requires_grad=True)
+    assert x.to(torch.float32, copy=True).grad_fn.name() == "ToCopyBackward0"
+    assert x.to(copy=True).grad_fn.name() == "ToCopyBackward0"
+    assert {t.grad_fn.name() for t in x} == {"UnbindBackward0"}
+    assert all(t._base is x for t in x)

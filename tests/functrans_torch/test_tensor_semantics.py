@@ -1,6 +1,7 @@
 """functrans.torch's PyTorch semantics beyond the parity programs: the tape's place among the
 transforms, version counters, views, grad accumulation identity, grad mode per thread, hooks."""
 
+import copy
 import threading
 
 import numpy as np
@@ -458,3 +459,19 @@ def test_returned_indices_do_not_alias_the_nodes_own(fn):
     expected = torch.autograd.grad(values.sum(), x, retain_graph=True)[0].numpy().copy()
     indices.zero_()
     np.testing.assert_array_equal(torch.autograd.grad(values.sum(), x)[0].numpy(), expected)
+
+
+def test_printing_with_no_edge_items_shows_the_size_as_pytorch():
+    # PyTorch 2.13 adds size= to a non-empty tensor whenever edgeitems is 0
+    torch.set_printoptions(threshold=1, edgeitems=0)
+    try:
+        assert repr(torch.arange(10.0)) == "tensor([...], size=(10,))"
+    finally:
+        torch.set_printoptions(profile="default")
+    assert repr(torch.arange(3.0)) == "tensor([0., 1., 2.])"
+
+
+def test_deepcopy_of_a_non_leaf_gives_pytorchs_whole_message():
+    with pytest.raises(RuntimeError, match=r"deepcopy protocol at the moment\.  If you were "
+                       "attempting to deepcopy a module"):
+        copy.deepcopy(torch.ones(2, requires_grad=True) * 2)
