@@ -30,7 +30,7 @@ from functrans import numpy as _fnp  # noqa: F401  (installs tracer operators fi
 from functrans.torch import _dtype, _tensor_methods, autograd, nn, optim, utils  # noqa: F401
 from functrans.torch._activations import celu, log_softmax, selu, softmax  # noqa: F401
 from functrans.torch._complex import (  # noqa: F401
-    angle, complex, conj, conj_physical, imag, is_conj, is_neg, isreal, polar, real, resolve_conj,
+    adjoint, angle, complex, conj, conj_physical, imag, is_conj, is_neg, isreal, polar, real, resolve_conj,
     resolve_neg, sgn, vdot, view_as_complex, view_as_real)
 from functrans.torch._creation import (  # noqa: F401
     arange, as_tensor, bernoulli, default_generator, empty, empty_like, eye, from_numpy, full,

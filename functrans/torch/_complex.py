@@ -1,15 +1,15 @@
 """Complex tensors with PyTorch's conventions: `torch.complex`, `torch.polar`, `view_as_real` /
 `view_as_complex` and `.real` / `.imag` (views of the same storage, as in PyTorch), `conj`,
-`conj_physical`, `angle`, `sgn`, `vdot`, and in-place writes through views that change the
-dtype.
+`conj_physical`, the conjugate transposes (`adjoint`, `.mH`, `.H`), `angle`, `sgn`, `vdot`, and
+in-place writes through views that change the dtype.
 
 Gradients follow PyTorch: for a real loss L of a complex leaf z = x + iy, `z.grad` is
 dL/dx + i dL/dy, the conjugate of JAX's `grad` (the backward programs apply it, see
 `_programs`). Every derivative here comes from the primitive table: these are compositions.
 
-Where it differs from PyTorch: `conj()` is a copy recorded as ConjBackward0 (PyTorch's is a lazy
-view with a conjugate bit; `is_conj()` reports that bit, but writes into the result do not
-reach the source).
+Where it differs from PyTorch: `conj()` (and so `adjoint()`, `.mH` and `.H` of a complex tensor)
+is a copy recorded as ConjBackward0 (PyTorch's is a lazy view with a conjugate bit; `is_conj()`
+reports that bit, but writes into the result do not reach the source).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from functrans.torch._grad_mode import set_grad_enabled
 from functrans.torch._indexing import copy_slices, select, set_at_positions
 from functrans.torch._ops import as_tensor, unary
 from functrans.torch._record import Op, composite, prim_op, run
+from functrans.torch._shape import matrix_transpose
 from functrans.torch._tensor import Tensor, wrap
 from functrans.torch._views import as_view
 
@@ -232,6 +233,27 @@ def is_conj(input) -> bool:
 def resolve_conj(input) -> Tensor:
     """torch.resolve_conj: a tensor with the conjugate bit cleared (a clone when it was set)."""
     return input.clone() if is_conj(input) else input
+
+
+_USE_CONJ = "Consider using x.conj()."  # PyTorch's hint for mH, H and adjoint() of a 0-d tensor
+
+
+def adjoint(input) -> Tensor:
+    """torch.adjoint (and Tensor.adjoint): the last two dimensions exchanged and conjugated."""
+    return conj(matrix_transpose(input, "adjoint()", _USE_CONJ, 3))
+
+
+def _mH(self) -> Tensor:
+    return conj(matrix_transpose(self, "Tensor.mH", _USE_CONJ, 3))
+
+
+def _H(self) -> Tensor:
+    nd = self._value.ndim
+    if nd not in (0, 2):
+        batches = ". For batches of matrices, consider using tensor.mH" if nd > 2 else "."
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D "
+                           f"tensor{batches}")
+    return conj(matrix_transpose(self, "Tensor.H", _USE_CONJ, 3))
 
 
 def is_neg(input) -> bool:
@@ -457,7 +479,8 @@ def complex_overrides(namespace: dict) -> dict:
 _METHODS = {
     "real": property(real, _set_real), "imag": property(imag, _set_imag),
     "conj": conj, "conj_physical": conj_physical, "is_conj": is_conj,
-    "resolve_conj": resolve_conj, "is_neg": is_neg, "resolve_neg": resolve_neg,
+    "resolve_conj": resolve_conj, "adjoint": adjoint, "mH": property(_mH), "H": property(_H),
+    "is_neg": is_neg, "resolve_neg": resolve_neg,
     "angle": angle, "sgn": sgn, "vdot": vdot, "isreal": isreal,
     "cfloat": lambda self, memory_format=None: self.to(_dtype.complex64),
     "cdouble": lambda self, memory_format=None: self.to(_dtype.complex128),

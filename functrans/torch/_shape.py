@@ -248,8 +248,6 @@ _VIEWS = {  # torch name: (op, its params from input's array and the arguments, 
                   "a view with dim0 and dim1 exchanged (swapaxes, swapdims)"),
     "t": (prim_op(S.transpose_p, "TBackward0"), _t,
           "the transpose of a tensor of at most two dimensions"),
-    "mT": (_TRANSPOSE, lambda v: {"permutation": swapped(v.ndim, -2, -1)},
-           "the transpose of the last two dimensions"),
     "unsqueeze": (prim_op(S.expand_dims_p, "UnsqueezeBackward0"),
                   lambda v, dim: {"dimensions": (_dim(dim, v.ndim + 1),)},
                   "a view with a new dimension of size one at dim"),
@@ -269,9 +267,24 @@ _VIEWS = {  # torch name: (op, its params from input's array and the arguments, 
                                                       "axis2": _dim(dim2, v.ndim)},
                  "the offset diagonal over dim1 and dim2, as the last dimension"),
 }
-(squeeze, transpose, t, mT, unsqueeze, permute, movedim, numpy_T, expand, expand_as,
+(squeeze, transpose, t, unsqueeze, permute, movedim, numpy_T, expand, expand_as,
  broadcast_to, narrow, diagonal) = _define(_VIEWS, view_op)
 moveaxis, swapaxes, swapdims = movedim, transpose, transpose
+
+
+def matrix_transpose(input, name="Tensor.mT",
+                     zero_d="This function is the identity in these cases.", stacklevel=2):
+    """Tensor.mT: a view with the last two dimensions exchanged; a 0-d input itself, with
+    PyTorch's deprecation warning (`name` and its `zero_d` hint: mH's, H's, adjoint()'s)."""
+    x = as_tensor(input)
+    nd = x._value.ndim
+    if nd == 0:
+        warn_once(name, f"{name} is deprecated on 0-D tensors. {zero_d}", stacklevel)
+        return x
+    if nd == 1:
+        raise RuntimeError(f"tensor.{name.removeprefix('Tensor.')} is only supported on matrices "
+                           "or batches of matrices. Got 1-D tensor.")
+    return view_op(_TRANSPOSE, x, {"permutation": swapped(nd, -2, -1)})
 
 
 def broadcast_tensors(*tensors):

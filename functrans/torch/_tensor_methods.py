@@ -173,7 +173,7 @@ _METHODS = {
     "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
     "view_as": lambda self, other: S.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
-    "T": property(S.numpy_T), "mT": property(S.mT),
+    "T": property(S.numpy_T), "mT": property(S.matrix_transpose),
     "is_contiguous": lambda self, memory_format=None: bool(self._value.flags.c_contiguous),
     # conversion
     "clone": O.clone, "to": _to, "type": _type,

@@ -8,6 +8,7 @@ Re-record with torch==2.13.0 installed: `python tests/functrans_torch/suite_gap_
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import warnings
@@ -702,6 +703,32 @@ def mode_and_construction_warnings(torch, rec):
 
     _warned(rec, "saved_variables", lambda: Saver.apply(x).sum().backward())
     _warned(rec, "volatile", lambda: x.volatile)
+
+
+@program
+def conjugate_transposes(torch, rec):
+    # mT, mH, H, adjoint() (and T, t()) on 0-d to 3-d, real and complex: results, nodes, views
+    # (a complex mH/H/adjoint() is conj() of the view: a copy in functrans.torch), errors
+    for is_complex in (False, True):
+        for shape in ((), (2,), (2, 3), (2, 3, 4)):
+            x = torch.arange(1.0, 1.0 + math.prod(shape), dtype=torch.float64).reshape(shape)
+            x = (torch.complex(x, -x / 2) if is_complex else x).requires_grad_()
+            y = x * 2
+            for name, take in (("mT", lambda t: t.mT), ("mH", lambda t: t.mH),
+                               ("H", lambda t: t.H), ("adjoint", lambda t: t.adjoint()),
+                               ("torch.adjoint", torch.adjoint), ("T", lambda t: t.T),
+                               ("t", lambda t: t.t())):
+                def taken():
+                    out = take(y)
+                    conjugated = out.is_conj()  # a view in PyTorch, a copy here: not compared
+                    return [out, out is y, None if conjugated else out._base is y, conjugated]
+
+                _attempt(rec, f"{x.dtype}{list(shape)}.{name}", taken)
+    z = torch.tensor([[1 + 2j, 3 - 1j], [0.5j, 2.0]], dtype=torch.complex128, requires_grad=True)
+    w = torch.tensor([[1.0, 2j], [3.0, 4.0]], dtype=torch.complex128)
+    rec("grad_mH", torch.autograd.grad((z.mH * w).sum().abs(), z))
+    rec("nodes_mH", [type(n).__name__ for n, _ in z.mH.grad_fn.next_functions])
+    rec("int_adjoint", torch.adjoint(torch.tensor([[1, 2], [3, 4]])))
 
 
 def main(names=()):

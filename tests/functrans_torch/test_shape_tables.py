@@ -19,7 +19,6 @@ CASES = {
     "transpose": (lambda x: torch.transpose(x, dim0=0, dim1=2), A.transpose(2, 1, 0),
                   "TransposeBackward0", True),
     "t": (lambda x: torch.t(x[0]), A[0].T, "TBackward0", True),
-    "mT": (lambda x: x.mT, A.swapaxes(-2, -1), "TransposeBackward0", True),
     "unsqueeze": (lambda x: torch.unsqueeze(x, dim=-1), A[..., None], "UnsqueezeBackward0", True),
     "permute": (lambda x: torch.permute(x, (2, 0, 1)), A.transpose(2, 0, 1), "PermuteBackward0",
                 True),
