@@ -104,11 +104,14 @@ def _filled(name, fill):
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
-    """torch.full: a tensor of the given size filled with fill_value."""
+    """torch.full: a tensor of the given size (a sequence, unlike zeros') filled with fill_value."""
+    if not isinstance(size, tuple | list):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_dtype.type_name(size)}")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtype.to_numpy(dtype) if dtype is not None else _dtype.infer_dtype(fill_value)
-    shape = _size((size,) if isinstance(size, int) else tuple(size), "full")
+    shape = _size(tuple(size), "full")
     return _finish(np.full(shape, fill_value, dt), requires_grad, device)
 
 

@@ -313,8 +313,10 @@ def _triangle(name):
 
 
 def _tiled(v, dims):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return _repeats(v, (1,) * (v.ndim - len(dims)) + dims)
+    if not isinstance(dims, tuple | list):  # x.tile(2) takes ints, torch.tile(x, 2) does not
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{_dtype.type_name(dims)}")
+    return _repeats(v, (1,) * (v.ndim - len(dims)) + tuple(dims))
 
 
 _DIAG = {nd: Op(name, lambda x, *, k: np.array(np.diag(x, k)), lambda x, *, k: fnp.diag(x, k))

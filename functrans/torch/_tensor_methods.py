@@ -103,7 +103,7 @@ _FUNCTIONS = (
     "negative absolute arctan2 clip greater less softmax log_softmax prod max min amax amin "
     "argmax argmin std var var_mean std_mean norm logsumexp cumsum cumprod all any count_nonzero "
     "matmul mm mv dot bmm outer inner addmm reshape view flatten unflatten squeeze unsqueeze "
-    "permute transpose t movedim expand expand_as broadcast_to repeat tile diag split chunk "
+    "permute transpose t movedim expand expand_as broadcast_to repeat diag split chunk "
     "split_with_sizes unsafe_split unsafe_split_with_sizes unsafe_chunk unbind narrow flip roll "
     "tril triu diagonal trace contiguous repeat_interleave select gather index_select masked_fill "
     "masked_select take median nanmedian isin as_strided sort argsort topk nonzero scatter "
@@ -171,6 +171,7 @@ _METHODS = {
         self, dim, keepdim, dtype=dtype))(getattr(RD, name)) for name in ("sum", "mean")},
     "ravel": S.flatten, "swapaxes": S.transpose, "swapdims": S.transpose, "moveaxis": S.movedim,
     "swapaxes_": I.transpose_, "swapdims_": I.transpose_,
+    "tile": lambda self, *dims: S.tile(self, S._ints(dims)),  # x.tile(2, 3) or x.tile((2, 3))
     "view_as": lambda self, other: S.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: S.reshape(self, tuple(other.shape)),
     "T": property(S.numpy_T), "mT": property(S.matrix_transpose),

@@ -731,6 +731,26 @@ def conjugate_transposes(torch, rec):
     rec("int_adjoint", torch.adjoint(torch.tensor([[1, 2], [3, 4]])))
 
 
+@program
+def full_and_tile_take_sequences(torch, rec):
+    # torch.full and torch.tile take a sequence (an int is a TypeError); Tensor.tile ints too
+    x = _d(torch, [1.0, 2.0]).requires_grad_()
+    for name, make in (("full_int", lambda: torch.full(2, 1.5)),
+                       ("full_float", lambda: torch.full(2.0, 1.5)),
+                       ("full_tensor", lambda: torch.full(torch.tensor([2]), 1.5)),
+                       ("full_tuple", lambda: torch.full((2,), 1.5)),
+                       ("full_list", lambda: torch.full([1, 2], 3)),
+                       ("full_size", lambda: torch.full(torch.Size([2]), True)),
+                       ("tile_int", lambda: torch.tile(x, 2)),
+                       ("tile_tensor", lambda: torch.tile(x, torch.tensor(2))),
+                       ("tile_tuple", lambda: torch.tile(x, (2,))),
+                       ("tile_list", lambda: torch.tile(x, [2, 1])),
+                       ("method_tile_int", lambda: x.tile(2)),
+                       ("method_tile_ints", lambda: x.tile(2, 3)),
+                       ("method_tile_tuple", lambda: x.tile((3,)))):
+        _attempt(rec, name, make)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     record_fixtures(FIXTURES, PROGRAMS, names)
