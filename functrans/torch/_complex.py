@@ -370,7 +370,9 @@ def _fill_parts(name):
             if name == "normal_":
                 bound = inspect.signature(fn).bind(self, *args, **kwargs)
                 bound.apply_defaults()
-                bound.arguments["std"] = bound.arguments["std"] / math.sqrt(2)
+                std = bound.arguments["std"]
+                if std >= 0:  # a negative std reaches normal_'s message as given
+                    bound.arguments["std"] = std / math.sqrt(2)
                 args, kwargs = bound.args[1:], bound.kwargs
             fn(view_as_real(self.detach()), *args, **kwargs)
             return self

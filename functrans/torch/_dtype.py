@@ -93,7 +93,8 @@ KINDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16":
          "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool"}
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 
 
 def kind(np_dtype) -> str:

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 from functrans.torch._devices import CPU, require_cpu
-from functrans.torch._dtype import kind
+from functrans.torch._dtype import cpp_name, kind
 from functrans.torch._grad_mode import MODE
 from functrans.torch._inplace import check_inplace, write
 from functrans.torch._tensor import Tensor, wrap
@@ -353,14 +353,19 @@ def _fill16_float(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     return out
 
 
+def _std_refused(std) -> str | None:
+    return None if std >= 0.0 else f"normal expects std >= 0.0, but found std {_num(std)}"
+
+
 def normal(g: Generator, n: int, dtype, mean: float = 0.0, std: float = 1.0,
            contiguous: bool = True) -> np.ndarray:
     """normal_(mean, std): PyTorch's CPU kernel. With 16 or more elements in a contiguous
     tensor: n uniforms, then Box-Muller on each block of 16 (the last, partial block is drawn
     afresh and overwrites the tail); otherwise the scalar, caching Box-Muller in float64."""
     dtype = np.dtype(dtype)
-    if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    refused = _std_refused(std)
+    if refused:
+        raise RuntimeError(refused)
     if n < 16 or not contiguous:
         return _normal_scalar(g, n, mean, std).astype(dtype)
     double = dtype == np.float64
@@ -577,16 +582,42 @@ def _number(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-def _fill(self, generator, draw, kernel=None, refused=None):
+def _not_implemented(kernel, dtype, kinds="f"):
+    """PyTorch's error for a dtype (of a kind outside `kinds`) its `kernel` is not built for."""
+    if dtype.kind not in kinds:
+        return NotImplementedError(f"\"{kernel}\" not implemented for '{kind(dtype)}'")
+    return None
+
+
+def _continuous_only(distribution, dtype, name=kind):
+    """PyTorch's error for a continuous distribution drawn into a non-float dtype."""
+    if dtype.kind != "f":
+        return RuntimeError(f"{distribution} distribution is a continuous probability "
+                            f"distribution. dtype must be a floating point but you specified "
+                            f"{name(dtype)}")
+    return None
+
+
+def _out_of_bounds(low, high, dtype):
+    """random_(low, high)'s error for bounds an integer or bool dtype cannot hold."""
+    if dtype.kind in "biu":
+        lo, hi = (0, 1) if dtype == np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+        for what, v in (("from", low), ("to - 1", high - 1)):
+            if not lo <= v <= hi:
+                return RuntimeError(f"{what} is out of bounds for {cpp_name(dtype)}")
+    return None
+
+
+def _fill(self, generator, draw, refused=None, unsupported=None):
     """self filled by `draw(g, n)` in PyTorch's order: a TensorIterator visits the elements in
-    memory order (a transposed view is filled along its storage). `kernel` names the float-only
-    kernel (its message for other dtypes), `refused` a message for arguments out of range; the
-    checks come first, so a refused call draws nothing."""
+    memory order (a transposed view is filled along its storage). `refused` is PyTorch's
+    message for arguments out of range, `unsupported` its error for self's dtype; PyTorch
+    checks them in that order, before drawing anything."""
     v = self._value
-    if kernel and v.dtype.kind != "f":
-        raise RuntimeError(f"\"{kernel}\" not implemented for '{kind(v.dtype)}'")
     if refused:
         raise RuntimeError(refused)
+    if unsupported:
+        raise unsupported
     g = resolve(generator)
     check_inplace(self, MODE.enabled)
     order = sorted(range(v.ndim), key=lambda i: -abs(v.strides[i]))
@@ -599,16 +630,18 @@ def _fill(self, generator, draw, kernel=None, refused=None):
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     """Tensor.uniform_: PyTorch's CPU uniform kernel, the same values for the same seed."""
-    a, b = float(_number(a)), float(_number(b))
-    return _fill(self, generator, lambda g, n: uniform(g, n, self._value.dtype, a, b),
-                 "check_uniform_bounds")
+    a, b, dt = float(_number(a)), float(_number(b)), self._value.dtype
+    # the dtype first: PyTorch's bounds check is the kernel's (uniform's) own
+    return _fill(self, generator, lambda g, n: uniform(g, n, dt, a, b),
+                 unsupported=_not_implemented("check_uniform_bounds", dt))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Tensor.normal_: PyTorch's CPU normal kernel (blocks of 16 when contiguous)."""
     mean, std, v = float(_number(mean)), float(_number(std)), self._value
     return _fill(self, generator, lambda g, n: normal(
-        g, n, v.dtype, mean, std, bool(v.flags.c_contiguous)), "normal_kernel_cpu")
+        g, n, v.dtype, mean, std, bool(v.flags.c_contiguous)), _std_refused(std),
+        _not_implemented("normal_kernel_cpu", v.dtype))
 
 
 def random_(self, from_=None, to=None, *, generator=None):
@@ -616,54 +649,66 @@ def random_(self, from_=None, to=None, *, generator=None):
     random_(to) on [0, to); random_(from, to) on [from, to)."""
     dt = self._value.dtype
     if from_ is None and to is None:
-        return _fill(self, generator, lambda g, n: random_full(g, n, dt))
+        return _fill(self, generator, lambda g, n: random_full(g, n, dt),
+                     unsupported=_not_implemented("random_kernel_cpu", dt, "biuf"))
     if to is None and from_ is not None and not isinstance(from_, bool):
         low, high = 0, int(_number(from_))
     else:
         low = int(_number(from_ if from_ is not None else 0))
         high = int(_number(to)) if to is not None else int(np.iinfo(dt).max) + 1 \
             if dt.kind != "f" else (1 << _DIGITS[dt]) + 1
-    return _fill(self, generator, lambda g, n: random_from_to(g, n, low, high, dt), None,
+    unsupported = _out_of_bounds(low, high, dt) if dt.kind != "c" else RuntimeError(
+        "check_random_bounds handles only integral, floating-point and boolean types")
+    return _fill(self, generator, lambda g, n: random_from_to(g, n, low, high, dt),
                  None if low < high else f"random_ expects 'from' to be less than 'to', but "
-                 f"got from={low} >= to={high}")
+                 f"got from={low} >= to={high}", unsupported)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Tensor.bernoulli_: 1 with probability p (a float or a tensor of probabilities)."""
+    dt = self._value.dtype
     if isinstance(p, Tensor):
+        if dt.kind == "c":
+            raise _not_implemented("bernoulli_tensor_cpu_self_", dt)
         g = resolve(generator)
         check_inplace(self, MODE.enabled)
         pv = np.ascontiguousarray(np.broadcast_to(p._value, self._value.shape))
-        write(self, bernoulli_tensor(g, pv).astype(self._value.dtype))
+        write(self, bernoulli_tensor(g, pv).astype(dt))
         return self
     p = float(p)
-    return _fill(self, generator, lambda g, n: bernoulli_scalar(g, n, p), None,
-                 None if 0 <= p <= 1 else f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill(self, generator, lambda g, n: bernoulli_scalar(g, n, p),
+                 None if 0 <= p <= 1 else f"bernoulli_ expects p to be in [0, 1], but got "
+                 f"p={_num(p)}", _not_implemented("bernoulli_scalar_cpu_", dt, "biuf"))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
     """Tensor.exponential_: -log1p(-u) / lambd, PyTorch's draws."""
     lambd = float(lambd)
-    return _fill(self, generator, lambda g, n: exponential(g, n, lambd), "exponential_cpu",
+    return _fill(self, generator, lambda g, n: exponential(g, n, lambd),
                  None if lambd > 0 else f"exponential_ expects lambda > 0.0, but found "
-                 f"lambda={lambd}")
+                 f"lambda={_num(lambd)}", _continuous_only("Exponential", self._value.dtype))
 
 
 def geometric_(self, p, *, generator=None):
     """Tensor.geometric_: ceil(log(u) / log1p(-p)), PyTorch's draws."""
     p = float(p)
-    return _fill(self, generator, lambda g, n: geometric(g, n, p), None,
-                 None if 0 < p < 1 else f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _fill(self, generator, lambda g, n: geometric(g, n, p),
+                 None if 0 < p < 1 else f"geometric_ expects p to be in (0, 1), but got "
+                 f"p={_num(p)}", _not_implemented("geometric_cpu", self._value.dtype, "iuf"))
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Tensor.log_normal_: exp of N(mean, std ** 2), PyTorch's draws."""
     mean, std = float(mean), float(std)
-    return _fill(self, generator, lambda g, n: log_normal(g, n, mean, std), "log_normal_cpu",
-                 None if std > 0 else f"log_normal_ expects std > 0.0, but found std={std}")
+    return _fill(self, generator, lambda g, n: log_normal(g, n, mean, std),
+                 None if std > 0 else f"log_normal_ expects std > 0.0, but found "
+                 f"std={_num(std)}", _not_implemented("log_normal_cpu", self._value.dtype))
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Tensor.cauchy_: median + sigma * tan(pi * (u - 1/2)), PyTorch's draws."""
     median, sigma = float(median), float(sigma)
-    return _fill(self, generator, lambda g, n: cauchy(g, n, median, sigma), "cauchy_cpu")
+    return _fill(self, generator, lambda g, n: cauchy(g, n, median, sigma),
+                 None if sigma > 0 else f"cauchy_ expects sigma > 0.0, but found "
+                 f"sigma={_num(sigma)}",
+                 _continuous_only("Cauchy", self._value.dtype, cpp_name))

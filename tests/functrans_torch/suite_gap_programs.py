@@ -751,6 +751,28 @@ def full_and_tile_take_sequences(torch, rec):
         _attempt(rec, name, make)
 
 
+@program
+def samplers_refuse_dtypes_as_pytorch(torch, rec):
+    # in-place samplers on integer, bool and complex tensors: PyTorch's errors (types, messages,
+    # the argument checks first), and the draws the dtypes allow
+    torch.manual_seed(0)
+    calls = (("uniform_", ()), ("uniform_", (2.0, 1.0)), ("normal_", ()), ("normal_", (0.0, -1.0)),
+             ("random_", ()), ("random_", (0, 2)), ("random_", (5,)), ("random_", (-1, 1)),
+             ("random_", (0, 256)), ("random_", (-129, 0)), ("random_", (0, 40000)),
+             ("random_", (3, 1)), ("bernoulli_", ()), ("bernoulli_", (2.0,)),
+             ("exponential_", ()), ("exponential_", (-1.0,)), ("geometric_", (0.5,)),
+             ("geometric_", (2.0,)), ("log_normal_", ()), ("log_normal_", (1.0, -1.0)),
+             ("cauchy_", ()), ("cauchy_", (0.0, -1.0)))
+    for dtype in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
+                  torch.complex64, torch.complex128):
+        for name, args in calls:
+            _attempt(rec, f"{dtype}.{name}{args}",
+                     lambda: getattr(torch.zeros(5, dtype=dtype), name)(*args))
+    for dtype in (torch.int64, torch.complex64):
+        _attempt(rec, f"{dtype}.bernoulli_(tensor)",
+                 lambda: torch.zeros(3, dtype=dtype).bernoulli_(torch.full((3,), 0.5)))
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     record_fixtures(FIXTURES, PROGRAMS, names)
