@@ -47,6 +47,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     """torch.as_tensor: data as a tensor, sharing memory with a tensor or array of that dtype."""
+    require_cpu(device)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == _dtype.to_numpy(dtype)):
         return wrap(data)
     return _ops.as_tensor(data, dtype)

@@ -773,6 +773,25 @@ def samplers_refuse_dtypes_as_pytorch(torch, rec):
                  lambda: torch.zeros(3, dtype=dtype).bernoulli_(torch.full((3,), 0.5)))
 
 
+@program
+def as_tensor_checks_its_device(torch, rec):
+    # torch.as_tensor(..., device=) refuses a device a CPU-only build lacks, as torch.tensor does
+    import numpy as np
+
+    t, a = torch.ones(2), np.ones(2)
+    for name, data in (("list", [1.0, 2.0]), ("tensor", t), ("ndarray", a)):
+        for device in ("cpu", "cuda", "cuda:0", torch.device("cuda"), 0):
+            _attempt(rec, f"{name}_on_{device!r}", lambda: torch.as_tensor(data, device=device))
+    rec("cpu_keeps_identity", [torch.as_tensor(t, device="cpu") is t,
+                               torch.as_tensor(a, device="cpu").add_(1), a.tolist()])
+    torch.set_default_device("cuda")
+    try:
+        _attempt(rec, "default_cuda", lambda: torch.as_tensor(t))
+        rec("default_cuda_given_cpu", torch.as_tensor([1.0], device="cpu"))
+    finally:
+        torch.set_default_device(None)
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     record_fixtures(FIXTURES, PROGRAMS, names)
