@@ -155,6 +155,15 @@ def _saved(t, v):
     return (None, v)
 
 
+def check_at_backward(node, k, t):
+    """`node` keeps tensor `t` for its input k (recorded as a constant: no edge) and checks at
+    backward that nothing changed t in place since, as PyTorch checks a saved output that
+    needs no grad (the indices of max(dim), sort, topk, ...)."""
+    used = node._prog.used_inputs
+    if node._saved is not None and k in used:  # None: kept by saved-tensor hooks instead
+        node._saved[used.index(k)] = _saved(t, t._value)
+
+
 def _edge_of(x, need):
     if need:
         fn = x._grad_fn

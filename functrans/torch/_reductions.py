@@ -17,7 +17,7 @@ from functrans.primitives.norms import p_norm
 from functrans.torch import _dtype
 from functrans.torch._elementwise import maximum, minimum
 from functrans.torch._ops import _float_value, _prim, as_tensor, clone, named, unary
-from functrans.torch._record import Op, composite, run
+from functrans.torch._record import Op, check_at_backward, composite, run
 from functrans.torch._shape import normalized_dims
 from functrans.torch._tensor import Tensor, _dim, wrap
 
@@ -170,9 +170,11 @@ def return_type(name: str) -> type:
 
 
 def values_at(x, index, *, dim, keepdim=True):
-    """x's entries at `index` along dim, one gather."""
+    """x's entries at `index` (shaped as the result) along dim, one gather."""
     if not x.shape:  # a 0-d tensor is its own maximum, sort and median
         return S.reshape(x, ())
+    if not keepdim:
+        index = fnp.expand_dims(index, dim)
     out = fnp.take_along_axis(x, index, axis=dim)
     return out if keepdim else S.squeeze(out, (dim,))
 
@@ -185,9 +187,14 @@ def at_indices(name):
 
 def with_indices(result, op, x, idx, dim, keepdim=True):
     """`result`((x's values at idx along dim, idx)): max, min, median, sort, topk, cummax; idx
-    is found with keepdims=True. The indices come back as a copy of the node's own."""
-    values = run(op, (x, None), (x._value, idx), {"dim": dim, "keepdim": bool(keepdim)})
-    return result((values, wrap((idx if keepdim else np.squeeze(idx, dim)).copy())))
+    is found with keepdims=True. The node keeps the indices it returns, and its backward
+    raises PyTorch's error if they were changed in place since."""
+    indices = wrap((idx if keepdim else np.squeeze(idx, dim)).copy())
+    values = run(op, (x, None), (x._value, indices._value),
+                 {"dim": dim, "keepdim": bool(keepdim)})
+    if values._grad_fn is not None:
+        check_at_backward(values._grad_fn, 1, indices)
+    return result((values, indices))
 
 
 _MAX_DIM, _MIN_DIM = at_indices("MaxBackward0"), at_indices("MinBackward0")

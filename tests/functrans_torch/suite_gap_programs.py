@@ -792,6 +792,29 @@ def as_tensor_checks_its_device(torch, rec):
         torch.set_default_device(None)
 
 
+@program
+def returned_indices_are_saved(torch, rec):
+    # the indices of max/min(dim), sort, topk, cummax, median(dim): the node saves them, so an
+    # in-place change raises PyTorch's version error at backward (first and second order)
+    calls = (("max", lambda t: torch.max(t, 1)), ("min_keepdim", lambda t: t.min(0, True)),
+             ("sort", lambda t: torch.sort(t, 1, descending=True)),
+             ("topk", lambda t: torch.topk(t, 2)), ("cummax", lambda t: torch.cummax(t, 1)),
+             ("cummin", lambda t: t.cummin(0)), ("median", lambda t: torch.median(t, 1)),
+             ("nanmedian", lambda t: torch.nanmedian(t, 0, keepdim=True)))
+    for name, call in calls:
+        x = _d(torch, [[1.0, 3.0, 2.0], [4.0, 0.5, 5.0]]).requires_grad_()
+        values, indices = call(x)
+        rec(f"{name}.nodes", [values.grad_fn, values.grad_fn.next_functions, indices])
+        (g,) = torch.autograd.grad((values * values).sum(), x, create_graph=True)
+        # (g's own node is not compared: functrans.torch names its double-backward nodes apart)
+        rec(f"{name}.grads", [g.detach(), g.requires_grad, torch.autograd.grad(g.sum(), x)])
+        values, indices = call(x)
+        indices.add_(0)
+        _attempt(rec, f"{name}.changed", lambda: torch.autograd.grad(values.sum(), x))
+        _attempt(rec, f"{name}.changed_create_graph",
+                 lambda: torch.autograd.grad(values.sum(), x, create_graph=True))
+
+
 def main(names=()):
     """Record every program, or with `names` only those (the other records are kept)."""
     record_fixtures(FIXTURES, PROGRAMS, names)
