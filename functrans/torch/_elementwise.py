@@ -356,12 +356,10 @@ def positive(input):
     return x
 
 
+# xlogy, logaddexp, hypot, fmax, fmin and copysign are rows stating PyTorch's derivatives
+# (functrans/primitives/binary_math.py), logaddexp2 a composite of logaddexp. CopysignBackward0
+# (other a tensor) or 1; XlogyBackward0 (two tensors), 1 (input a number), 2 (other a number)
 _COPYSIGN = [_prim("copysign", f"CopysignBackward{k}") for k in (0, 1)]
-
-
-# XlogyBackward0 (two tensors), 1 (input a number), 2 (other a number); xlogy, logaddexp, hypot,
-# fmax, fmin and copysign are rows stating PyTorch's derivatives
-# (functrans/primitives/binary_math.py), logaddexp2 a composite of logaddexp
 _XLOGY = [_prim("xlogy", f"XlogyBackward{k}") for k in (0, 1, 2)]
 logaddexp = _binary("logaddexp", _prim("logaddexp"), "log(exp(input) + exp(other))",
                     ints="refuse")
