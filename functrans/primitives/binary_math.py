@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from functrans.backend import xp
-from functrans.core.avals import shape_of
+from functrans.core.avals import ShapedArray, shape_of
 from functrans.core.symbolic import Zero
 from functrans.primitives.ad_control import stop_gradient_p
 from functrans.primitives.broadcasting import REAL, REAL_FLOAT, broadcasting_batch, nary_aval
@@ -181,8 +181,8 @@ def _x_only_jvp(prim, dx):
         x, y = primals
         tx = tangents[0]
         out = prim.bind(x, y)
-        if type(tx) is Zero:
-            return out, Zero(None)
+        if type(tx) is Zero:  # a tangent in y alone: none flows
+            return out, Zero(ShapedArray(shape_of(out), out.dtype))
         return out, broadcast_to(mul(tx, dx(x, y, out)), shape_of(out))
     return jvp
 
