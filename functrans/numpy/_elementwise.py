@@ -29,6 +29,7 @@ from functrans.numpy._creation import zeros_like
 from functrans.backend import adapter_of
 from functrans.backends import call_traced
 from functrans.numpy._results import foreign_adapter, like_inputs
+from functrans.primitives import binary_math as B
 from functrans.primitives import elementwise as E
 from functrans.primitives.shape_ops import convert_element_type
 
@@ -417,15 +418,13 @@ def float_power(x, y):
     return power(x, y)
 
 
-def _fmax_fmin(prim, ufunc):
-    wins = E.gt if prim is E.max_p else E.lt
-
+def _fmax_fmin(prim, ufunc, row):
     def fn(x, y):
         x, y = _converted(ufunc, (x, y))
         if x.dtype.kind == "f":
-            # JAX's definition: x where it wins or y is NaN, else y. A NaN loses to a number,
-            # and a tie takes y (its derivative too, as jax.numpy.fmax; maximum splits ties)
-            return E.select(E.or_(wins(x, y), E.ne(y, y)), x, y)
+            # the fmax/fmin row: a NaN loses to a number, and a tie's derivative goes wholly to
+            # y, as jax.numpy.fmax's (maximum splits ties)
+            return row.bind(x, y)
         out = prim.bind(x, y)
         if x.dtype.kind != "c":
             return out
@@ -436,27 +435,15 @@ def _fmax_fmin(prim, ufunc):
     return fn
 
 
-fmax = _fmax_fmin(E.max_p, np.fmax)
-fmin = _fmax_fmin(E.min_p, np.fmin)
+fmax = _fmax_fmin(E.max_p, np.fmax, B.fmax_p)
+fmin = _fmax_fmin(E.min_p, np.fmin, B.fmin_p)
 
 
 def hypot(x, y):
-    """numpy.hypot: sqrt(x**2 + y**2) without overflow: big * sqrt(1 + (small / big)**2).
-
-    big and small are picked by one comparison, not by max and min: where |x| = |y| those split
-    their derivative between x and y, which leaves the first derivative right but not the
-    second (JAX's hypot has that error at x = y). Each pick is hypot itself wherever big is
-    nonzero, so every derivative is exact."""
-    x, y = _converted(np.hypot, (x, y))
-    x, y = E.abs(x), E.abs(y)
-    x_big = E.ge(x, y)
-    big, small = E.select(x_big, x, y), E.select(x_big, y, x)
-    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)
-    big_is_0 = E.eq(big, zero)
-    ratio = E.div(small, E.select(big_is_0, one, big))
-    out = E.select(big_is_0, big, E.mul(big, E.sqrt(E.add(one, E.mul(ratio, ratio)))))
-    inf = np.asarray(np.inf, x.dtype)
-    return E.select(E.or_(E.eq(x, inf), E.eq(y, inf)), inf, out)
+    """numpy.hypot: sqrt(x**2 + y**2) without overflow, the hypot row
+    (functrans/primitives/binary_math.py). Its derivatives x / hypot and y / hypot are exact
+    to every order at x = y as well (JAX's hypot splits the second derivative there)."""
+    return B.hypot_p.bind(*_converted(np.hypot, (x, y)))
 
 
 def heaviside(x1, x2):
@@ -545,16 +532,15 @@ def signbit(x):
 
 
 def copysign(x1, x2):
-    """numpy.copysign: |x1| with the sign bit of x2. As in JAX, the derivative in x1 is
-    +-1 (the one of abs, +1 at 0, times the sign taken) and zero in x2.
+    """numpy.copysign: |x1| with the sign bit of x2, the copysign row
+    (functrans/primitives/binary_math.py). As in JAX, the derivative in x1 is +-1 (the one of
+    abs, +1 at 0, times the sign taken) and zero in x2.
 
     >>> import functrans.numpy as fnp
     >>> fnp.copysign(2.0, -0.0).item()
     -2.0
     """
-    x1, x2 = _converted(np.copysign, (x1, x2))
-    mag = E.abs(x1)
-    return E.select(E.signbit(x2), E.neg(mag), mag)
+    return B.copysign_p.bind(*_converted(np.copysign, (x1, x2)))
 
 
 # Maclaurin coefficients of sin(y)/y in y = pi x: at x == 0 sinc evaluates this polynomial, so
@@ -659,33 +645,15 @@ where.returns_arrays = True
 
 
 def logaddexp(x1, x2):
-    """numpy.logaddexp: log(exp(x1) + exp(x2)) without overflow or loss of small terms.
-
-    With m = max(x1, x2) as a stop-gradient shift, the value is m + log1p(s) where
-    1 + s = exp(x1 - m) + exp(x2 - m), and s is summed as expm1 of the larger gap plus exp of
-    the other. Both branches are that one smooth function, so derivatives of every order are
-    exact (the softmax weights of (x1, x2): 1/2 each at a tie, as in JAX).
+    """numpy.logaddexp: log(exp(x1) + exp(x2)) without overflow or loss of small terms, the
+    logaddexp row (functrans/primitives/binary_math.py). Its derivatives are the softmax
+    weights of (x1, x2), 1/2 each at a tie, of every order.
 
     >>> import numpy as np, functrans.numpy as fnp
     >>> float(fnp.logaddexp(1000.0, 1000.0))
     1000.6931471805599
     """
-    from functrans.primitives.ad_control import stop_gradient_p
-    x1, x2 = _converted(np.logaddexp, (x1, x2))
-    top = E.max(x1, x2)
-    hi = stop_gradient_p.bind(top)
-    # an infinite max is the answer itself (inf, or -inf from -inf and -inf), differentiated as
-    # max (the limit of the softmax weights: 1 for the infinite side, 1/2 each at a tie); the
-    # formula then runs on zeros, so no inf - inf or overflow is evaluated. A NaN runs through
-    # the formula: NaN in, NaN out, its derivatives NaN too (as JAX's)
-    finite = E.or_(E.is_finite(hi), E.ne(hi, hi))
-    zero = np.zeros((), hi.dtype)
-    m = E.select(finite, hi, zero)
-    d1 = E.select(finite, E.sub(x1, m), zero)
-    d2 = E.select(finite, E.sub(x2, m), zero)
-    first = E.ge(x1, x2)
-    s = E.select(first, E.add(expm1(d1), exp(d2)), E.add(exp(d1), expm1(d2)))
-    return E.select(finite, E.add(m, log1p(s)), top)
+    return B.logaddexp_p.bind(*_converted(np.logaddexp, (x1, x2)))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -3,5 +3,5 @@
 from functrans.primitives import (ad_control, bits, elementwise, indexing, linalg,  # noqa: F401
                                   reductions, shape_ops, sorting, square_matrices, decompositions,
                                   fft, matrix_functions, special, bessel)
-from functrans.primitives import activations, norms  # noqa: F401
+from functrans.primitives import activations, binary_math, norms  # noqa: F401
 from functrans.primitives.registry import REGISTRY  # noqa: F401

@@ -26,6 +26,7 @@ from functrans.primitives import reductions as R
 from functrans.primitives import bessel as B
 from functrans.primitives import special as S
 from functrans.primitives.ad_control import stop_gradient_p
+from functrans.primitives.binary_math import xlogy_p
 from functrans.primitives.shape_ops import broadcast_to, reshape
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy", "xlog1py", "entr",
@@ -157,10 +158,13 @@ def logit(p):
 
 
 def xlogy(x, y):
-    """x * log(y), and 0 where x == 0 (even where y is 0). Derivatives are log(y) in x and
-    x / y in y, as in JAX, except where x == 0 and y is not a positive finite number: both
-    are 0 there (JAX gives inf or nan)."""
+    """x * log(y), and 0 where x == 0 unless y is NaN. Derivatives are log(y) in x and x / y
+    in y, as in JAX, except where x == 0 and y is not a positive finite number: both are 0
+    there (JAX gives inf or nan). Real operands bind the xlogy row
+    (functrans/primitives/binary_math.py)."""
     x, y = _inexact(x, y)
+    if x.dtype.kind != "c":
+        return xlogy_p.bind(x, y)
     zero = _const(x, 0)
     x_zero = E.eq_p.bind(x, zero)
     y_ok = _and(E.gt_p.bind(y, _const(y, 0)), _isfinite(y))

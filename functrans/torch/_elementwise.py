@@ -356,33 +356,18 @@ def positive(input):
     return x
 
 
-# |x| with the sign of y; PyTorch's derivative result / x, 0 at x = 0 (abs's convention), none in y
-_COPYSIGN = [composite(f"CopysignBackward{k}")(fnp.copysign) for k in (0, 1)]
-# fmax/fmin: the non-NaN operand; PyTorch's derivative goes wholly to input on a tie
-_FMAX = composite("FmaxBackward0")(lambda x, y: E.select(E.or_(E.ge(x, y), E.ne(y, y)), x, y))
-_FMIN = composite("FminBackward0")(lambda x, y: E.select(E.or_(E.le(x, y), E.ne(y, y)), x, y))
-
-
-def _xlogy(x, y):
-    """x log(y), 0 where x == 0 unless y is NaN. PyTorch's derivatives: log(y) in x, 0 where
-    x == 0 and y <= 0; x / y in y (see docs/conventions.md for the two points where these
-    differ: x = 0 with y = 0 or y = inf)."""
-    zero = np.zeros((), x.dtype)
-    no_log = E.and_(E.eq(x, zero), E.or_(E.le(y, zero), E.eq(y, np.asarray(np.inf, y.dtype))))
-    return E.mul(x, E.select(no_log, zero, E.log(y)))
-
-
-_XLOGY = [composite(f"XlogyBackward{k}")(_xlogy) for k in (0, 1, 2)]
-
-
-logaddexp = _binary("logaddexp", composite("LogaddexpBackward0")(fnp.logaddexp),
-                    "log(exp(input) + exp(other))", ints="refuse")
+# xlogy, logaddexp, hypot, fmax, fmin and copysign are rows stating PyTorch's derivatives
+# (functrans/primitives/binary_math.py), logaddexp2 a composite of logaddexp. CopysignBackward0
+# (other a tensor) or 1; XlogyBackward0 (two tensors), 1 (input a number), 2 (other a number)
+_COPYSIGN = [_prim("copysign", f"CopysignBackward{k}") for k in (0, 1)]
+_XLOGY = [_prim("xlogy", f"XlogyBackward{k}") for k in (0, 1, 2)]
+logaddexp = _binary("logaddexp", _prim("logaddexp"), "log(exp(input) + exp(other))",
+                    ints="refuse")
 logaddexp2 = _binary("logaddexp2", composite("Logaddexp2Backward0")(fnp.logaddexp2),
                      "log2(2**input + 2**other)", ints="refuse")
-hypot = _binary("hypot", composite("HypotBackward0")(fnp.hypot), "sqrt(input**2 + other**2)",
-                ints="refuse")
-fmax = _binary("fmax", _FMAX, "the larger operand, NaN only where both are")
-fmin = _binary("fmin", _FMIN, "the smaller operand, NaN only where both are")
+hypot = _binary("hypot", _prim("hypot"), "sqrt(input**2 + other**2)", ints="refuse")
+fmax = _binary("fmax", _prim("fmax"), "the larger operand, NaN only where both are")
+fmin = _binary("fmin", _prim("fmin"), "the smaller operand, NaN only where both are")
 
 
 def copysign(input, other):

@@ -1,5 +1,6 @@
 """The shim's derivatives at the points where PyTorch's convention differs from JAX's, for the
-rows that state both (functrans/primitives/activations.py, norms.py, reductions.py): the shim
+rows that state both (functrans/primitives/activations.py, binary_math.py, norms.py,
+reductions.py): the shim
 gives PyTorch's (the values below, recorded from torch 2.13, and live PyTorch where installed),
 and the functional API on the same row gives JAX's (tests/primitives/test_conventions.py)."""
 
@@ -13,6 +14,7 @@ import pytest
 import functrans as ft
 import functrans.torch as fttorch
 from functrans.primitives import activations as A
+from functrans.primitives import binary_math as B
 from functrans.primitives import norms as N
 from functrans.primitives import reductions as R
 
@@ -48,6 +50,32 @@ CASES = [
      [nan, -2.0, 0.0], [nan, -1.0, 0.0], lambda x: N.p_norm(x, 1.0, (0,)), [-1.0, -1.0, 1.0]),
     ("logsumexp-rounded", lambda lib, x: lib.logsumexp(x, 0), [1e17, 1e17], [1.0, 1.0],
      lambda x: R.logsumexp(x, (0,)), [0.5, 0.5]),
+    # the binary rows, operands x[0] and x[1]: xlogy's PyTorch rule masks log(y) only where
+    # y <= 0 (inf at y = inf) and keeps x / y (nan at 0 / 0); hypot's x / hypot is 0 / 0 at
+    # the origin and 0 beside an infinite operand; logaddexp's meets inf - inf
+    ("xlogy-zeros", lambda lib, x: lib.xlogy(x[0], x[1]), [0.0, 0.0], [0.0, nan],
+     lambda x: B.xlogy(x[0], x[1]), [0.0, 0.0]),
+    ("xlogy-inf", lambda lib, x: lib.xlogy(x[0], x[1]), [0.0, math.inf], [math.inf, 0.0],
+     lambda x: B.xlogy(x[0], x[1]), [0.0, 0.0]),
+    ("xlogy-number", lambda lib, x: lib.xlogy(0.0, x).sum(), [0.0, math.inf], [nan, 0.0],
+     lambda x: R.reduce_sum(B.xlogy(np.zeros(2), x), (0,)), [0.0, 0.0]),
+    ("logaddexp-inf", lambda lib, x: lib.logaddexp(x[0], x[1]), [math.inf, math.inf],
+     [nan, nan], lambda x: B.logaddexp(x[0], x[1]), [0.5, 0.5]),
+    ("logaddexp-minus-inf", lambda lib, x: lib.logaddexp(x[0], x[1]), [-math.inf, -math.inf],
+     [nan, nan], lambda x: B.logaddexp(x[0], x[1]), [0.5, 0.5]),
+    ("hypot-origin", lambda lib, x: lib.hypot(x[0], x[1]), [0.0, 0.0], [nan, nan],
+     lambda x: B.hypot(x[0], x[1]), [1.0, 0.0]),
+    ("hypot-inf", lambda lib, x: lib.hypot(x[0], x[1]), [math.inf, 1.0], [nan, 0.0],
+     lambda x: B.hypot(x[0], x[1]), [nan, nan]),
+    ("fmax-tie", lambda lib, x: lib.fmax(x[0], x[1]), [1.0, 1.0], [1.0, 0.0],
+     lambda x: B.fmax(x[0], x[1]), [0.0, 1.0]),
+    ("fmin-tie", lambda lib, x: lib.fmin(x[0], x[1]), [1.0, 1.0], [1.0, 0.0],
+     lambda x: B.fmin(x[0], x[1]), [0.0, 1.0]),
+    ("copysign-zero-nan", lambda lib, x: lib.copysign(x, -1.0).sum(), [0.0, nan, 2.0],
+     [0.0, nan, -1.0], lambda x: R.reduce_sum(B.copysign(x, np.full(3, -1.0)), (0,)),
+     [-1.0, 1.0, -1.0]),
+    ("logaddexp2-inf", lambda lib, x: lib.logaddexp2(x[0], x[1]), [math.inf, math.inf],
+     [nan, nan], lambda x: B.logaddexp(x[0], x[1]), [0.5, 0.5]),
 ]
 
 

@@ -22,6 +22,7 @@ import pytest
 import functrans as ft
 from functrans.core.primitive import derivative_convention
 from functrans.primitives import activations as A
+from functrans.primitives import binary_math as B
 from functrans.primitives import elementwise as E
 from functrans.primitives import norms as N
 from functrans.primitives import reductions as R
@@ -42,6 +43,7 @@ class Convention:
     jax_ref: Callable | None   # (jax, jnp) -> the same function in JAX
     torch_ref: Callable | None  # torch -> the same function in PyTorch
     convention: str = "torch"  # the rule kind (less _jvp) PyTorch's derivative is the row's
+    live_jax: tuple | None = None  # JAX's own, where the row's jvp departs from it (see below)
 
     def __str__(self):
         return f"{self.row}@{self.point}"
@@ -161,6 +163,43 @@ CONVENTIONS = [
     # passes t (NaN fails both of its tests, x <= -3 and x < 3)
     Convention("hard_swish", "x=nan", A.hard_swish, (nan,), (nan,), (1.0,),
                lambda jax, jnp: jax.nn.hard_swish, lambda torch: torch.nn.functional.hardswish),
+    # xlogy at x = 0: the row's rule takes y as 1 where y is not positive and finite (0 and 0;
+    # JAX's log(y) and x / y give -inf or inf, and nan). PyTorch's xlogy_backward: log(y) in x,
+    # masked to 0 where x == 0 and y <= 0 only, and x / y in y (at x = 0, y < 0 the first
+    # derivatives agree, the second do not: SECOND_BINARY)
+    Convention("xlogy", "x=0,y=0", B.xlogy, (0.0, 0.0), (0.0, 0.0), (0.0, nan),
+               lambda jax, jnp: jax.scipy.special.xlogy, lambda torch: torch.xlogy,
+               live_jax=(-inf, nan)),
+    Convention("xlogy", "x=0,y=inf", B.xlogy, (0.0, inf), (0.0, 0.0), (inf, 0.0),
+               lambda jax, jnp: jax.scipy.special.xlogy, lambda torch: torch.xlogy,
+               live_jax=(inf, 0.0)),
+    # logaddexp where the max is infinite: the row's rule is max's (1/2 each at a tie; JAX 0.10
+    # gives 1 and 1 at +inf, nan at -inf); PyTorch's 1 / (1 + exp(y - x)) meets inf - inf
+    Convention("logaddexp", "x=y=inf", B.logaddexp, (inf, inf), (0.5, 0.5), (nan, nan),
+               lambda jax, jnp: jnp.logaddexp, lambda torch: torch.logaddexp,
+               live_jax=(1.0, 1.0)),
+    Convention("logaddexp", "x=y=-inf", B.logaddexp, (-inf, -inf), (0.5, 0.5), (nan, nan),
+               lambda jax, jnp: jnp.logaddexp, lambda torch: torch.logaddexp,
+               live_jax=(nan, nan)),
+    # hypot at the origin: the row gives abs's derivative to the operand picked as the larger
+    # (x at a tie; JAX's max and min split it, 1/2 each); PyTorch's x / hypot is 0 / 0
+    Convention("hypot", "x=y=0", B.hypot, (0.0, 0.0), (1.0, 0.0), (nan, nan),
+               lambda jax, jnp: jnp.hypot, lambda torch: torch.hypot, live_jax=(0.5, 0.5)),
+    # beside an infinite operand: nan to both under the row's rule (as JAX); PyTorch's
+    # y / hypot = 1 / inf = 0
+    Convention("hypot", "x=inf,y=1", B.hypot, (inf, 1.0), (nan, nan), (nan, 0.0),
+               lambda jax, jnp: jnp.hypot, lambda torch: torch.hypot),
+    # fmax and fmin on a tie: JAX's x > y (x < y) gives it wholly to y, PyTorch's x >= y to x
+    Convention("fmax", "x=y", B.fmax, (1.0, 1.0), (0.0, 1.0), (1.0, 0.0),
+               lambda jax, jnp: jnp.fmax, lambda torch: torch.fmax),
+    Convention("fmin", "x=y", B.fmin, (1.0, 1.0), (0.0, 1.0), (1.0, 0.0),
+               lambda jax, jnp: jnp.fmin, lambda torch: torch.fmin),
+    # copysign in x: JAX's abs derivative (+1 at 0, -1 at NaN) times the sign taken; PyTorch's
+    # result / x, masked to 0 at x = 0 (NaN at NaN). Zero in y under both
+    Convention("copysign", "x=0", B.copysign, (0.0, 1.0), (1.0, 0.0), (0.0, 0.0),
+               lambda jax, jnp: jnp.copysign, lambda torch: torch.copysign),
+    Convention("copysign", "x=nan", B.copysign, (nan, 1.0), (-1.0, 0.0), (nan, 0.0),
+               lambda jax, jnp: jnp.copysign, lambda torch: torch.copysign),
 ]
 
 # rows whose PyTorch rule gives JAX's values and reads what PyTorch's formula reads: the
@@ -242,7 +281,7 @@ def test_jax_gives_the_recorded_derivative(c):
         f = c.jax_ref(jax, jnp)
         args = [jnp.asarray(a, _dtype(a)) for a in c.args]
         grads = jax.grad(lambda *xs: jnp.sum(f(*xs)), argnums=tuple(range(len(args))))(*args)
-        _same([np.asarray(g) for g in grads], c.jax)
+        _same([np.asarray(g) for g in grads], c.jax if c.live_jax is None else c.live_jax)
 
 
 @pytest.mark.parametrize("c", CONVENTIONS, ids=str)
@@ -296,3 +335,82 @@ def test_second_derivatives_that_differ(row, fn, x, jax_d2, torch_d2, jax_ref, t
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     g, = torch.autograd.grad(torch_ref(torch)(t), t, create_graph=True)
     assert torch.autograd.grad(g, t)[0].item() == torch_d2
+
+
+# second derivatives of the binary rows, d/d(x, y) of each first derivative: (row, fn, args,
+# under the row's jvp (JAX's at these points), under PyTorch's rule), and the functions in JAX
+# and PyTorch. PyTorch's are what its double backward gives, recorded from torch 2.13 (None:
+# the first derivative does not depend on that operand, as xlogy's log(y) on x; a row of None:
+# the first derivative is a constant)
+SECOND_BINARY = [
+    ("xlogy", B.xlogy, (1.0, 2.0), [[0.0, 0.5], [0.5, -0.25]], [[None, 0.5], [0.5, -0.25]],
+     lambda jax: jax.scipy.special.xlogy, lambda torch: torch.xlogy),
+    ("xlogy", B.xlogy, (0.0, -1.0), None, [[None, -0.0], [-1.0, -0.0]], None,
+     lambda torch: torch.xlogy),
+    ("logaddexp", B.logaddexp, (1.0, 2.0),
+     [[0.19661193324148185, -0.19661193324148185], [-0.19661193324148188, 0.19661193324148185]],
+     [[0.19661193324148185, -0.19661193324148185], [-0.19661193324148188, 0.19661193324148188]],
+     lambda jax: jax.numpy.logaddexp, lambda torch: torch.logaddexp),
+    ("logaddexp", B.logaddexp, (inf, 1.0), None, [[0.0, -0.0], [nan, nan]], None,
+     lambda torch: torch.logaddexp),
+    ("hypot", B.hypot, (3.0, 4.0), [[0.128, -0.096], [-0.096, 0.07200000000000001]],
+     [[0.128, -0.096], [-0.096, 0.07200000000000001]], lambda jax: jax.numpy.hypot,
+     lambda torch: torch.hypot),
+    # at x = y the row's second derivatives are exact (JAX's: 0, from max's and min's split)
+    ("hypot", B.hypot, (1.0, 1.0),
+     [[0.3535533905932738, -0.3535533905932737], [-0.3535533905932737, 0.3535533905932738]],
+     [[0.3535533905932738, -0.3535533905932737], [-0.3535533905932737, 0.3535533905932738]],
+     None, lambda torch: torch.hypot),
+    ("hypot", B.hypot, (0.0, 0.0), [[0.0, 0.0], [0.0, 0.0]], [[nan, nan], [nan, nan]], None,
+     lambda torch: torch.hypot),
+    # copysign: PyTorch's derivative in y is a constant zero tensor (no second derivative, the
+    # row None); its derivative in x reads the result, so depends on y (a zero second
+    # derivative, where the row's jvp has none to give), and meets 0 / 0 at x = 0
+    ("copysign", B.copysign, (2.0, -1.0), [[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], None],
+     lambda jax: jax.numpy.copysign, lambda torch: torch.copysign),
+    ("copysign", B.copysign, (0.0, 1.0), [[0.0, 0.0], [0.0, 0.0]], [[nan, 0.0], None],
+     lambda jax: jax.numpy.copysign, lambda torch: torch.copysign),
+]
+
+
+def _hessian(fn, args):
+    with np.errstate(all="ignore"):
+        rows = ft.jacfwd(ft.grad(fn, argnums=(0, 1)), argnums=(0, 1))(*map(np.float64, args))
+    return [[float(v) for v in row] for row in rows]
+
+
+def _double_backward(lib, fn, args):
+    """Each first derivative (a graph built with create_graph) differentiated again."""
+    xs = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in args]
+    with np.errstate(all="ignore"):
+        firsts = lib.autograd.grad(fn(*xs), xs, create_graph=True)
+        return [[None if v is None else float(v)
+                 for v in lib.autograd.grad(g, xs, retain_graph=True, allow_unused=True)]
+                if g.requires_grad else None for g in firsts]
+
+
+def _same_rows(got, want):
+    for g, w in zip(got, want):
+        if w is None or g is None:
+            assert g is w, (got, want)
+            continue
+        assert [v is None for v in g] == [v is None for v in w], (got, want)
+        _same([v for v in g if v is not None], [v for v in w if v is not None])
+
+
+@pytest.mark.parametrize("row,fn,args,jax_d2,torch_d2,jax_ref,torch_ref", SECOND_BINARY,
+                         ids=[f"{s[0]}-{s[2]}" for s in SECOND_BINARY])
+def test_second_derivatives_of_binary_rows(row, fn, args, jax_d2, torch_d2, jax_ref, torch_ref):
+    import functrans.torch as fttorch
+    if jax_d2 is not None:
+        _same_rows(_hessian(fn, args), jax_d2)
+    # PyTorch's rule as the shim applies it: its node's double backward
+    _same_rows(_double_backward(fttorch, torch_ref(fttorch), args), torch_d2)
+    jax = pytest.importorskip("jax")
+    if jax_ref is not None:
+        with jax.enable_x64(True):
+            rows = jax.hessian(jax_ref(jax), argnums=(0, 1))(*map(np.float64, args))
+            np.testing.assert_allclose(np.asarray(rows, np.float64), np.asarray(jax_d2),
+                                       rtol=1e-14)
+    torch = pytest.importorskip("torch")
+    _same_rows(_double_backward(torch, torch_ref(torch), args), torch_d2)
