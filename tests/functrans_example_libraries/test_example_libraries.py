@@ -26,9 +26,10 @@ with open(FIXTURES) as _f:
 RTOL, ATOL = 1e-12, 1e-13
 # 30 training steps, the gradients from two engines (ulps apart) each step
 RTOL_TRAIN, ATOL_TRAIN = 1e-11, 1e-12
-# convolutions sum their products in another order than XLA's, and batch norm divides by small
-# deviations: outputs and gradients of the convolutional networks agree to this
-RTOL_CONV = 1e-10
+# convolutions sum their products in another order than XLA's (whose order depends on the CPU),
+# and batch norm divides by small deviations: outputs and gradients of the convolutional
+# networks agree to this (1.8e-10 seen against live JAX on an AVX2 machine)
+RTOL_CONV = 1e-9
 CONV = {"convnet", "conv_layouts"}
 
 
